@@ -1,0 +1,145 @@
+/* cells.c -- a set of machines kept sorted by index, with a bounding box of their free
+ * vectors: the building block of the grid (fit family) and sum-of-squares indexes.
+ *
+ * Sorted members let a scan find the lowest-index machine of a tie by scanning in order, and
+ * let a point box (every member has the same free vector, hence the same score) answer in
+ * O(1) with its first member. The box only grows on insert and is recomputed from the
+ * cluster once more members have left since the last recomputation than remain, so it stays
+ * a valid bound at amortised O(1) per removal (a loose box is still a correct bound; it only
+ * prunes less).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "score_int.h"
+
+#include <string.h>
+
+#include "lt_mem.h"
+
+int lt__cell_reserve(struct lt__cell *cl)
+{
+    uint32_t cap;
+    uint32_t *t;
+
+    if (cl->n < cl->cap)
+        return 0;
+    cap = cl->cap ? 2 * cl->cap : 4;
+    t = lt_reallocarray(cl->mem, cap, sizeof(*t));
+    if (t == NULL)
+        return LT_ENOMEM;
+    cl->mem = t;
+    cl->cap = cap;
+    return 0;
+}
+
+/* Position of the first member >= i (binary search). */
+static uint32_t lower_bound(const struct lt__cell *cl, uint32_t i)
+{
+    uint32_t lo = 0, hi = cl->n;
+
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (cl->mem[mid] < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void box_extend(struct lt__cell *cl, const struct lt_res *f)
+{
+    if (f->cpu < cl->lo.cpu)
+        cl->lo.cpu = f->cpu;
+    if (f->mem < cl->lo.mem)
+        cl->lo.mem = f->mem;
+    if (f->disk < cl->lo.disk)
+        cl->lo.disk = f->disk;
+    if (f->cpu > cl->hi.cpu)
+        cl->hi.cpu = f->cpu;
+    if (f->mem > cl->hi.mem)
+        cl->hi.mem = f->mem;
+    if (f->disk > cl->hi.disk)
+        cl->hi.disk = f->disk;
+}
+
+void lt__cell_insert(struct lt__cell *cl, uint32_t i, const struct lt_res *f)
+{
+    uint32_t pos;
+
+    assert(cl->n < cl->cap);
+    pos = lower_bound(cl, i);
+    assert(pos == cl->n || cl->mem[pos] != i);
+    memmove(cl->mem + pos + 1, cl->mem + pos, (size_t)(cl->n - pos) * sizeof(*cl->mem));
+    cl->mem[pos] = i;
+    if (cl->n++ == 0) {
+        cl->lo = cl->hi = *f;
+        cl->n_removed = 0;
+    } else {
+        box_extend(cl, f);
+    }
+}
+
+static void box_recompute(struct lt__cell *cl, const struct lt_cluster *c)
+{
+    cl->lo = cl->hi = lt__free(&c->m[cl->mem[0]]);
+    for (uint32_t k = 1; k < cl->n; k++) {
+        struct lt_res f = lt__free(&c->m[cl->mem[k]]);
+        box_extend(cl, &f);
+    }
+    cl->n_removed = 0;
+}
+
+void lt__cell_remove(struct lt__cell *cl, uint32_t i, const struct lt_cluster *c)
+{
+    uint32_t pos = lower_bound(cl, i);
+
+    assert(pos < cl->n && cl->mem[pos] == i);
+    memmove(cl->mem + pos, cl->mem + pos + 1, (size_t)(cl->n - pos - 1) * sizeof(*cl->mem));
+    cl->n--;
+    if (cl->n == 0)
+        cl->n_removed = 0;
+    else if (++cl->n_removed > cl->n)
+        box_recompute(cl, c);
+}
+
+void lt__cell_update(struct lt__cell *cl, const struct lt_res *f, const struct lt_cluster *c)
+{
+    assert(cl->n > 0);
+    box_extend(cl, f);
+    if (++cl->n_removed > cl->n)
+        box_recompute(cl, c);
+}
+
+bool lt__cell_is_point(const struct lt__cell *cl)
+{
+    return !(cl->lo.cpu < cl->hi.cpu) && !(cl->lo.mem < cl->hi.mem) && !(cl->lo.disk < cl->hi.disk);
+}
+
+int lt__cell_check(const struct lt__cell *cl, const struct lt_cluster *c, const char *what,
+                   struct lt_err *err)
+{
+    if (cl->n > cl->cap)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "%s: %u members exceed capacity %u", what,
+                          (unsigned)cl->n, (unsigned)cl->cap);
+    for (uint32_t k = 0; k < cl->n; k++) {
+        struct lt_res f;
+        if (k > 0 && cl->mem[k - 1] >= cl->mem[k])
+            return lt_err_set(err, LT_EINVAL, 0, 0, "%s: members not strictly increasing at %u",
+                              what, (unsigned)k);
+        if (cl->mem[k] >= c->n)
+            return lt_err_set(err, LT_EINVAL, 0, 0, "%s: member %u out of range", what,
+                              (unsigned)cl->mem[k]);
+        f = lt__free(&c->m[cl->mem[k]]);
+        if (!lt__res_ge(&f, &cl->lo) || !lt__res_ge(&cl->hi, &f))
+            return lt_err_set(err, LT_EINVAL, 0, 0, "%s: machine %u lies outside the cell's box",
+                              what, (unsigned)cl->mem[k]);
+    }
+    return 0;
+}
+
+void lt__cell_release(struct lt__cell *cl)
+{
+    lt_free(cl->mem);
+    memset(cl, 0, sizeof(*cl));
+}

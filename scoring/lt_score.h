@@ -1,0 +1,68 @@
+/* lt_score.h -- placement policies: look one up by name, rank candidates, choose a machine.
+ *
+ * Every policy of DESIGN.md section 4 (Stein, Henzinger, Radovanovic 2009; Cavdar 2015 for
+ * brfs-*) has two entry points over the same definition:
+ *   rank   scores an explicit candidate list (the extender's prioritize); O(n), no index;
+ *   choose returns the best machine of the whole cluster (the simulator's hot path) through
+ *          an index attached to the cluster, and returns exactly what a naive scan of rank
+ *          over machines 0..n-1 would return (a tested property).
+ * The lowest score wins; ties go to the lowest machine index; a machine that is offline or
+ * where the task does not fit gets LT_SCORE_INFEASIBLE and is never chosen. Randomness comes
+ * only from the struct lt_rng the caller passes. docs/policies.md has every formula.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef LT_SCORE_H
+#define LT_SCORE_H
+
+#include <math.h>
+#include <stddef.h>
+
+#include "lt_cluster.h"
+#include "lt_err.h"
+#include "lt_rng.h"
+
+/* Score of a candidate that is offline or where the task does not fit. */
+#define LT_SCORE_INFEASIBLE HUGE_VAL
+
+struct lt_policy;
+
+/* The policy named name (borrowed, static). Unknown name: NULL and LT_ENOTFOUND, with a
+ * message that lists the known names. */
+const struct lt_policy *lt_policy_find(const char *name, struct lt_err *err);
+
+/* Number of registered policies and the i-th of them (i < lt_policy_count()), in the
+ * registration order of docs/policies.md. */
+size_t lt_policy_count(void);
+const struct lt_policy *lt_policy_at(size_t i);
+
+/* The policy's name ("bestfit3"), static. */
+const char *lt_policy_name(const struct lt_policy *p);
+
+/* Scores the n candidates cand[0..n-1] (machine indexes of c, any order, duplicates allowed)
+ * for task t into scores[0..n-1]. Infeasible candidates get LT_SCORE_INFEASIBLE. rng is used
+ * only by policies that draw (random); it may be NULL for the others (LT_EINVAL if needed).
+ * Errors: LT_EINVAL for a bad request, an out-of-range candidate or NULL arguments. */
+LT_MUST_CHECK int lt_policy_rank(const struct lt_policy *p, const struct lt_cluster *c,
+                                 const struct lt_task *t, const size_t *cand, size_t n,
+                                 struct lt_rng *rng, double *scores, struct lt_err *err);
+
+/* The position in cand[0..n-1] of the best score (lowest; ties to the lowest machine index),
+ * or LT_NO_MACHINE if every score is LT_SCORE_INFEASIBLE or n == 0. */
+size_t lt_scores_best(const size_t *cand, const double *scores, size_t n);
+
+/* Builds p's index on c and keeps it exact through every later mutation of c (owned by c,
+ * freed with it). Attaching an already attached policy is a no-op. O(n log n).
+ * Errors: LT_ENOMEM (c unchanged). */
+LT_MUST_CHECK int lt_policy_attach(const struct lt_policy *p, struct lt_cluster *c,
+                                   struct lt_err *err);
+
+/* Chooses the best machine of c for t into *out_machine, or LT_NO_MACHINE when t fits
+ * nowhere (an answer, not an error). Requires lt_policy_attach(p, c) first (LT_EINVAL
+ * otherwise). Same result, and the same draws from rng, as lt_policy_rank over all machines
+ * followed by lt_scores_best. Cost: microseconds on 12,500 machines (docs/benchmarks.md). */
+LT_MUST_CHECK int lt_policy_choose(const struct lt_policy *p, const struct lt_cluster *c,
+                                   const struct lt_task *t, struct lt_rng *rng, size_t *out_machine,
+                                   struct lt_err *err);
+
+#endif

@@ -1,0 +1,220 @@
+/* score_int.h -- library-internal declarations of scoring/: the cluster's fields, the policy
+ * table and the index interface. Front ends never include this (STYLE.md R1); unit tests may.
+ *
+ * An index is attached to a cluster by lt_policy_attach and owned by it. Every mutation of a
+ * machine's state (free vector or online flag) runs in two steps across all attached indexes:
+ *   prepare(ix, c, i, new state)  may allocate and may fail; changes nothing observable;
+ *   commit(ix, c, i, old state)   runs after the cluster field changed; cannot fail.
+ * If any prepare fails the cluster changes nothing, so a failed placement leaves no trace.
+ * Adding a machine rebuilds the indexes (rare: machine events, not placements).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef LT_SCORE_INT_H
+#define LT_SCORE_INT_H
+
+#include <assert.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lt_cluster.h"
+#include "lt_score.h"
+
+#define LT__CLUSTER_MAGIC 0x6c74636cu /* "ltcl" */
+
+_Static_assert(LT_MAX_MACHINES <= UINT32_MAX, "machine index must fit in uint32_t");
+
+struct lt__machine {
+    struct lt_res cap;   /* capacity */
+    struct lt_res alloc; /* sum of requests of the placements on it; exactly 0 when empty */
+    uint32_t config;     /* configuration id: index into lt_cluster.cfg */
+    uint32_t n_tasks;    /* live placements on it */
+    bool online;         /* offline machines fit nothing and count in no metric */
+    double rkey;         /* randfirstfit key in [0, 1): hash of (cluster seed, name) */
+    char *name;          /* owned, unique */
+    size_t first_pid;    /* most recent placement on it, or LT_NO_MACHINE */
+};
+
+struct lt__config {
+    struct lt_res cap;   /* the capacity shared by its machines */
+    uint32_t n_machines; /* machines with this configuration (online or not) */
+};
+
+struct lt__placement {
+    struct lt_task task; /* the caller's task, copied */
+    uint32_t machine;    /* where it runs */
+    bool live;           /* false: on the free list */
+    size_t prev, next;   /* per-machine list (newest first); next doubles as free-list link */
+};
+
+/* Placements live in fixed chunks that never move, so a task pointer stays valid while its
+ * placement lives. */
+#define LT__PL_CHUNK 1024
+
+struct lt_index;
+
+struct lt__index_ops {
+    /* Machine i is about to change to free vector *nf and online flag non. May reserve
+     * memory; must not change anything a query can see. 0 or LT_ENOMEM. */
+    int (*prepare)(struct lt_index *ix, const struct lt_cluster *c, size_t i,
+                   const struct lt_res *nf, bool non);
+    /* Machine i has changed (c holds the new state); *of / oon is the old state. */
+    void (*commit)(struct lt_index *ix, const struct lt_cluster *c, size_t i,
+                   const struct lt_res *of, bool oon);
+    /* Recomputes the index's invariants from c the slow way. 0 or LT_EINVAL with a message. */
+    int (*check)(const struct lt_index *ix, const struct lt_cluster *c, struct lt_err *err);
+    void (*free)(struct lt_index *ix);
+};
+
+/* Base of every concrete index (first member). */
+struct lt_index {
+    const struct lt__index_ops *ops;
+    const struct lt_policy *policy; /* the policy it serves */
+};
+
+/* A policy is a const table of functions plus one registration entry in policy.c (R18). */
+struct lt_policy {
+    const char *name; /* "bestfit2" */
+    int (*rank)(const struct lt_policy *p, const struct lt_cluster *c, const struct lt_task *t,
+                const size_t *cand, size_t n, struct lt_rng *rng, double *scores,
+                struct lt_err *err);
+    int (*choose)(const struct lt_policy *p, const struct lt_index *ix, const struct lt_cluster *c,
+                  const struct lt_task *t, struct lt_rng *rng, size_t *out, struct lt_err *err);
+    int (*index_new)(const struct lt_policy *p, const struct lt_cluster *c, struct lt_index **out,
+                     struct lt_err *err);
+    const void *params; /* per-policy constants: score function, bucket counts */
+};
+
+struct lt_cluster {
+    uint32_t magic;            /* LT__CLUSTER_MAGIC while alive */
+    struct lt__machine *m;     /* machines [0, n) */
+    size_t n, m_cap;           /* count and allocated */
+    size_t n_online;           /* online machines */
+    struct lt__config *cfg;    /* configurations [0, n_cfg) */
+    size_t n_cfg, cfg_cap;     /* count and allocated */
+    struct lt__placement **pl; /* placement slab in chunks of LT__PL_CHUNK: [0, pl_used) */
+    size_t pl_used, pl_cap;    /* slots handed out and allocated */
+    size_t pl_free;            /* head of the free list, or LT_NO_MACHINE */
+    size_t n_live;             /* live placements */
+    uint32_t *names;           /* open-addressing name table: machine index + 1, 0 = empty */
+    size_t names_cap;          /* power of two, >= 2 * n */
+    struct lt_res ref;         /* reference capacity (see lt_cluster_spec) */
+    uint64_t seed;             /* per-machine constants */
+    struct lt_index **ix;      /* attached indexes, owned */
+    size_t n_ix, ix_cap;       /* count and allocated */
+};
+
+/* Placement pid; pid < c->pl_cap. */
+static inline struct lt__placement *lt__pl(const struct lt_cluster *c, size_t pid)
+{
+    return &c->pl[pid / LT__PL_CHUNK][pid % LT__PL_CHUNK];
+}
+
+/* Free vector of machine m: capacity minus allocation. The one definition every policy and
+ * index uses, so that scores are computed from bit-identical inputs. */
+static inline struct lt_res lt__free(const struct lt__machine *m)
+{
+    struct lt_res f = {m->cap.cpu - m->alloc.cpu, m->cap.mem - m->alloc.mem,
+                       m->cap.disk - m->alloc.disk};
+    return f;
+}
+
+static inline bool lt__res_ge(const struct lt_res *a, const struct lt_res *b)
+{
+    return a->cpu >= b->cpu && a->mem >= b->mem && a->disk >= b->disk;
+}
+
+/* Does req fit on machine m (online, free >= req in every component)? */
+static inline bool lt__fits(const struct lt__machine *m, const struct lt_res *req)
+{
+    struct lt_res f = lt__free(m);
+    return m->online && lt__res_ge(&f, req);
+}
+
+/* (s, i) before (bs, bi): lower score, then lower machine index; no float == (R11). */
+static inline bool lt__better(double s, size_t i, double bs, size_t bi)
+{
+    return s < bs || (!(bs < s) && i < bi);
+}
+
+/* Rank-side validation shared by every policy: NULL checks and candidate range. */
+int lt__rank_check(const struct lt_cluster *c, const size_t *cand, size_t n, const double *scores,
+                   struct lt_err *err);
+
+/* The index attached for p, or NULL. */
+const struct lt_index *lt__cluster_index(const struct lt_cluster *c, const struct lt_policy *p);
+
+/* Policies, one entry each, defined in their modules. */
+extern const struct lt_policy lt__firstfit_policy;     /* firstfit.c */
+extern const struct lt_policy lt__randfirstfit_policy; /* firstfit.c */
+extern const struct lt_policy lt__random_policy;       /* firstfit.c */
+extern const struct lt_policy lt__bestfit1_policy;     /* fit.c */
+extern const struct lt_policy lt__bestfit2_policy;
+extern const struct lt_policy lt__bestfit3_policy;
+extern const struct lt_policy lt__bestfit4_policy;
+extern const struct lt_policy lt__bestfit5_policy;
+extern const struct lt_policy lt__epvm_policy;
+extern const struct lt_policy lt__epvm2_policy;
+extern const struct lt_policy lt__brfs_dot_policy;
+extern const struct lt_policy lt__brfs_norm_policy;
+extern const struct lt_policy lt__sos10_policy; /* sos.c */
+extern const struct lt_policy lt__sos20_policy;
+
+/* sos.c test hook: a sum-of-squares policy with any bucket counts; `storage` must hold
+ * LT__SOS_PARAMS_SIZE bytes and, like *p, outlive the policy's use. */
+#define LT__SOS_PARAMS_SIZE (3 * sizeof(uint32_t))
+void lt__sos_policy_init(struct lt_policy *p, void *storage, const char *name, uint32_t k_cpu,
+                         uint32_t k_mem, uint32_t k_disk);
+
+/* ---- fit.c: score functions of the monotone "fit" family, shared with grid.c ---- */
+
+/* Score of placing a task with request *r on a machine with capacity *cap and free vector
+ * *f (before placement; f >= r), in a cluster with reference capacity *ref. */
+typedef double lt__fit_score_fn(const struct lt_res *cap, const struct lt_res *f,
+                                const struct lt_res *r, const struct lt_res *ref);
+
+struct lt__fit_params {
+    lt__fit_score_fn *score; /* the formula (docs/policies.md) */
+    int dir;                 /* +1: non-decreasing in every free component on f >= r (best fit);
+                              * -1: non-increasing (worst fit). The grid index relies on it. */
+};
+
+int lt__fit_rank(const struct lt_policy *p, const struct lt_cluster *c, const struct lt_task *t,
+                 const size_t *cand, size_t n, struct lt_rng *rng, double *scores,
+                 struct lt_err *err);
+
+/* ---- grid.c: the per-configuration grid index of the fit family ---- */
+int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, struct lt_index **out,
+                       struct lt_err *err);
+int lt__grid_choose(const struct lt_policy *p, const struct lt_index *ix,
+                    const struct lt_cluster *c, const struct lt_task *t, struct lt_rng *rng,
+                    size_t *out, struct lt_err *err);
+
+/* ---- cells.c: a set of machines sorted by index, with a bounding box of their free vectors,
+ * the building block of grid.c and sos.c ---- */
+struct lt__cell {
+    uint32_t *mem;      /* member machine indexes, strictly increasing */
+    uint32_t n, cap;    /* members and allocated */
+    uint32_t n_removed; /* removals since the box was last recomputed */
+    struct lt_res lo;   /* component-wise lower bound of members' free vectors (n > 0) */
+    struct lt_res hi;   /* component-wise upper bound (n > 0) */
+};
+
+/* Ensures room for one more member. 0 or LT_ENOMEM. */
+int lt__cell_reserve(struct lt__cell *cl);
+/* Inserts machine i with free vector *f; room must have been reserved; i not a member. */
+void lt__cell_insert(struct lt__cell *cl, uint32_t i, const struct lt_res *f);
+/* Removes member i; recomputes the box from c when it has grown loose (amortised O(1)). */
+void lt__cell_remove(struct lt__cell *cl, uint32_t i, const struct lt_cluster *c);
+/* A member's free vector changed to *f (it stays a member): widens the box, recomputing it
+ * from c when loose. */
+void lt__cell_update(struct lt__cell *cl, const struct lt_res *f, const struct lt_cluster *c);
+/* True if the box is a single point: then every member has exactly that free vector. */
+bool lt__cell_is_point(const struct lt__cell *cl);
+/* Checks sortedness and that the box holds every member's free vector. */
+int lt__cell_check(const struct lt__cell *cl, const struct lt_cluster *c, const char *what,
+                   struct lt_err *err);
+void lt__cell_release(struct lt__cell *cl);
+
+#endif

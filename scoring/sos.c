@@ -1,0 +1,444 @@
+/* sos.c -- sum-of-squares bucket placement (sos10, sos20).
+ *
+ * Source: Stein, Henzinger, Radovanovic, "Scheduling a Large DataCenter" (Google Research,
+ *   June 2009), slides "Sum of Squares" and "Sum of Squares (1-D)".
+ * Definition: a machine's bucket is given by its free resources in absolute size: each of
+ *   cpu, ram, disk is cut into K equal parts of the cluster's reference capacity (sos10:
+ *   K = 10, 10, 5, i.e. 500 buckets; sos20: 20, 20, 5, 2000 buckets). With b(k) the number
+ *   of online machines in bucket k, score(i, j) = sum_k b(k)^2 after moving machine i to the
+ *   bucket of its free vector minus j's request. Lowest wins.
+ * Reading: per dimension bucket = floor(free * K / ref), clamped to [0, K-1], so a machine
+ *   whose free amount equals the reference capacity sits in the top bucket. This reproduces
+ *   the slide's 1-D example exactly (counts (3,0,1) -> 10; 0.5 GB on M1/M2 -> 6, on M3 -> 8).
+ *   The sum runs over all online machines of the cluster, not only the candidates.
+ * Ties: lowest machine index. Scores are integers, so ties are common: most tasks leave
+ *   most machines in their bucket (score unchanged).
+ * Implementation: with S = sum b^2, moving machine i from bucket c to T != c gives
+ *   S + 2 (b(T) - b(c) + 1); staying gives S. The index keeps the machines of each bucket in
+ *   a cell (cells.c: sorted by index, with a box of their free vectors) and S incrementally.
+ *   choose() computes, for each non-empty cell, the range of target buckets its members can
+ *   reach (the box shifted by the request; bucket() is monotone, so the range is exact) and
+ *   from it a lower bound on the score change; it then scans cells in increasing bound,
+ *   members in index order, and stops when no remaining cell can beat or tie-and-precede the
+ *   best. Cost: O(non-empty buckets) per choose, independent of the number of machines.
+ * Tests: tests/unit/test_sos.c (the DESIGN.md worked example), test_property.c.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "score_int.h"
+
+#include <limits.h>
+#include <string.h>
+
+#include "lt_mem.h"
+
+#define SOS_MAX_CELLS 2048 /* >= 20 * 20 * 5 (sos20): bounds the stack arrays of choose */
+#define NO_CELL       UINT32_MAX
+
+struct sos_params {
+    uint32_t k[3]; /* buckets per dimension: cpu, mem, disk */
+};
+
+struct sos_geom {
+    uint32_t k[3];   /* buckets per dimension */
+    double scale[3]; /* k / ref: free amount -> bucket coordinate */
+    uint32_t n;      /* k[0] * k[1] * k[2] */
+};
+
+static int geom_init(struct sos_geom *g, const struct lt_policy *p, const struct lt_cluster *c,
+                     struct lt_err *err)
+{
+    const struct sos_params *sp = p->params;
+
+    for (int d = 0; d < 3; d++) {
+        if (sp->k[d] == 0)
+            return lt_err_set(err, LT_EINVAL, 0, 0, "policy '%s' has zero buckets", p->name);
+        g->k[d] = sp->k[d];
+    }
+    g->n = g->k[0] * g->k[1] * g->k[2];
+    if (g->n > SOS_MAX_CELLS)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "policy '%s' has %u buckets (limit %d)", p->name,
+                          (unsigned)g->n, SOS_MAX_CELLS);
+    g->scale[0] = g->k[0] / c->ref.cpu;
+    g->scale[1] = g->k[1] / c->ref.mem;
+    g->scale[2] = g->k[2] / c->ref.disk;
+    return 0;
+}
+
+static uint32_t coord(double f, double scale, uint32_t k)
+{
+    double x = f * scale;
+
+    if (!(x > 0.0))
+        return 0;
+    if (x >= (double)k)
+        return k - 1;
+    return (uint32_t)x;
+}
+
+static uint32_t bucket3(const struct sos_geom *g, uint32_t a, uint32_t b, uint32_t d)
+{
+    return (a * g->k[1] + b) * g->k[2] + d;
+}
+
+static uint32_t bucket(const struct sos_geom *g, const struct lt_res *f)
+{
+    return bucket3(g, coord(f->cpu, g->scale[0], g->k[0]), coord(f->mem, g->scale[1], g->k[1]),
+                   coord(f->disk, g->scale[2], g->k[2]));
+}
+
+/* Bucket of free vector f after placing request r. */
+static uint32_t bucket_after(const struct sos_geom *g, const struct lt_res *f,
+                             const struct lt_res *r)
+{
+    struct lt_res a = {f->cpu - r->cpu, f->mem - r->mem, f->disk - r->disk};
+
+    return bucket(g, &a);
+}
+
+/* Score change of moving one machine from bucket `from` to `to` (counts before the move). */
+static int64_t delta(const uint32_t *count, uint32_t from, uint32_t to)
+{
+    if (from == to)
+        return 0;
+    return 2 * ((int64_t)count[to] - (int64_t)count[from] + 1);
+}
+
+/* ---- rank: counts from scratch ---- */
+
+static int sos_rank(const struct lt_policy *p, const struct lt_cluster *c, const struct lt_task *t,
+                    const size_t *cand, size_t n, struct lt_rng *rng, double *scores,
+                    struct lt_err *err)
+{
+    struct sos_geom g;
+    uint32_t count[SOS_MAX_CELLS];
+    int64_t sumsq = 0;
+    int rc = lt__rank_check(c, cand, n, scores, err);
+
+    (void)rng;
+    if (rc < 0 || (rc = geom_init(&g, p, c, err)) < 0)
+        return rc;
+    memset(count, 0, g.n * sizeof(*count));
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->m[i].online) {
+            struct lt_res f = lt__free(&c->m[i]);
+            count[bucket(&g, &f)]++;
+        }
+    }
+    for (uint32_t k = 0; k < g.n; k++)
+        sumsq += (int64_t)count[k] * count[k];
+    for (size_t k = 0; k < n; k++) {
+        const struct lt__machine *m = &c->m[cand[k]];
+        struct lt_res f = lt__free(m);
+
+        if (!m->online || !lt__res_ge(&f, &t->req)) {
+            scores[k] = LT_SCORE_INFEASIBLE;
+            continue;
+        }
+        scores[k] = (double)(sumsq + delta(count, bucket(&g, &f), bucket_after(&g, &f, &t->req)));
+    }
+    return 0;
+}
+
+/* ---- the index ---- */
+
+struct sos_index {
+    struct lt_index base;
+    struct sos_geom geo;
+    struct lt__cell *cells;                /* one per bucket; cells[k].n is b(k) */
+    uint32_t *count;                       /* b(k), mirrored from cells[k].n for delta() */
+    uint64_t nonempty[SOS_MAX_CELLS / 64]; /* bit k set iff b(k) > 0 */
+    uint32_t *cell;                        /* machine -> bucket, or NO_CELL if offline */
+    size_t n;                              /* machines covered */
+    int64_t sumsq;                         /* sum over buckets of b(k)^2 */
+};
+
+static void cell_add(struct sos_index *s, uint32_t k, uint32_t i, const struct lt_res *f)
+{
+    s->sumsq += 2 * (int64_t)s->count[k] + 1;
+    lt__cell_insert(&s->cells[k], i, f);
+    s->count[k]++;
+    s->nonempty[k / 64] |= UINT64_C(1) << (k % 64);
+}
+
+static void cell_del(struct sos_index *s, uint32_t k, uint32_t i, const struct lt_cluster *c)
+{
+    s->sumsq -= 2 * (int64_t)s->count[k] - 1;
+    lt__cell_remove(&s->cells[k], i, c);
+    if (--s->count[k] == 0)
+        s->nonempty[k / 64] &= ~(UINT64_C(1) << (k % 64));
+}
+
+static int sos_prepare(struct lt_index *ix, const struct lt_cluster *c, size_t i,
+                       const struct lt_res *nf, bool non)
+{
+    struct sos_index *s = (struct sos_index *)ix;
+    uint32_t to;
+
+    (void)c;
+    if (!non)
+        return 0;
+    to = bucket(&s->geo, nf);
+    return to == s->cell[i] ? 0 : lt__cell_reserve(&s->cells[to]);
+}
+
+static void sos_commit(struct lt_index *ix, const struct lt_cluster *c, size_t i,
+                       const struct lt_res *of, bool oon)
+{
+    struct sos_index *s = (struct sos_index *)ix;
+    struct lt_res f = lt__free(&c->m[i]);
+    uint32_t from = s->cell[i], to = c->m[i].online ? bucket(&s->geo, &f) : NO_CELL;
+
+    (void)of;
+    (void)oon;
+    if (from == to) {
+        if (to != NO_CELL)
+            lt__cell_update(&s->cells[to], &f, c);
+        return;
+    }
+    if (from != NO_CELL)
+        cell_del(s, from, (uint32_t)i, c);
+    if (to != NO_CELL)
+        cell_add(s, to, (uint32_t)i, &f);
+    s->cell[i] = to;
+}
+
+static void sos_free(struct lt_index *ix)
+{
+    struct sos_index *s = (struct sos_index *)ix;
+
+    if (s == NULL)
+        return;
+    if (s->cells != NULL) {
+        for (uint32_t k = 0; k < s->geo.n; k++)
+            lt__cell_release(&s->cells[k]);
+    }
+    lt_free(s->cells);
+    lt_free(s->count);
+    lt_free(s->cell);
+    lt_free(s);
+}
+
+static int sos_check(const struct lt_index *ix, const struct lt_cluster *c, struct lt_err *err)
+{
+    const struct sos_index *s = (const struct sos_index *)ix;
+    const char *name = ix->policy->name;
+    uint32_t cnt[SOS_MAX_CELLS];
+    int64_t sumsq = 0;
+
+    if (s->n != c->n)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "%s index covers %zu machines, cluster has %zu",
+                          name, s->n, c->n);
+    for (size_t i = 0; i < c->n; i++) {
+        struct lt_res f = lt__free(&c->m[i]);
+        uint32_t want = c->m[i].online ? bucket(&s->geo, &f) : NO_CELL;
+        if (s->cell[i] != want)
+            return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: machine %zu in bucket %u, not %u",
+                              name, i, (unsigned)s->cell[i], (unsigned)want);
+    }
+    memset(cnt, 0, s->geo.n * sizeof(*cnt));
+    for (size_t i = 0; i < c->n; i++) {
+        if (s->cell[i] != NO_CELL)
+            cnt[s->cell[i]]++;
+    }
+    for (uint32_t k = 0; k < s->geo.n; k++) {
+        const struct lt__cell *cl = &s->cells[k];
+        uint32_t n = cnt[k];
+        bool bit = (s->nonempty[k / 64] >> (k % 64)) & 1;
+        int rc = lt__cell_check(cl, c, name, err);
+
+        if (rc < 0)
+            return rc;
+        if (n != cl->n || n != s->count[k] || bit != (n > 0))
+            return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: bucket %u counts %u, has %u", name,
+                              (unsigned)k, (unsigned)s->count[k], (unsigned)n);
+        for (uint32_t j = 0; j < cl->n; j++) {
+            if (s->cell[cl->mem[j]] != k)
+                return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: bucket %u holds machine %u",
+                                  name, (unsigned)k, (unsigned)cl->mem[j]);
+        }
+        sumsq += (int64_t)n * n;
+    }
+    if (sumsq != s->sumsq)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: sum of squares %lld, recomputed %lld",
+                          name, (long long)s->sumsq, (long long)sumsq);
+    return 0;
+}
+
+static const struct lt__index_ops sos_ops = {sos_prepare, sos_commit, sos_check, sos_free};
+
+static int sos_index_new(const struct lt_policy *p, const struct lt_cluster *c,
+                         struct lt_index **out, struct lt_err *err)
+{
+    struct sos_index *s = lt_calloc(1, sizeof(*s));
+    int rc;
+
+    if (s == NULL)
+        return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory building the '%s' index", p->name);
+    s->base.ops = &sos_ops;
+    s->base.policy = p;
+    rc = geom_init(&s->geo, p, c, err);
+    if (rc < 0) {
+        lt_free(s);
+        return rc;
+    }
+    s->n = c->n;
+    s->cells = lt_calloc(s->geo.n, sizeof(*s->cells));
+    s->count = lt_calloc(s->geo.n, sizeof(*s->count));
+    s->cell = lt_calloc(c->n, sizeof(*s->cell));
+    if (s->cells == NULL || s->count == NULL || s->cell == NULL)
+        goto out_nomem;
+    for (size_t i = 0; i < c->n; i++) {
+        struct lt_res f = lt__free(&c->m[i]);
+        uint32_t k;
+
+        s->cell[i] = NO_CELL;
+        if (!c->m[i].online)
+            continue;
+        k = bucket(&s->geo, &f);
+        if (lt__cell_reserve(&s->cells[k]) < 0)
+            goto out_nomem;
+        cell_add(s, k, (uint32_t)i, &f);
+        s->cell[i] = k;
+    }
+    *out = &s->base;
+    return 0;
+
+out_nomem:
+    sos_free(&s->base);
+    return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory building the '%s' index", p->name);
+}
+
+/* ---- choose ---- */
+
+struct sos_best {
+    int64_t d; /* best score change so far */
+    size_t i;  /* its machine, or LT_NO_MACHINE */
+};
+
+/* Lower bound on the score change of the feasible members of cell k (cell box shifted by r);
+ * INT64_MAX if none can fit. */
+static int64_t cell_bound(const struct sos_index *s, uint32_t k, const struct lt_res *r)
+{
+    const struct sos_geom *g = &s->geo;
+    const struct lt__cell *cl = &s->cells[k];
+    struct lt_res lo, hi;
+    uint32_t a0, a1, b0, b1, d0, d1;
+    int64_t best = INT64_MAX;
+
+    if (!lt__res_ge(&cl->hi, r))
+        return INT64_MAX;
+    lo.cpu = (cl->lo.cpu > r->cpu ? cl->lo.cpu : r->cpu) - r->cpu;
+    lo.mem = (cl->lo.mem > r->mem ? cl->lo.mem : r->mem) - r->mem;
+    lo.disk = (cl->lo.disk > r->disk ? cl->lo.disk : r->disk) - r->disk;
+    hi.cpu = cl->hi.cpu - r->cpu;
+    hi.mem = cl->hi.mem - r->mem;
+    hi.disk = cl->hi.disk - r->disk;
+    a0 = coord(lo.cpu, g->scale[0], g->k[0]);
+    a1 = coord(hi.cpu, g->scale[0], g->k[0]);
+    b0 = coord(lo.mem, g->scale[1], g->k[1]);
+    b1 = coord(hi.mem, g->scale[1], g->k[1]);
+    d0 = coord(lo.disk, g->scale[2], g->k[2]);
+    d1 = coord(hi.disk, g->scale[2], g->k[2]);
+    for (uint32_t a = a0; a <= a1; a++) {
+        for (uint32_t b = b0; b <= b1; b++) {
+            for (uint32_t d = d0; d <= d1; d++) {
+                int64_t v = delta(s->count, k, bucket3(g, a, b, d));
+                if (v < best)
+                    best = v;
+            }
+        }
+    }
+    return best;
+}
+
+/* Scans cell k, whose members' changes are all >= bound, in index order. */
+static void scan_cell(const struct sos_index *s, const struct lt_cluster *c, uint32_t k,
+                      int64_t bound, const struct lt_res *r, struct sos_best *b)
+{
+    const struct lt__cell *cl = &s->cells[k];
+    uint32_t n = lt__cell_is_point(cl) ? 1 : cl->n; /* a point cell: all alike, first wins */
+
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t i = cl->mem[j];
+        struct lt_res f;
+        int64_t d;
+
+        if (b->i != LT_NO_MACHINE && i > b->i && bound >= b->d)
+            return; /* later members cannot beat the best, nor tie it with a lower index */
+        f = lt__free(&c->m[i]);
+        if (!lt__res_ge(&f, r))
+            continue;
+        d = delta(s->count, k, bucket_after(&s->geo, &f, r));
+        if (d < b->d || (d == b->d && i < b->i)) {
+            b->d = d;
+            b->i = i;
+        }
+    }
+}
+
+static int sos_choose(const struct lt_policy *p, const struct lt_index *ix,
+                      const struct lt_cluster *c, const struct lt_task *t, struct lt_rng *rng,
+                      size_t *out, struct lt_err *err)
+{
+    const struct sos_index *s = (const struct sos_index *)ix;
+    int64_t lb[SOS_MAX_CELLS];
+    uint16_t id[SOS_MAX_CELLS];
+    struct sos_best b = {INT64_MAX, LT_NO_MACHINE};
+    size_t n = 0;
+
+    (void)p;
+    (void)rng;
+    (void)err;
+    for (uint32_t w = 0; w < (s->geo.n + 63) / 64; w++) {
+        for (uint64_t bits = s->nonempty[w]; bits != 0; bits &= bits - 1) {
+            uint32_t k = w * 64 + (uint32_t)__builtin_ctzll(bits);
+            int64_t v = cell_bound(s, k, &t->req);
+            if (v != INT64_MAX) {
+                lb[n] = v;
+                id[n++] = (uint16_t)k;
+            }
+        }
+    }
+    /* Rounds of increasing bound; a round scans every cell at that bound. */
+    for (;;) {
+        int64_t thr = INT64_MAX;
+        for (size_t j = 0; j < n; j++) {
+            if (lb[j] < thr)
+                thr = lb[j];
+        }
+        if (thr == INT64_MAX || (b.i != LT_NO_MACHINE && thr > b.d))
+            break;
+        for (size_t j = 0; j < n; j++) {
+            if (lb[j] == thr) {
+                scan_cell(s, c, id[j], thr, &t->req, &b);
+                lb[j] = INT64_MAX;
+            }
+        }
+    }
+    *out = b.i;
+    return 0;
+}
+
+static const struct sos_params sos10 = {{10, 10, 5}};
+static const struct sos_params sos20 = {{20, 20, 5}};
+
+const struct lt_policy lt__sos10_policy = {"sos10", sos_rank, sos_choose, sos_index_new, &sos10};
+const struct lt_policy lt__sos20_policy = {"sos20", sos_rank, sos_choose, sos_index_new, &sos20};
+
+/* Test hook: a sum-of-squares policy with any bucket counts (the DESIGN.md 1-D example uses
+ * 1 x 3 x 1). Fills *p, whose params live in *storage; both must outlive the policy's use. */
+void lt__sos_policy_init(struct lt_policy *p, void *storage, const char *name, uint32_t k_cpu,
+                         uint32_t k_mem, uint32_t k_disk)
+{
+    struct sos_params *sp = storage;
+
+    sp->k[0] = k_cpu;
+    sp->k[1] = k_mem;
+    sp->k[2] = k_disk;
+    p->name = name;
+    p->rank = sos_rank;
+    p->choose = sos_choose;
+    p->index_new = sos_index_new;
+    p->params = sp;
+}

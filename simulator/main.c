@@ -1,0 +1,140 @@
+/* main.c -- lotus-sim: command dispatch and the command-line helpers every command shares.
+ *
+ * `lotus-sim <command> [options]` looks the command up in one table and hands it the rest
+ * of argv; a new command is one row here plus one sim_cmd_<name>() in its own file (docs/
+ * cli.md). Each command parses its own options with sim_opt_value and sim_parse_u64, prints
+ * its errors with sim_err_print and returns an exit status (SIM_EXIT_*). main() makes sure
+ * that a failed write to stdout is an error too, not a silently truncated report.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "sim.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct command {
+    const char *name;         /* as typed after lotus-sim */
+    int (*run)(int, char **); /* argv[0] is the command name; returns an exit status */
+    const char *summary;      /* one line for --help */
+};
+
+static const struct command commands[] = {
+    {"score", sim_cmd_score, "score every machine of a cluster snapshot for one task"},
+};
+
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: lotus-sim <command> [options]\n"
+               "       lotus-sim --help | --version\n"
+               "\n"
+               "commands:\n");
+    for (size_t k = 0; k < N_COMMANDS; k++)
+        fprintf(f, "  %-8s %s\n", commands[k].name, commands[k].summary);
+    fprintf(f, "\n'lotus-sim <command> --help' describes a command; docs/cli.md has them all.\n");
+}
+
+static void unknown_command(const char *name)
+{
+    fprintf(stderr, "lotus-sim: unknown command '%s' (known:", name);
+    for (size_t k = 0; k < N_COMMANDS; k++)
+        fprintf(stderr, "%s %s", k ? "," : "", commands[k].name);
+    fprintf(stderr, ")\n");
+}
+
+static int dispatch(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return SIM_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        usage(stdout);
+        return SIM_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("lotus-sim %s\n", SIM_VERSION);
+        return SIM_EXIT_OK;
+    }
+    for (size_t k = 0; k < N_COMMANDS; k++) {
+        if (strcmp(argv[1], commands[k].name) == 0)
+            return commands[k].run(argc - 1, argv + 1);
+    }
+    unknown_command(argv[1]);
+    return SIM_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    int status = dispatch(argc, argv);
+
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "lotus-sim: cannot write to standard output: %s\n", strerror(errno));
+        if (status == SIM_EXIT_OK)
+            status = SIM_EXIT_INPUT;
+    }
+    return status;
+}
+
+int sim_parse_u64(const char *flag, const char *s, uint64_t *out, struct lt_err *err)
+{
+    unsigned long long v;
+    char *end;
+
+    _Static_assert(sizeof(v) == sizeof(*out), "unsigned long long must be 64 bits");
+    /* strtoull alone would accept "-1" (as 2^64 - 1), " 7" and "+7": require digits only. */
+    if (s[0] < '0' || s[0] > '9')
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "invalid value '%.40s' for %s: expected an unsigned integer", s, flag);
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (*end != '\0')
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "invalid value '%.40s' for %s: expected an unsigned integer", s, flag);
+    if (errno == ERANGE)
+        return lt_err_set(err, LT_ERANGE, 0, 0,
+                          "value '%.40s' for %s is out of range (at most %" PRIu64 ")", s, flag,
+                          UINT64_MAX);
+    *out = v;
+    return 0;
+}
+
+int sim_opt_value(int argc, char **argv, int *i, const char *flag, const char **value,
+                  struct lt_err *err)
+{
+    const char *arg = argv[*i];
+    size_t len = strlen(flag);
+
+    if (strncmp(arg, flag, len) != 0 || (arg[len] != '\0' && arg[len] != '='))
+        return 0;
+    if (arg[len] == '=') {
+        *value = arg + len + 1;
+    } else {
+        /* "--cluster --task t.json" is a forgotten value, not a file named "--task". */
+        if (*i + 1 >= argc || strncmp(argv[*i + 1], "--", 2) == 0)
+            return lt_err_set(err, LT_EINVAL, 0, 0, "missing value for %s", flag);
+        *value = argv[++*i];
+    }
+    if (**value == '\0')
+        return lt_err_set(err, LT_EINVAL, 0, 0, "empty value for %s", flag);
+    return 1;
+}
+
+void sim_err_print(const struct lt_err *err)
+{
+    fputs("lotus-sim: ", stderr);
+    if (err->source[0] != '\0') {
+        fputs(err->source, stderr);
+        if (err->line > 0)
+            fprintf(stderr, ":%" PRId64, err->line);
+        if (err->line > 0 && err->column > 0)
+            fprintf(stderr, ":%d", err->column);
+        fputs(": ", stderr);
+    }
+    fprintf(stderr, "%s\n", err->text[0] != '\0' ? err->text : lt_strerror(err->code));
+}

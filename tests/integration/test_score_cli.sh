@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# test_score_cli.sh -- end-to-end checks of `lotus-sim score` on the fixtures in score/.
+#
+# Usage: test_score_cli.sh LOTUS_SIM FIXTURES_DIR   (FIXTURES_DIR is tests/fixtures)
+#
+# Runs --list-policies, every policy on the example cluster in text and --json mode, the
+# DESIGN.md section 4 sum-of-squares example, a task that fits nowhere, every case under
+# score/invalid/ and a few command-line errors. An invalid case is a directory holding
+# cluster.json and/or task.json (the example's are used for the one missing), optionally
+# `policy` (the policy name; default bestfit1) and `status` (the exact exit status), and
+# `error`: a substring that stderr must contain. Adding a case adds no shell.
+# Every run must also be free of sanitizer reports, so the ASan build can run this script.
+# The last line is "N passed, M failed"; the exit status is 1 if any check failed.
+#
+# SPDX-License-Identifier: MIT
+set -eu
+
+if [ $# -ne 2 ]; then
+    echo "usage: $0 LOTUS_SIM FIXTURES_DIR" >&2
+    exit 2
+fi
+sim=$1
+fx=$2/score
+cluster=$fx/cluster.json
+task=$fx/task.json
+n_policies=14
+
+passed=0
+failed=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+pass() {
+    passed=$((passed + 1))
+}
+
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL: $*" >&2
+}
+
+# check NAME COMMAND...: one check, passed when COMMAND succeeds.
+check() {
+    local name=$1
+    shift
+    if "$@"; then
+        pass
+    else
+        fail "$name"
+    fi
+}
+
+# run ARGS...: runs lotus-sim; sets $out, $err (file contents) and $rc. A sanitizer report
+# on stderr is a failed check of its own.
+run() {
+    rc=0
+    "$sim" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+    out=$(cat "$tmp/out")
+    err=$(cat "$tmp/err")
+    if grep -qE 'Sanitizer|runtime error:' "$tmp/err"; then
+        fail "sanitizer report from: lotus-sim $*"
+        cat "$tmp/err" >&2
+    fi
+}
+
+not() {
+    ! "$@"
+}
+
+contains() {
+    case "$1" in
+    *"$2"*) return 0 ;;
+    *) return 1 ;;
+    esac
+}
+
+# is_json FILE: valid JSON (python3, else jq, else a shape check).
+is_json() {
+    if command -v python3 >/dev/null 2>&1; then
+        python3 -m json.tool "$1" >/dev/null
+    elif command -v jq >/dev/null 2>&1; then
+        jq -e . "$1" >/dev/null
+    else
+        [ "$(head -c 1 "$1")" = "{" ] && grep -q '"chosen"' "$1"
+    fi
+}
+
+# json_consistent FILE N_MACHINES: scores in rank order, chosen = the first of them, and
+# feasible + infeasible = N_MACHINES. Needs python3; true without it.
+json_consistent() {
+    command -v python3 >/dev/null 2>&1 || return 0
+    python3 - "$1" "$2" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["scores"]
+assert set(d) == {"policy", "task", "scores", "infeasible", "chosen"}, sorted(d)
+assert all((a["score"], a["index"]) < (b["score"], b["index"]) for a, b in zip(s, s[1:])), s
+assert len(s) + d["infeasible"] == int(sys.argv[2]), (len(s), d["infeasible"])
+assert d["chosen"] == (s[0] if s else None), (d["chosen"], s[:1])
+EOF
+}
+
+# ---- policies ----
+run score --list-policies
+check "--list-policies exits 0" [ "$rc" -eq 0 ]
+check "--list-policies prints $n_policies names" [ "$(printf '%s\n' "$out" | wc -l)" -eq $n_policies ]
+check "--list-policies includes sos10" grep -qx sos10 "$tmp/out"
+check "--list-policies includes brfs-norm" grep -qx brfs-norm "$tmp/out"
+policies=$out
+
+n_machines=6 # in $cluster
+for p in $policies; do
+    run score --policy "$p" --cluster "$cluster" --task "$task"
+    check "$p: text exits 0" [ "$rc" -eq 0 ]
+    check "$p: text has a chosen line" grep -qE '^chosen: ' "$tmp/out"
+    check "$p: text counts infeasible machines" grep -qE "^infeasible: [0-9]+ of $n_machines machines" "$tmp/out"
+    text_chosen=$(sed -n 's/^chosen: \([^ ]*\) .*/\1/p' "$tmp/out")
+
+    run score --policy "$p" --cluster "$cluster" --task "$task" --json
+    check "$p: --json exits 0" [ "$rc" -eq 0 ]
+    cp "$tmp/out" "$tmp/$p.json"
+    check "$p: --json prints valid JSON" is_json "$tmp/$p.json"
+    check "$p: --json is consistent" json_consistent "$tmp/$p.json" "$n_machines"
+    check "$p: --json and text choose the same machine" \
+        contains "$out" "\"machine\": \"$text_chosen\""
+done
+
+# ---- DESIGN.md section 4: 1-D sum of squares ----
+run score --policy sos10 --cluster "$fx/sos-example/cluster.json" --task "$fx/sos-example/task.json"
+check "sos example exits 0" [ "$rc" -eq 0 ]
+check "sos example chooses M1 with score 6" contains "$out" "chosen: M1 (index 0, score 6)"
+check "sos example ranks M1 first with 6" grep -qE '^ +1  M1 +0 +6 ' "$tmp/out"
+check "sos example lists M2 with 6" grep -qE '^ +2  M2 +1 +6 ' "$tmp/out"
+check "sos example lists M3 with 8" grep -qE '^ +3  M3 +2 +8 ' "$tmp/out"
+check "sos example does not list M4" not grep -qE '  M4  ' "$tmp/out"
+check "sos example has M4 infeasible" contains "$out" "infeasible: 1 of 4 machines"
+
+# ---- a task that fits nowhere is an answer ----
+run score --policy bestfit1 --cluster "$cluster" --task "$fx/task-too-big.json"
+check "too-big task exits 0" [ "$rc" -eq 0 ]
+check "too-big task prints chosen: none" contains "$out" "chosen: none"
+check "too-big task has all machines infeasible" contains "$out" "infeasible: $n_machines of $n_machines machines"
+run score --policy bestfit1 --cluster "$cluster" --task "$fx/task-too-big.json" --json
+check "too-big task --json exits 0" [ "$rc" -eq 0 ]
+check "too-big task --json has chosen null" contains "$out" '"chosen": null'
+
+# ---- invalid inputs ----
+for d in "$fx"/invalid/*/; do
+    d=${d%/}
+    name=${d##*/}
+    c=$cluster
+    t=$task
+    p=bestfit1
+    [ -f "$d/cluster.json" ] && c=$d/cluster.json
+    [ -f "$d/task.json" ] && t=$d/task.json
+    [ -f "$d/policy" ] && p=$(cat "$d/policy")
+    run score --policy "$p" --cluster "$c" --task "$t"
+    check "invalid/$name: exits non-zero" [ "$rc" -ne 0 ]
+    if [ -f "$d/status" ]; then
+        check "invalid/$name: exits $(cat "$d/status") (got $rc)" [ "$rc" -eq "$(cat "$d/status")" ]
+    fi
+    check "invalid/$name: stderr has '$(cat "$d/error")' (got '$err')" \
+        contains "$err" "$(cat "$d/error")"
+    check "invalid/$name: nothing on stdout" [ -z "$out" ]
+done
+
+# ---- files and command line ----
+run score --policy bestfit1 --cluster "$fx/no-such-cluster.json" --task "$task"
+check "missing cluster file exits 1" [ "$rc" -eq 1 ]
+check "missing cluster file is named" contains "$err" "$fx/no-such-cluster.json: cannot open file"
+run score --policy bestfit1 --cluster "$cluster" --task "$fx/no-such-task.json"
+check "missing task file exits 1" [ "$rc" -eq 1 ]
+check "missing task file is named" contains "$err" "$fx/no-such-task.json: cannot open file"
+run score --policy bestfit1 --task "$task"
+check "missing --cluster exits 2" [ "$rc" -eq 2 ]
+check "missing --cluster is named" contains "$err" "missing --cluster"
+run score --policy random --cluster "$cluster" --task "$task" --seed 12x
+check "bad --seed exits 2" [ "$rc" -eq 2 ]
+check "bad --seed names flag and value" contains "$err" "invalid value '12x' for --seed"
+run score --policy random --cluster "$cluster" --task "$task" --seed=18446744073709551615
+check "largest --seed is accepted" [ "$rc" -eq 0 ]
+run score --policy random --cluster "$cluster" --task "$task" --seed 7
+first=$out
+run score --policy random --cluster "$cluster" --task "$task" --seed 7
+check "same --seed, same output" [ "$out" = "$first" ]
+run frobnicate
+check "unknown command exits 2" [ "$rc" -eq 2 ]
+check "unknown command is named" contains "$err" "lotus-sim: unknown command 'frobnicate' (known: score)"
+run --version
+check "--version exits 0" [ "$rc" -eq 0 ]
+check "--version prints the version" contains "$out" "lotus-sim "
+run --help
+check "--help exits 0 and lists score" [ "$rc" -eq 0 ]
+check "--help lists score" contains "$out" "score"
+run score --help
+check "score --help exits 0" [ "$rc" -eq 0 ]
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

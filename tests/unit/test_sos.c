@@ -1,0 +1,155 @@
+/* test_sos.c -- sum-of-squares placement: the DESIGN.md section 4 worked example (Stein et
+ * al., slide "Sum of Squares (1-D)"), through rank and choose, with the slide's 3 buckets
+ * and with sos10 under a reference capacity that gives the same bucket counts; the
+ * incremental sum after placements; the 3-D bucket layout of sos10/sos20.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "lt_test.h"
+
+#include <string.h>
+
+#include "lt_cluster.h"
+#include "lt_score.h"
+#include "score_int.h"
+
+/* Four machines with 1 GB of RAM using 0, 0, 0.25 and 0.75 GB (cpu and disk unused). */
+static struct lt_cluster *slide_cluster(struct lt_res ref)
+{
+    static const struct lt_machine_spec ms[] = {
+        {"M1", {1, 1, 1}}, {"M2", {1, 1, 1}}, {"M3", {1, 1, 1}}, {"M4", {1, 1, 1}}};
+    struct lt_cluster_spec spec = {ms, 4, ref, 0};
+    struct lt_cluster *c = lt_cluster_new(&spec, NULL);
+    struct lt_task t;
+    size_t pid;
+
+    assert_non_null(c);
+    memset(&t, 0, sizeof(t));
+    t.req.mem = 0.25;
+    assert_int_equal(lt_cluster_place(c, 2, &t, 0, &pid, NULL), 0);
+    t.req.mem = 0.75;
+    assert_int_equal(lt_cluster_place(c, 3, &t, 0, &pid, NULL), 0);
+    return c;
+}
+
+/* Slide: buckets of 1/3 GB give counts (3,0,1), sum 10; a 0.5 GB job on M1 or M2 gives
+ * (2,1,1) -> 6, on M3 (2,0,2) -> 8; M4 cannot take it. SOS places it on M1. */
+static void check_slide(const struct lt_policy *p, struct lt_cluster *c)
+{
+    size_t cand[4] = {0, 1, 2, 3}, m;
+    double scores[4];
+    struct lt_task t;
+    struct lt_err err;
+
+    memset(&t, 0, sizeof(t));
+    t.req.mem = 0.5;
+    lt_err_init(&err, NULL);
+    assert_int_equal(lt_policy_rank(p, c, &t, cand, 4, NULL, scores, &err), 0);
+    lt_assert_near(scores[0], 6, 0);
+    lt_assert_near(scores[1], 6, 0);
+    lt_assert_near(scores[2], 8, 0);
+    assert_true(isinf(scores[3]));
+    assert_int_equal(lt_policy_attach(p, c, &err), 0);
+    assert_int_equal(lt_policy_choose(p, c, &t, NULL, &m, &err), 0);
+    assert_int_equal(m, 0); /* M1: ties with M2 go to the lower index */
+
+    /* Place it on M1 and ask again: the index must follow the new counts exactly. */
+    {
+        size_t pid, m2;
+        assert_int_equal(lt_cluster_place(c, m, &t, 0, &pid, &err), 0);
+        assert_int_equal(lt_cluster_check(c, &err), 0);
+        assert_int_equal(lt_policy_rank(p, c, &t, cand, 4, NULL, scores, &err), 0);
+        /* Free now 0.5, 1, 0.75, 0.25 -> buckets 1, 2, 2, 0: counts (1,1,2), sum 6.
+         * M1 -> 0 (bucket 0): (2,0,2) = 8; M2 -> 0.5 (bucket 1): (1,2,1) = 6;
+         * M3 -> 0.25 (bucket 0): (2,1,1) = 6; M4 cannot. */
+        lt_assert_near(scores[0], 8, 0);
+        lt_assert_near(scores[1], 6, 0);
+        lt_assert_near(scores[2], 6, 0);
+        assert_true(isinf(scores[3]));
+        assert_int_equal(lt_policy_choose(p, c, &t, NULL, &m2, &err), 0);
+        assert_int_equal(m2, 1);
+    }
+}
+
+static void test_sos_design_worked_example_with_three_buckets(void **state)
+{
+    struct lt_policy p;
+    unsigned char params[LT__SOS_PARAMS_SIZE];
+    struct lt_cluster *c = slide_cluster((struct lt_res){0, 0, 0});
+
+    (void)state;
+    lt__sos_policy_init(&p, params, "sos-1x3x1", 1, 3, 1);
+    check_slide(&p, c);
+    lt_cluster_free(c);
+}
+
+/* sos10 cuts memory into 10 parts of the reference capacity; with ref.mem = 0.8333 the
+ * free amounts 1 and 0.75 both clamp into the top bucket and 0.25 lands in bucket 3, so the
+ * counts, and the scores, are the slide's. */
+static void test_sos10_reproduces_the_worked_example_under_a_scaled_reference(void **state)
+{
+    struct lt_cluster *c = slide_cluster((struct lt_res){1, 0.8333333333, 1});
+    const struct lt_policy *p = lt_policy_find("sos10", NULL);
+    size_t cand[4] = {0, 1, 2, 3}, m;
+    double scores[4];
+    struct lt_task t;
+
+    (void)state;
+    memset(&t, 0, sizeof(t));
+    t.req.mem = 0.5;
+    assert_int_equal(lt_policy_rank(p, c, &t, cand, 4, NULL, scores, NULL), 0);
+    lt_assert_near(scores[0], 6, 0);
+    lt_assert_near(scores[1], 6, 0);
+    lt_assert_near(scores[2], 8, 0);
+    assert_true(isinf(scores[3]));
+    assert_int_equal(lt_policy_attach(p, c, NULL), 0);
+    assert_int_equal(lt_policy_choose(p, c, &t, NULL, &m, NULL), 0);
+    assert_int_equal(m, 0);
+    lt_cluster_free(c);
+}
+
+/* Buckets are 3-D: a request that keeps every machine in its memory bucket but moves one
+ * machine down a cpu bucket changes the sum. Two machines (1,1,1), ref (1,1,1), sos10:
+ * both in bucket (9,9,4): sum 4. A task of cpu 0.15 moves the chosen machine to cpu bucket
+ * 8: counts 1 + 1, sum 2, on either machine; ties -> machine 0. A second such task: machine
+ * 0 (free cpu 0.85 -> 0.7, bucket 7) keeps two singleton buckets: 2; machine 1 joins machine
+ * 0 in bucket 8: 4. SOS spreads: machine 0 again. */
+static void test_sos10_buckets_cpu_and_prefers_spreading(void **state)
+{
+    static const struct lt_machine_spec ms[] = {{"a", {1, 1, 1}}, {"b", {1, 1, 1}}};
+    struct lt_cluster_spec spec = {ms, 2, {0, 0, 0}, 0};
+    struct lt_cluster *c = lt_cluster_new(&spec, NULL);
+    const struct lt_policy *p = lt_policy_find("sos10", NULL);
+    size_t cand[2] = {0, 1}, m, pid;
+    double scores[2];
+    struct lt_task t;
+
+    (void)state;
+    assert_non_null(c);
+    assert_int_equal(lt_policy_attach(p, c, NULL), 0);
+    memset(&t, 0, sizeof(t));
+    t.req.cpu = 0.15;
+    assert_int_equal(lt_policy_rank(p, c, &t, cand, 2, NULL, scores, NULL), 0);
+    lt_assert_near(scores[0], 2, 0);
+    lt_assert_near(scores[1], 2, 0);
+    assert_int_equal(lt_policy_choose(p, c, &t, NULL, &m, NULL), 0);
+    assert_int_equal(m, 0);
+    assert_int_equal(lt_cluster_place(c, m, &t, 0, &pid, NULL), 0);
+    assert_int_equal(lt_policy_rank(p, c, &t, cand, 2, NULL, scores, NULL), 0);
+    lt_assert_near(scores[0], 2, 0);
+    lt_assert_near(scores[1], 4, 0);
+    assert_int_equal(lt_policy_choose(p, c, &t, NULL, &m, NULL), 0);
+    assert_int_equal(m, 0);
+    assert_int_equal(lt_cluster_check(c, NULL), 0);
+    lt_cluster_free(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sos_design_worked_example_with_three_buckets),
+        cmocka_unit_test(test_sos10_reproduces_the_worked_example_under_a_scaled_reference),
+        cmocka_unit_test(test_sos10_buckets_cpu_and_prefers_spreading),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
