@@ -6,7 +6,9 @@ ASAN_BUILD ?= build-asan
 BENCH_BUILD ?= build-bench
 SOURCES = $(shell git ls-files '*.c' '*.h' 2>/dev/null || find scoring simulator extender eviction lotes tests -name '*.[ch]')
 
-.PHONY: all deps build run test test-plain test-asan format format-check bench bench-smoke clean
+FUZZ_BUILD ?= build-fuzz
+
+.PHONY: all deps build run test test-plain test-asan fuzz-smoke format format-check bench bench-smoke clean
 
 all: build
 
@@ -47,8 +49,20 @@ test-asan:
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 
-# Every test, in the plain build and in the ASan+UBSan build.
-test: format-check test-plain test-asan
+# libFuzzer on the cluster JSON loader for a few seconds, seeded with the fixtures.
+fuzz-smoke:
+	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang -DLOTUS_FUZZ=ON >/dev/null
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_cluster_json
+	rm -rf $(FUZZ_BUILD)/corpus && mkdir -p $(FUZZ_BUILD)/corpus
+	find tests/fixtures/score -name '*.json' | while read -r f; do \
+	    cp "$$f" "$(FUZZ_BUILD)/corpus/$$(echo "$$f" | tr / _)"; done
+	$(FUZZ_BUILD)/fuzz_cluster_json -max_total_time=10 -max_len=4096 -print_final_stats=1 \
+	    $(FUZZ_BUILD)/corpus > $(FUZZ_BUILD)/fuzz.log 2>&1; rc=$$?; \
+	    grep -E '^(stat::number_of_executed_units|Done|==[0-9]+==ERROR)' $(FUZZ_BUILD)/fuzz.log; \
+	    exit $$rc
+
+# Every test, in the plain build and in the ASan+UBSan build, plus a short fuzz run.
+test: format-check test-plain test-asan fuzz-smoke
 	@echo "make test: plain and ASan+UBSan suites passed"
 
 bench:
@@ -60,4 +74,4 @@ bench-smoke: build
 	$(BUILD)/bench_choose --smoke
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD) $(FUZZ_BUILD)

@@ -513,18 +513,15 @@ static int load_file(const char *path, json_t **out, struct lt_err *err)
     return rc;
 }
 
-int sim_cluster_load(const char *path, struct lt_cluster **out, struct sim_load_stats *stats,
-                     struct lt_err *err)
+/* Builds the cluster from a parsed document; takes the reference to root. */
+static int cluster_from_json(json_t *root, struct lt_cluster **out, struct sim_load_stats *stats,
+                             struct lt_err *err)
 {
     struct lt_cluster_spec spec;
     struct lt_machine_spec *ms = NULL;
     struct sim_load_stats st = {0, 0};
-    json_t *root;
     int rc;
 
-    rc = load_file(path, &root, err);
-    if (rc < 0)
-        return rc;
     memset(&spec, 0, sizeof(spec));
     rc = parse_cluster(root, &spec, &ms, err);
     if (rc < 0)
@@ -537,6 +534,35 @@ int sim_cluster_load(const char *path, struct lt_cluster **out, struct sim_load_
 out_decref:
     json_decref(root);
     return rc;
+}
+
+int sim_cluster_load(const char *path, struct lt_cluster **out, struct sim_load_stats *stats,
+                     struct lt_err *err)
+{
+    json_t *root;
+    int rc;
+
+    rc = load_file(path, &root, err);
+    if (rc < 0)
+        return rc;
+    return cluster_from_json(root, out, stats, err);
+}
+
+int sim_cluster_load_buffer(const char *source, const char *buf, size_t len,
+                            struct lt_cluster **out, struct sim_load_stats *stats,
+                            struct lt_err *err)
+{
+    json_error_t je;
+    json_t *root;
+
+    lt_err_set_source(err, source);
+    root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+    if (root == NULL && json_error_code(&je) == json_error_out_of_memory)
+        return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory parsing JSON");
+    if (root == NULL)
+        return lt_err_set(err, LT_EPARSE, je.line > 0 ? je.line : 0,
+                          je.line > 0 && je.column < 1 ? 1 : je.column, "%s", je.text);
+    return cluster_from_json(root, out, stats, err);
 }
 
 int sim_task_load(const char *path, struct lt_task *out, struct lt_err *err)

@@ -53,6 +53,12 @@ struct sim_load_stats {
 LT_MUST_CHECK int sim_cluster_load(const char *path, struct lt_cluster **out,
                                    struct sim_load_stats *stats, struct lt_err *err);
 
+/* As sim_cluster_load, from the len bytes at buf (not NUL-terminated); source names the
+ * input in messages. Used by the fuzz target and by callers holding the JSON in memory. */
+LT_MUST_CHECK int sim_cluster_load_buffer(const char *source, const char *buf, size_t len,
+                                          struct lt_cluster **out, struct sim_load_stats *stats,
+                                          struct lt_err *err);
+
 /* Loads the file at path holding one TASK object (docs/formats.md) into *out (fields not in
  * the format are zeroed). Errors as for sim_cluster_load; *out is untouched on failure. */
 LT_MUST_CHECK int sim_task_load(const char *path, struct lt_task *out, struct lt_err *err);
