@@ -1,5 +1,5 @@
 /* cells.c -- a set of machines kept sorted by index, with a bounding box of their free
- * vectors: the building block of the grid (fit family) and sum-of-squares indexes.
+ * vectors: the building block of the sum-of-squares index.
  *
  * Sorted members let a scan find the lowest-index machine of a tie by scanning in order, and
  * let a point box (every member has the same free vector, hence the same score) answer in

@@ -1,4 +1,4 @@
-/* grid.c -- the index behind choose() of the fit family (bestfit1-5, epvm*, brfs-*).
+/* grid.c -- the index behind choose() of the best-fit formulas (bestfit1-4, brfs-norm).
  *
  * Design: machines are grouped by configuration (equal capacity), and within a configuration
  * by a g x g grid over (free cpu, free mem), g a power of two chosen so that a cell holds
@@ -6,16 +6,23 @@
  * members sorted by index and a box bounding their free vectors (cells.c); each configuration
  * keeps a bound on its members' free disk.
  *
- * Every fit formula is monotone in each free component on the feasible region f >= q
- * (fit.c's `dir`), so a bound on all machines in cells (a' >= a, b' >= b) is the formula at
- * the cell corner (a*w, b*w) for best fits, and symmetrically at the upper corner for worst
- * fits. choose() walks, per configuration, the non-empty cells from the request's corner
- * outwards (best fit) or from the top down (worst fit) with the masks, stops a row or column
- * as soon as the corner bound exceeds the best score found, skips a cell whose box bound
- * exceeds it, and scores the members of the rest exactly with the same function rank() uses.
- * Bounds are lowered by a relative 1e-9 so that rounding (pow is not correctly rounded) can
- * never prune a machine; the exact comparison is always on the member's own score, ties by
- * index, so choose() returns what the naive rank scan returns (test_property.c).
+ * Why a fixed grid for best fits: the answer is the feasible machine nearest the request's
+ * corner (free just above the request), and feasibility (free >= request) is a pair of
+ * axis-aligned half-planes. Grid lines are fixed, so every cell below the request in cpu or
+ * mem is skipped whole, only the cells of the request's row and column are partly feasible,
+ * and the bound of any other cell is the formula at its low corner. (A data-adaptive k-d tree
+ * was tried and measured 15x slower here: its boxes straddle the request, so their bounds
+ * collapse to the request's own score; docs/benchmarks.md.)
+ *
+ * Every best-fit formula is non-decreasing in each free component on f >= q (fit.c's `dir`),
+ * so a bound on all machines in cells (a' >= a, b' >= b) is the formula at the cell corner
+ * (a*w, b*w). choose() walks, per configuration, the non-empty cells from the request's corner
+ * outwards with the masks, stops a row or column as soon as the corner bound exceeds the best
+ * score found, skips a cell whose box bound exceeds it, and scores the members of the rest
+ * exactly with the same function rank() uses. Bounds are lowered by a relative 1e-9 so that
+ * rounding can never prune a machine; the exact comparison is always on the member's own
+ * score, ties by index, so choose() returns what the naive rank scan returns
+ * (test_property.c).
  *
  * Cost: a placement or removal moves a machine between two cells (O(cell) memmove);
  * choose() visits a few cells near the answer. Workload assumption: a Google-like cell,
@@ -337,47 +344,34 @@ struct query {
     const struct lt_res *r;
 };
 
-/* Lower bound of the score over the feasible part of the box [lo, hi]. */
-static double box_bound(const struct query *q, const struct lt_res *lo, const struct lt_res *hi)
+/* Lower bound of the score over the feasible part of a box whose low corner is lo. */
+static double box_bound(const struct query *q, const struct lt_res *lo)
 {
     struct lt_res p;
 
-    if (q->fp->dir > 0) {
-        p.cpu = fmax(lo->cpu, q->r->cpu);
-        p.mem = fmax(lo->mem, q->r->mem);
-        p.disk = fmax(lo->disk, q->r->disk);
-    } else {
-        p.cpu = fmax(hi->cpu, q->r->cpu);
-        p.mem = fmax(hi->mem, q->r->mem);
-        p.disk = fmax(hi->disk, q->r->disk);
-    }
+    p.cpu = fmax(lo->cpu, q->r->cpu);
+    p.mem = fmax(lo->mem, q->r->mem);
+    p.disk = fmax(lo->disk, q->r->disk);
     return padded(q->fp->score(&q->g->cap, &p, q->r, &q->c->ref));
 }
 
-/* Bound for all cells on the far side of corner (a, b): cells (>= a, >= b) for best fits,
- * (<= a, <= b) for worst fits. */
+/* Bound for all cells (>= a, >= b): the formula at the corner (a, b). */
 static double corner_bound(const struct query *q, uint32_t a, uint32_t b)
 {
     const struct grid_cfg *g = q->g;
-    struct lt_res lo, hi;
+    struct lt_res lo;
 
-    if (q->fp->dir > 0) {
-        lo.cpu = a * g->wc;
-        lo.mem = b * g->wm;
-        lo.disk = g->dlo;
-        return box_bound(q, &lo, &lo);
-    }
-    hi.cpu = (a + 1) * g->wc;
-    hi.mem = (b + 1) * g->wm;
-    hi.disk = g->dhi;
-    return box_bound(q, &hi, &hi);
+    lo.cpu = a * g->wc;
+    lo.mem = b * g->wm;
+    lo.disk = g->dlo;
+    return box_bound(q, &lo);
 }
 
 static void scan_cell(const struct query *q, const struct lt__cell *cl, struct best *b)
 {
     const struct lt_cluster *c = q->c;
 
-    if (!lt__res_ge(&cl->hi, q->r) || box_bound(q, &cl->lo, &cl->hi) > b->s)
+    if (!lt__res_ge(&cl->hi, q->r) || box_bound(q, &cl->lo) > b->s)
         return;
     if (lt__cell_is_point(cl)) {
         /* Every member has this free vector, hence this score: the first one wins. */
@@ -428,38 +422,12 @@ static void walk_best_fit(const struct query *q, struct best *b)
     }
 }
 
-static void walk_worst_fit(const struct query *q, struct best *b)
-{
-    const struct grid_cfg *g = q->g;
-    uint32_t qa = coord(q->r->cpu, g->inv_wc, g->g), qb = coord(q->r->mem, g->inv_wm, g->g);
-    uint64_t cm = g->cols & (~UINT64_C(0) << qa);
-
-    while (cm != 0) {
-        uint32_t a = 63u - (uint32_t)__builtin_clzll(cm);
-        uint64_t rm = g->rows[a] & (~UINT64_C(0) << qb);
-
-        cm &= ~(UINT64_C(1) << a);
-        if (corner_bound(q, a, g->g - 1) > b->s)
-            break;
-        while (rm != 0) {
-            uint32_t bb = 63u - (uint32_t)__builtin_clzll(rm);
-            rm &= ~(UINT64_C(1) << bb);
-            if (corner_bound(q, a, bb) > b->s)
-                break;
-            scan_cell(q, &g->cells[a * g->g + bb], b);
-        }
-    }
-}
-
 /* Bound of a whole configuration: its best corner. */
 static double config_bound(const struct query *q)
 {
     const struct grid_cfg *g = q->g;
 
-    if (q->fp->dir > 0)
-        return corner_bound(q, coord(q->r->cpu, g->inv_wc, g->g),
-                            coord(q->r->mem, g->inv_wm, g->g));
-    return corner_bound(q, g->g - 1, g->g - 1);
+    return corner_bound(q, coord(q->r->cpu, g->inv_wc, g->g), coord(q->r->mem, g->inv_wm, g->g));
 }
 
 static bool config_usable(const struct grid_cfg *g, const struct lt_res *r)
@@ -486,10 +454,7 @@ int lt__grid_choose(const struct lt_policy *p, const struct lt_index *ix,
             q.g = &gi->cfg[k];
             if (!config_usable(q.g, q.r) || config_bound(&q) > b.s)
                 continue;
-            if (q.fp->dir > 0)
-                walk_best_fit(&q, &b);
-            else
-                walk_worst_fit(&q, &b);
+            walk_best_fit(&q, &b);
         }
         *out = b.i;
         return 0;
@@ -514,10 +479,7 @@ int lt__grid_choose(const struct lt_policy *p, const struct lt_index *ix,
     }
     for (size_t j = 0; j < n && !(bound[j] > b.s); j++) {
         q.g = &gi->cfg[order[j]];
-        if (q.fp->dir > 0)
-            walk_best_fit(&q, &b);
-        else
-            walk_worst_fit(&q, &b);
+        walk_best_fit(&q, &b);
     }
     *out = b.i;
     return 0;

@@ -167,32 +167,52 @@ extern const struct lt_policy lt__sos20_policy;
 void lt__sos_policy_init(struct lt_policy *p, void *storage, const char *name, uint32_t k_cpu,
                          uint32_t k_mem, uint32_t k_disk);
 
-/* ---- fit.c: score functions of the monotone "fit" family, shared with grid.c ---- */
+/* ---- fit.c: score functions of the monotone "fit" family, shared with boxtree.c ---- */
 
 /* Score of placing a task with request *r on a machine with capacity *cap and free vector
  * *f (before placement; f >= r), in a cluster with reference capacity *ref. */
 typedef double lt__fit_score_fn(const struct lt_res *cap, const struct lt_res *f,
                                 const struct lt_res *r, const struct lt_res *ref);
 
+/* Worst fits only: per-machine quantities whose maxima boxtree.c keeps per node, and a lower
+ * bound of the score over a node from its box and those maxima (fit.c). */
+#define LT__FIT_AUX_MAX 5
+typedef void lt__fit_aux_fn(const struct lt_res *cap, const struct lt_res *f,
+                            const struct lt_res *ref, double *aux);
+typedef double lt__fit_bound_fn(const struct lt_res *cap, const struct lt_res *lo,
+                                const double *aux_max, const struct lt_res *r,
+                                const struct lt_res *ref);
+
 struct lt__fit_params {
     lt__fit_score_fn *score; /* the formula (docs/policies.md) */
-    int dir;                 /* +1: non-decreasing in every free component on f >= r (best fit);
-                              * -1: non-increasing (worst fit). The grid index relies on it. */
+    int dir; /* +1: non-decreasing in every free component on f >= r (best fit, indexed by
+              * grid.c); -1: non-increasing (worst fit, indexed by boxtree.c) */
+    int n_aux;              /* worst fits: how many aux values per machine (<= LT__FIT_AUX_MAX) */
+    lt__fit_aux_fn *aux;    /* worst fits: the aux values of a machine with free vector f */
+    lt__fit_bound_fn *bound; /* worst fits: a lower bound of the score of every machine whose
+                              * free vector is >= lo and whose aux values are <= aux_max */
 };
 
 int lt__fit_rank(const struct lt_policy *p, const struct lt_cluster *c, const struct lt_task *t,
                  const size_t *cand, size_t n, struct lt_rng *rng, double *scores,
                  struct lt_err *err);
 
-/* ---- grid.c: the per-configuration grid index of the fit family ---- */
-int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, struct lt_index **out,
-                       struct lt_err *err);
+/* ---- grid.c: the per-configuration grid, the best-fit formulas' index ---- */
+int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c,
+                       struct lt_index **out, struct lt_err *err);
 int lt__grid_choose(const struct lt_policy *p, const struct lt_index *ix,
                     const struct lt_cluster *c, const struct lt_task *t, struct lt_rng *rng,
                     size_t *out, struct lt_err *err);
 
+/* ---- boxtree.c: the per-configuration k-d tree of boxes, the worst-fit formulas' index ---- */
+int lt__box_index_new(const struct lt_policy *p, const struct lt_cluster *c,
+                      struct lt_index **out, struct lt_err *err);
+int lt__box_choose(const struct lt_policy *p, const struct lt_index *ix,
+                   const struct lt_cluster *c, const struct lt_task *t, struct lt_rng *rng,
+                   size_t *out, struct lt_err *err);
+
 /* ---- cells.c: a set of machines sorted by index, with a bounding box of their free vectors,
- * the building block of grid.c and sos.c ---- */
+ * the building block of sos.c ---- */
 struct lt__cell {
     uint32_t *mem;      /* member machine indexes, strictly increasing */
     uint32_t n, cap;    /* members and allocated */
