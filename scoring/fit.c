@@ -191,16 +191,16 @@ static double epvm2_bound(const struct lt_res *cap, const struct lt_res *lo, con
     return -aux[0] + 2 * (rx * xl + ry * yl) - (rx * rx + ry * ry);
 }
 
-static void bestfit5_aux(const struct lt_res *cap, const struct lt_res *f,
-                         const struct lt_res *ref, double *aux)
+static void bestfit5_aux(const struct lt_res *cap, const struct lt_res *f, const struct lt_res *ref,
+                         double *aux)
 {
     neg_g0(cap, f, ref, aux, bestfit5);
 }
 
 /* bestfit5: max(y - ry, x - rx) >= max(y, x) - max(rx, ry), and 10^v - 10^(v - rv) =
  * 10^v (1 - 10^-rv) >= 10^vl (1 - 10^-rv) for each of x, y, z. */
-static double bestfit5_bound(const struct lt_res *cap, const struct lt_res *lo,
-                             const double *aux, const struct lt_res *r, const struct lt_res *ref)
+static double bestfit5_bound(const struct lt_res *cap, const struct lt_res *lo, const double *aux,
+                             const struct lt_res *r, const struct lt_res *ref)
 {
     double rx = r->cpu / cap->cpu, ry = r->mem / cap->mem, rz = r->disk / cap->disk;
 
@@ -216,8 +216,8 @@ static const double dir_cos[BRFS_DIRS] = {1.0, 0.92387953251128674, 0.7071067811
 static const double dir_sin[BRFS_DIRS] = {0.0, 0.38268343236508978, 0.70710678118654746,
                                           0.92387953251128674, 1.0};
 
-static void brfs_dot_aux(const struct lt_res *cap, const struct lt_res *f,
-                         const struct lt_res *ref, double *aux)
+static void brfs_dot_aux(const struct lt_res *cap, const struct lt_res *f, const struct lt_res *ref,
+                         double *aux)
 {
     double x = f->cpu / ref->cpu, y = f->mem / ref->mem;
 
@@ -229,8 +229,8 @@ static void brfs_dot_aux(const struct lt_res *cap, const struct lt_res *f,
 /* brfs-dot: g = -(u . c) with u = request / ref >= 0. Writing u = alpha d_k + beta d_k+1 with
  * alpha, beta >= 0 for the two directions around u, u . c <= alpha max(d_k . c) +
  * beta max(d_k+1 . c). */
-static double brfs_dot_bound(const struct lt_res *cap, const struct lt_res *lo,
-                             const double *aux, const struct lt_res *r, const struct lt_res *ref)
+static double brfs_dot_bound(const struct lt_res *cap, const struct lt_res *lo, const double *aux,
+                             const struct lt_res *r, const struct lt_res *ref)
 {
     double ux = r->cpu / ref->cpu, uy = r->mem / ref->mem, det, alpha, beta;
     int k;

@@ -185,10 +185,10 @@ typedef double lt__fit_bound_fn(const struct lt_res *cap, const struct lt_res *l
 
 struct lt__fit_params {
     lt__fit_score_fn *score; /* the formula (docs/policies.md) */
-    int dir; /* +1: non-decreasing in every free component on f >= r (best fit, indexed by
-              * grid.c); -1: non-increasing (worst fit, indexed by boxtree.c) */
-    int n_aux;              /* worst fits: how many aux values per machine (<= LT__FIT_AUX_MAX) */
-    lt__fit_aux_fn *aux;    /* worst fits: the aux values of a machine with free vector f */
+    int dir;   /* +1: non-decreasing in every free component on f >= r (best fit, indexed by
+                * grid.c); -1: non-increasing (worst fit, indexed by boxtree.c) */
+    int n_aux; /* worst fits: how many aux values per machine (<= LT__FIT_AUX_MAX) */
+    lt__fit_aux_fn *aux;     /* worst fits: the aux values of a machine with free vector f */
     lt__fit_bound_fn *bound; /* worst fits: a lower bound of the score of every machine whose
                               * free vector is >= lo and whose aux values are <= aux_max */
 };
@@ -198,18 +198,72 @@ int lt__fit_rank(const struct lt_policy *p, const struct lt_cluster *c, const st
                  struct lt_err *err);
 
 /* ---- grid.c: the per-configuration grid, the best-fit formulas' index ---- */
-int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c,
-                       struct lt_index **out, struct lt_err *err);
+int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, struct lt_index **out,
+                       struct lt_err *err);
 int lt__grid_choose(const struct lt_policy *p, const struct lt_index *ix,
                     const struct lt_cluster *c, const struct lt_task *t, struct lt_rng *rng,
                     size_t *out, struct lt_err *err);
 
-/* ---- boxtree.c: the per-configuration k-d tree of boxes, the worst-fit formulas' index ---- */
-int lt__box_index_new(const struct lt_policy *p, const struct lt_cluster *c,
-                      struct lt_index **out, struct lt_err *err);
-int lt__box_choose(const struct lt_policy *p, const struct lt_index *ix,
-                   const struct lt_cluster *c, const struct lt_task *t, struct lt_rng *rng,
-                   size_t *out, struct lt_err *err);
+/* ---- kdtree.c: per-configuration k-d trees of boxes, shared by boxtree.c and sos.c ---- */
+#define LT__KD_LEAF    8 /* machines per leaf: a leaf scan is cheaper than more levels */
+#define LT__KD_REBUILD 4 /* rebuild a tree after this many updates per machine */
+#define LT__KD_NONE    UINT32_MAX
+
+/* Per-machine values whose maxima each node keeps (n_aux of them). */
+typedef void lt__kd_aux_fn(const void *ctx, const struct lt_res *cap, const struct lt_res *f,
+                           double *aux);
+
+struct lt__kd_tree {
+    struct lt_res cap; /* the configuration's capacity */
+    uint32_t n_max;    /* machines of this configuration, online or not */
+    uint32_t n;        /* online machines: perm[0, n) */
+    uint32_t *perm;    /* machines in leaf order; leaf j holds perm[j * LT__KD_LEAF, ...) */
+    double *key;       /* scratch for building: one key per position */
+    uint32_t size;     /* leaves, rounded up to a power of two (>= 1); node 1 is the root,
+                        * node size + j is leaf j */
+    uint32_t size_max; /* nodes allocated: 2 * size_max */
+    struct lt_res *lo; /* per node: component-wise minimum free; +inf if empty */
+    struct lt_res *hi; /* per node: component-wise maximum free; -inf if empty */
+    double *aux;       /* per node: LT__FIT_AUX_MAX maxima of the aux values; -inf */
+    uint32_t *minidx;  /* per node: lowest machine index below, LT__KD_NONE if empty */
+    uint64_t updates;  /* free-vector updates since the last build */
+};
+
+struct lt__kd {
+    struct lt__kd_tree *t; /* one per cluster configuration */
+    size_t n_cfg;
+    uint32_t *pos;       /* machine -> position in its configuration's perm, or NONE */
+    size_t n;            /* machines covered by pos */
+    int n_aux;           /* aux values per machine, 0..LT__FIT_AUX_MAX */
+    lt__kd_aux_fn *aux;  /* computes them (NULL if n_aux == 0) */
+    const void *aux_ctx; /* its first argument */
+};
+
+/* Builds trees for every configuration of c. 0 or LT_ENOMEM (kd released). */
+int lt__kd_init(struct lt__kd *kd, const struct lt_cluster *c, int n_aux, lt__kd_aux_fn *aux,
+                const void *aux_ctx);
+/* Machine i changed (oon: was it online); c holds the new state. Cannot fail. */
+void lt__kd_commit(struct lt__kd *kd, const struct lt_cluster *c, size_t i, bool oon);
+int lt__kd_check(const struct lt__kd *kd, const struct lt_cluster *c, const char *name,
+                 struct lt_err *err);
+void lt__kd_release(struct lt__kd *kd);
+
+static inline const double *lt__kd_aux(const struct lt__kd_tree *t, uint32_t node)
+{
+    return &t->aux[(size_t)node * LT__FIT_AUX_MAX];
+}
+
+/* True if the box [lo, hi] is one point: every machine below has exactly that free vector. */
+static inline bool lt__box_is_point(const struct lt_res *lo, const struct lt_res *hi)
+{
+    return !(lo->cpu < hi->cpu) && !(lo->mem < hi->mem) && !(lo->disk < hi->disk);
+}
+
+/* ---- boxtree.c: the worst-fit formulas' index on kdtree.c ---- */
+int lt__box_index_new(const struct lt_policy *p, const struct lt_cluster *c, struct lt_index **out,
+                      struct lt_err *err);
+int lt__box_choose(const struct lt_policy *p, const struct lt_index *ix, const struct lt_cluster *c,
+                   const struct lt_task *t, struct lt_rng *rng, size_t *out, struct lt_err *err);
 
 /* ---- cells.c: a set of machines sorted by index, with a bounding box of their free vectors,
  * the building block of sos.c ---- */
