@@ -1,7 +1,10 @@
 /* cells.c -- a set of machines kept sorted by index, with a bounding box of their free
  * vectors: the building block of the sum-of-squares index.
  *
- * Sorted members let a scan find the lowest-index machine of a tie by scanning in order, and
+ * Each member's free vector is stored beside its index (kept equal to the cluster's, checked
+ * by lt__cell_check), so a scan reads one contiguous array instead of chasing machines across
+ * the cluster. Sorted members let a scan find the lowest-index machine of a tie by scanning in
+ * order, and
  * let a point box (every member has the same free vector, hence the same score) answer in
  * O(1) with its first member. The box only grows on insert and is recomputed from the
  * cluster once more members have left since the last recomputation than remain, so it stays
@@ -20,6 +23,7 @@ int lt__cell_reserve(struct lt__cell *cl)
 {
     uint32_t cap;
     uint32_t *t;
+    struct lt_res *f;
 
     if (cl->n < cl->cap)
         return 0;
@@ -28,6 +32,10 @@ int lt__cell_reserve(struct lt__cell *cl)
     if (t == NULL)
         return LT_ENOMEM;
     cl->mem = t;
+    f = lt_reallocarray(cl->f, cap, sizeof(*f));
+    if (f == NULL)
+        return LT_ENOMEM; /* mem grew, f did not: cap is unchanged, so nothing is wrong */
+    cl->f = f;
     cl->cap = cap;
     return 0;
 }
@@ -71,7 +79,9 @@ void lt__cell_insert(struct lt__cell *cl, uint32_t i, const struct lt_res *f)
     pos = lower_bound(cl, i);
     assert(pos == cl->n || cl->mem[pos] != i);
     memmove(cl->mem + pos + 1, cl->mem + pos, (size_t)(cl->n - pos) * sizeof(*cl->mem));
+    memmove(cl->f + pos + 1, cl->f + pos, (size_t)(cl->n - pos) * sizeof(*cl->f));
     cl->mem[pos] = i;
+    cl->f[pos] = *f;
     if (cl->n++ == 0) {
         cl->lo = cl->hi = *f;
         cl->n_removed = 0;
@@ -80,35 +90,37 @@ void lt__cell_insert(struct lt__cell *cl, uint32_t i, const struct lt_res *f)
     }
 }
 
-static void box_recompute(struct lt__cell *cl, const struct lt_cluster *c)
+static void box_recompute(struct lt__cell *cl)
 {
-    cl->lo = cl->hi = lt__free(&c->m[cl->mem[0]]);
-    for (uint32_t k = 1; k < cl->n; k++) {
-        struct lt_res f = lt__free(&c->m[cl->mem[k]]);
-        box_extend(cl, &f);
-    }
+    cl->lo = cl->hi = cl->f[0];
+    for (uint32_t k = 1; k < cl->n; k++)
+        box_extend(cl, &cl->f[k]);
     cl->n_removed = 0;
 }
 
-void lt__cell_remove(struct lt__cell *cl, uint32_t i, const struct lt_cluster *c)
+void lt__cell_remove(struct lt__cell *cl, uint32_t i)
 {
     uint32_t pos = lower_bound(cl, i);
 
     assert(pos < cl->n && cl->mem[pos] == i);
     memmove(cl->mem + pos, cl->mem + pos + 1, (size_t)(cl->n - pos - 1) * sizeof(*cl->mem));
+    memmove(cl->f + pos, cl->f + pos + 1, (size_t)(cl->n - pos - 1) * sizeof(*cl->f));
     cl->n--;
     if (cl->n == 0)
         cl->n_removed = 0;
     else if (++cl->n_removed > cl->n)
-        box_recompute(cl, c);
+        box_recompute(cl);
 }
 
-void lt__cell_update(struct lt__cell *cl, const struct lt_res *f, const struct lt_cluster *c)
+void lt__cell_update(struct lt__cell *cl, uint32_t i, const struct lt_res *f)
 {
-    assert(cl->n > 0);
+    uint32_t pos = lower_bound(cl, i);
+
+    assert(pos < cl->n && cl->mem[pos] == i);
+    cl->f[pos] = *f;
     box_extend(cl, f);
     if (++cl->n_removed > cl->n)
-        box_recompute(cl, c);
+        box_recompute(cl);
 }
 
 bool lt__cell_is_point(const struct lt__cell *cl)
@@ -131,6 +143,9 @@ int lt__cell_check(const struct lt__cell *cl, const struct lt_cluster *c, const 
             return lt_err_set(err, LT_EINVAL, 0, 0, "%s: member %u out of range", what,
                               (unsigned)cl->mem[k]);
         f = lt__free(&c->m[cl->mem[k]]);
+        if (!lt__res_ge(&f, &cl->f[k]) || !lt__res_ge(&cl->f[k], &f))
+            return lt_err_set(err, LT_EINVAL, 0, 0, "%s: stored free vector of machine %u is stale",
+                              what, (unsigned)cl->mem[k]);
         if (!lt__res_ge(&f, &cl->lo) || !lt__res_ge(&cl->hi, &f))
             return lt_err_set(err, LT_EINVAL, 0, 0, "%s: machine %u lies outside the cell's box",
                               what, (unsigned)cl->mem[k]);
@@ -141,5 +156,6 @@ int lt__cell_check(const struct lt__cell *cl, const struct lt_cluster *c, const 
 void lt__cell_release(struct lt__cell *cl)
 {
     lt_free(cl->mem);
+    lt_free(cl->f);
     memset(cl, 0, sizeof(*cl));
 }

@@ -89,14 +89,14 @@ static double padded(double s)
 
 /* ---- maintenance ---- */
 
-static void disk_recompute(struct grid_cfg *g, const struct lt_cluster *c)
+static void disk_recompute(struct grid_cfg *g)
 {
     bool first = true;
 
     for (uint32_t k = 0; k < g->g * g->g; k++) {
         const struct lt__cell *cl = &g->cells[k];
         for (uint32_t j = 0; j < cl->n; j++) {
-            double d = lt__free(&c->m[cl->mem[j]]).disk;
+            double d = cl->f[j].disk;
             if (first || d < g->dlo)
                 g->dlo = d;
             if (first || d > g->dhi)
@@ -108,7 +108,7 @@ static void disk_recompute(struct grid_cfg *g, const struct lt_cluster *c)
 }
 
 /* Machine with free disk d was inserted or updated; g->n already counts it. */
-static void disk_note(struct grid_cfg *g, double d, const struct lt_cluster *c)
+static void disk_note(struct grid_cfg *g, double d)
 {
     if (g->n == 1) {
         g->dlo = g->dhi = d; /* the only member: exact */
@@ -120,7 +120,7 @@ static void disk_note(struct grid_cfg *g, double d, const struct lt_cluster *c)
     if (d > g->dhi)
         g->dhi = d;
     if (++g->n_changes > g->n)
-        disk_recompute(g, c);
+        disk_recompute(g);
 }
 
 static void mark(struct grid_cfg *g, uint32_t cell)
@@ -165,13 +165,13 @@ static void grid_commit(struct lt_index *ix, const struct lt_cluster *c, size_t 
     (void)oon;
     if (from == to) {
         if (to != NO_CELL) {
-            lt__cell_update(&g->cells[to], &f, c);
-            disk_note(g, f.disk, c);
+            lt__cell_update(&g->cells[to], (uint32_t)i, &f);
+            disk_note(g, f.disk);
         }
         return;
     }
     if (from != NO_CELL) {
-        lt__cell_remove(&g->cells[from], (uint32_t)i, c);
+        lt__cell_remove(&g->cells[from], (uint32_t)i);
         mark(g, from);
         g->n--;
     }
@@ -179,7 +179,7 @@ static void grid_commit(struct lt_index *ix, const struct lt_cluster *c, size_t 
         lt__cell_insert(&g->cells[to], (uint32_t)i, &f);
         mark(g, to);
         g->n++;
-        disk_note(g, f.disk, c);
+        disk_note(g, f.disk);
     }
     gi->cell[i] = to;
 }
@@ -319,7 +319,7 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
         lt__cell_insert(&g->cells[to], (uint32_t)i, &f);
         mark(g, to);
         g->n++;
-        disk_note(g, f.disk, c);
+        disk_note(g, f.disk);
         gi->cell[i] = to;
     }
     *out = &gi->base;
@@ -376,8 +376,7 @@ static void scan_cell(const struct query *q, const struct lt__cell *cl, struct b
     if (lt__cell_is_point(cl)) {
         /* Every member has this free vector, hence this score: the first one wins. */
         uint32_t i = cl->mem[0];
-        struct lt_res f = lt__free(&c->m[i]);
-        double s = q->fp->score(&q->g->cap, &f, q->r, &c->ref);
+        double s = q->fp->score(&q->g->cap, &cl->f[0], q->r, &c->ref);
         if (lt__better(s, i, b->s, b->i)) {
             b->s = s;
             b->i = i;
@@ -386,12 +385,11 @@ static void scan_cell(const struct query *q, const struct lt__cell *cl, struct b
     }
     for (uint32_t k = 0; k < cl->n; k++) {
         uint32_t i = cl->mem[k];
-        struct lt_res f = lt__free(&c->m[i]);
         double s;
 
-        if (!lt__res_ge(&f, q->r))
+        if (!lt__res_ge(&cl->f[k], q->r))
             continue;
-        s = q->fp->score(&q->g->cap, &f, q->r, &c->ref);
+        s = q->fp->score(&q->g->cap, &cl->f[k], q->r, &c->ref);
         if (lt__better(s, i, b->s, b->i)) {
             b->s = s;
             b->i = i;

@@ -269,6 +269,7 @@ int lt__box_choose(const struct lt_policy *p, const struct lt_index *ix, const s
  * the building block of sos.c ---- */
 struct lt__cell {
     uint32_t *mem;      /* member machine indexes, strictly increasing */
+    struct lt_res *f;   /* f[k]: free vector of machine mem[k], equal to the cluster's */
     uint32_t n, cap;    /* members and allocated */
     uint32_t n_removed; /* removals since the box was last recomputed */
     struct lt_res lo;   /* component-wise lower bound of members' free vectors (n > 0) */
@@ -279,11 +280,11 @@ struct lt__cell {
 int lt__cell_reserve(struct lt__cell *cl);
 /* Inserts machine i with free vector *f; room must have been reserved; i not a member. */
 void lt__cell_insert(struct lt__cell *cl, uint32_t i, const struct lt_res *f);
-/* Removes member i; recomputes the box from c when it has grown loose (amortised O(1)). */
-void lt__cell_remove(struct lt__cell *cl, uint32_t i, const struct lt_cluster *c);
-/* A member's free vector changed to *f (it stays a member): widens the box, recomputing it
- * from c when loose. */
-void lt__cell_update(struct lt__cell *cl, const struct lt_res *f, const struct lt_cluster *c);
+/* Removes member i; recomputes the box when it has grown loose (amortised O(1)). */
+void lt__cell_remove(struct lt__cell *cl, uint32_t i);
+/* Member i's free vector changed to *f (it stays a member): stores it and widens the box,
+ * recomputing it when loose. */
+void lt__cell_update(struct lt__cell *cl, uint32_t i, const struct lt_res *f);
 /* True if the box is a single point: then every member has exactly that free vector. */
 bool lt__cell_is_point(const struct lt__cell *cl);
 /* Checks sortedness and that the box holds every member's free vector. */

@@ -28,6 +28,7 @@
 #include "score_int.h"
 
 #include <limits.h>
+#include <math.h>
 #include <string.h>
 
 #include "lt_mem.h"
@@ -142,31 +143,95 @@ static int sos_rank(const struct lt_policy *p, const struct lt_cluster *c, const
 
 /* ---- the index ---- */
 
+#define SUB  4 /* sub-cells per bucket in cpu and in mem */
+#define SUB2 (SUB * SUB)
+
+/* A bucket's members live in SUB x SUB sub-cells by their position inside the bucket, so the
+ * full machines at a bucket's low corner (which fit few tasks) and the machines near its low
+ * edges (the only ones a small task moves to another bucket) are apart from the rest, and a
+ * sub-cell's box says which of them can fit and where they can go. */
+struct sos_bucket {
+    struct lt_res lo, hi; /* union of the sub-cells' boxes (valid when count > 0) */
+    uint16_t mask;        /* bit j set iff sub-cell j is non-empty */
+};
+
 struct sos_index {
     struct lt_index base;
     struct sos_geom geo;
-    struct lt__cell *cells;                /* one per bucket; cells[k].n is b(k) */
-    uint32_t *count;                       /* b(k), mirrored from cells[k].n for delta() */
+    struct lt__cell *cells;                /* geo.n * SUB2 sub-cells; bucket k's are k * SUB2 + j */
+    struct sos_bucket *bkt;                /* per bucket */
+    uint32_t *count;                       /* b(k) */
     uint64_t nonempty[SOS_MAX_CELLS / 64]; /* bit k set iff b(k) > 0 */
-    uint32_t *cell;                        /* machine -> bucket, or NO_CELL if offline */
+    uint32_t *cell;                        /* machine -> sub-cell, or NO_CELL if offline */
     size_t n;                              /* machines covered */
     int64_t sumsq;                         /* sum over buckets of b(k)^2 */
 };
 
-static void cell_add(struct sos_index *s, uint32_t k, uint32_t i, const struct lt_res *f)
+static uint32_t sub_coord(double f, double scale, uint32_t c)
 {
-    s->sumsq += 2 * (int64_t)s->count[k] + 1;
-    lt__cell_insert(&s->cells[k], i, f);
-    s->count[k]++;
-    s->nonempty[k / 64] |= UINT64_C(1) << (k % 64);
+    double x = (f * scale - (double)c) * SUB;
+
+    if (!(x > 0.0))
+        return 0;
+    if (x >= SUB)
+        return SUB - 1;
+    return (uint32_t)x;
 }
 
-static void cell_del(struct sos_index *s, uint32_t k, uint32_t i, const struct lt_cluster *c)
+/* Sub-cell of free vector f. */
+static uint32_t cell_of(const struct sos_geom *g, const struct lt_res *f)
 {
+    uint32_t a = coord(f->cpu, g->scale[0], g->k[0]), b = coord(f->mem, g->scale[1], g->k[1]);
+    uint32_t d = coord(f->disk, g->scale[2], g->k[2]);
+
+    return bucket3(g, a, b, d) * SUB2 + sub_coord(f->cpu, g->scale[0], a) * SUB +
+           sub_coord(f->mem, g->scale[1], b);
+}
+
+static void box_join(struct lt_res *lo, struct lt_res *hi, const struct lt__cell *cl)
+{
+    lo->cpu = fmin(lo->cpu, cl->lo.cpu);
+    lo->mem = fmin(lo->mem, cl->lo.mem);
+    lo->disk = fmin(lo->disk, cl->lo.disk);
+    hi->cpu = fmax(hi->cpu, cl->hi.cpu);
+    hi->mem = fmax(hi->mem, cl->hi.mem);
+    hi->disk = fmax(hi->disk, cl->hi.disk);
+}
+
+/* Recomputes bucket k's box from its sub-cells (O(SUB2)). */
+static void bucket_box(struct sos_index *s, uint32_t k)
+{
+    struct sos_bucket *bk = &s->bkt[k];
+
+    bk->lo.cpu = bk->lo.mem = bk->lo.disk = HUGE_VAL;
+    bk->hi.cpu = bk->hi.mem = bk->hi.disk = -HUGE_VAL;
+    for (uint32_t m = bk->mask; m != 0; m &= m - 1)
+        box_join(&bk->lo, &bk->hi, &s->cells[k * SUB2 + (uint32_t)__builtin_ctz(m)]);
+}
+
+static void cell_add(struct sos_index *s, uint32_t cell, uint32_t i, const struct lt_res *f)
+{
+    uint32_t k = cell / SUB2;
+
+    s->sumsq += 2 * (int64_t)s->count[k] + 1;
+    s->count[k]++;
+    s->nonempty[k / 64] |= UINT64_C(1) << (k % 64);
+    lt__cell_insert(&s->cells[cell], i, f);
+    s->bkt[k].mask |= (uint16_t)(1u << (cell % SUB2));
+    bucket_box(s, k);
+}
+
+static void cell_del(struct sos_index *s, uint32_t cell, uint32_t i)
+{
+    uint32_t k = cell / SUB2;
+
     s->sumsq -= 2 * (int64_t)s->count[k] - 1;
-    lt__cell_remove(&s->cells[k], i, c);
     if (--s->count[k] == 0)
         s->nonempty[k / 64] &= ~(UINT64_C(1) << (k % 64));
+    lt__cell_remove(&s->cells[cell], i);
+    if (s->cells[cell].n == 0)
+        s->bkt[k].mask &= (uint16_t) ~(1u << (cell % SUB2));
+    bucket_box(s, k);
 }
 
 static int sos_prepare(struct lt_index *ix, const struct lt_cluster *c, size_t i,
@@ -178,7 +243,7 @@ static int sos_prepare(struct lt_index *ix, const struct lt_cluster *c, size_t i
     (void)c;
     if (!non)
         return 0;
-    to = bucket(&s->geo, nf);
+    to = cell_of(&s->geo, nf);
     return to == s->cell[i] ? 0 : lt__cell_reserve(&s->cells[to]);
 }
 
@@ -187,17 +252,19 @@ static void sos_commit(struct lt_index *ix, const struct lt_cluster *c, size_t i
 {
     struct sos_index *s = (struct sos_index *)ix;
     struct lt_res f = lt__free(&c->m[i]);
-    uint32_t from = s->cell[i], to = c->m[i].online ? bucket(&s->geo, &f) : NO_CELL;
+    uint32_t from = s->cell[i], to = c->m[i].online ? cell_of(&s->geo, &f) : NO_CELL;
 
     (void)of;
     (void)oon;
     if (from == to) {
-        if (to != NO_CELL)
-            lt__cell_update(&s->cells[to], &f, c);
+        if (to != NO_CELL) {
+            lt__cell_update(&s->cells[to], (uint32_t)i, &f);
+            bucket_box(s, to / SUB2);
+        }
         return;
     }
     if (from != NO_CELL)
-        cell_del(s, from, (uint32_t)i, c);
+        cell_del(s, from, (uint32_t)i);
     if (to != NO_CELL)
         cell_add(s, to, (uint32_t)i, &f);
     s->cell[i] = to;
@@ -210,10 +277,11 @@ static void sos_free(struct lt_index *ix)
     if (s == NULL)
         return;
     if (s->cells != NULL) {
-        for (uint32_t k = 0; k < s->geo.n; k++)
+        for (uint32_t k = 0; k < s->geo.n * SUB2; k++)
             lt__cell_release(&s->cells[k]);
     }
     lt_free(s->cells);
+    lt_free(s->bkt);
     lt_free(s->count);
     lt_free(s->cell);
     lt_free(s);
@@ -229,35 +297,43 @@ static int sos_check(const struct lt_index *ix, const struct lt_cluster *c, stru
     if (s->n != c->n)
         return lt_err_set(err, LT_EINVAL, 0, 0, "%s index covers %zu machines, cluster has %zu",
                           name, s->n, c->n);
-    for (size_t i = 0; i < c->n; i++) {
-        struct lt_res f = lt__free(&c->m[i]);
-        uint32_t want = c->m[i].online ? bucket(&s->geo, &f) : NO_CELL;
-        if (s->cell[i] != want)
-            return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: machine %zu in bucket %u, not %u",
-                              name, i, (unsigned)s->cell[i], (unsigned)want);
-    }
     memset(cnt, 0, s->geo.n * sizeof(*cnt));
     for (size_t i = 0; i < c->n; i++) {
-        if (s->cell[i] != NO_CELL)
-            cnt[s->cell[i]]++;
+        struct lt_res f = lt__free(&c->m[i]);
+        uint32_t want = c->m[i].online ? cell_of(&s->geo, &f) : NO_CELL;
+        if (s->cell[i] != want)
+            return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: machine %zu in cell %u, not %u",
+                              name, i, (unsigned)s->cell[i], (unsigned)want);
+        if (want != NO_CELL)
+            cnt[want / SUB2]++;
     }
     for (uint32_t k = 0; k < s->geo.n; k++) {
-        const struct lt__cell *cl = &s->cells[k];
-        uint32_t n = cnt[k];
+        const struct sos_bucket *bk = &s->bkt[k];
         bool bit = (s->nonempty[k / 64] >> (k % 64)) & 1;
-        int rc = lt__cell_check(cl, c, name, err);
+        uint32_t members = 0;
 
-        if (rc < 0)
-            return rc;
-        if (n != cl->n || n != s->count[k] || bit != (n > 0))
-            return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: bucket %u counts %u, has %u", name,
-                              (unsigned)k, (unsigned)s->count[k], (unsigned)n);
-        for (uint32_t j = 0; j < cl->n; j++) {
-            if (s->cell[cl->mem[j]] != k)
-                return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: bucket %u holds machine %u",
-                                  name, (unsigned)k, (unsigned)cl->mem[j]);
+        for (uint32_t j = 0; j < SUB2; j++) {
+            const struct lt__cell *cl = &s->cells[k * SUB2 + j];
+            int rc = lt__cell_check(cl, c, name, err);
+            if (rc < 0)
+                return rc;
+            if (((bk->mask >> j) & 1) != (cl->n > 0))
+                return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: bucket %u mask wrong", name,
+                                  (unsigned)k);
+            for (uint32_t m = 0; m < cl->n; m++) {
+                if (s->cell[cl->mem[m]] != k * SUB2 + j)
+                    return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: cell %u holds machine %u",
+                                      name, (unsigned)(k * SUB2 + j), (unsigned)cl->mem[m]);
+            }
+            if (cl->n > 0 && (!lt__res_ge(&cl->lo, &bk->lo) || !lt__res_ge(&bk->hi, &cl->hi)))
+                return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: bucket %u box too small", name,
+                                  (unsigned)k);
+            members += cl->n;
         }
-        sumsq += (int64_t)n * n;
+        if (cnt[k] != s->count[k] || members != cnt[k] || bit != (cnt[k] > 0))
+            return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: bucket %u counts %u, has %u", name,
+                              (unsigned)k, (unsigned)s->count[k], (unsigned)cnt[k]);
+        sumsq += (int64_t)cnt[k] * cnt[k];
     }
     if (sumsq != s->sumsq)
         return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: sum of squares %lld, recomputed %lld",
@@ -283,10 +359,11 @@ static int sos_index_new(const struct lt_policy *p, const struct lt_cluster *c,
         return rc;
     }
     s->n = c->n;
-    s->cells = lt_calloc(s->geo.n, sizeof(*s->cells));
+    s->cells = lt_calloc((size_t)s->geo.n * SUB2, sizeof(*s->cells));
+    s->bkt = lt_calloc(s->geo.n, sizeof(*s->bkt));
     s->count = lt_calloc(s->geo.n, sizeof(*s->count));
     s->cell = lt_calloc(c->n, sizeof(*s->cell));
-    if (s->cells == NULL || s->count == NULL || s->cell == NULL)
+    if (s->cells == NULL || s->bkt == NULL || s->count == NULL || s->cell == NULL)
         goto out_nomem;
     for (size_t i = 0; i < c->n; i++) {
         struct lt_res f = lt__free(&c->m[i]);
@@ -295,7 +372,7 @@ static int sos_index_new(const struct lt_policy *p, const struct lt_cluster *c,
         s->cell[i] = NO_CELL;
         if (!c->m[i].online)
             continue;
-        k = bucket(&s->geo, &f);
+        k = cell_of(&s->geo, &f);
         if (lt__cell_reserve(&s->cells[k]) < 0)
             goto out_nomem;
         cell_add(s, k, (uint32_t)i, &f);
@@ -316,24 +393,25 @@ struct sos_best {
     size_t i;  /* its machine, or LT_NO_MACHINE */
 };
 
-/* Lower bound on the score change of the feasible members of cell k (cell box shifted by r);
+/* Lower bound on the score change of the feasible machines of bucket k whose free vectors lie
+ * in the box [lo, hi] (the box shifted by the request, through the monotone bucket map);
  * INT64_MAX if none can fit. */
-static int64_t cell_bound(const struct sos_index *s, uint32_t k, const struct lt_res *r)
+static int64_t box_bound(const struct sos_index *s, uint32_t k, const struct lt_res *blo,
+                         const struct lt_res *bhi, const struct lt_res *r)
 {
     const struct sos_geom *g = &s->geo;
-    const struct lt__cell *cl = &s->cells[k];
     struct lt_res lo, hi;
     uint32_t a0, a1, b0, b1, d0, d1;
     int64_t best = INT64_MAX;
 
-    if (!lt__res_ge(&cl->hi, r))
+    if (!lt__res_ge(bhi, r))
         return INT64_MAX;
-    lo.cpu = (cl->lo.cpu > r->cpu ? cl->lo.cpu : r->cpu) - r->cpu;
-    lo.mem = (cl->lo.mem > r->mem ? cl->lo.mem : r->mem) - r->mem;
-    lo.disk = (cl->lo.disk > r->disk ? cl->lo.disk : r->disk) - r->disk;
-    hi.cpu = cl->hi.cpu - r->cpu;
-    hi.mem = cl->hi.mem - r->mem;
-    hi.disk = cl->hi.disk - r->disk;
+    lo.cpu = (blo->cpu > r->cpu ? blo->cpu : r->cpu) - r->cpu;
+    lo.mem = (blo->mem > r->mem ? blo->mem : r->mem) - r->mem;
+    lo.disk = (blo->disk > r->disk ? blo->disk : r->disk) - r->disk;
+    hi.cpu = bhi->cpu - r->cpu;
+    hi.mem = bhi->mem - r->mem;
+    hi.disk = bhi->disk - r->disk;
     a0 = coord(lo.cpu, g->scale[0], g->k[0]);
     a1 = coord(hi.cpu, g->scale[0], g->k[0]);
     b0 = coord(lo.mem, g->scale[1], g->k[1]);
@@ -352,27 +430,43 @@ static int64_t cell_bound(const struct sos_index *s, uint32_t k, const struct lt
     return best;
 }
 
-/* Scans cell k, whose members' changes are all >= bound, in index order. */
-static void scan_cell(const struct sos_index *s, const struct lt_cluster *c, uint32_t k,
-                      int64_t bound, const struct lt_res *r, struct sos_best *b)
+static bool improves(int64_t d, size_t i, const struct sos_best *b)
 {
-    const struct lt__cell *cl = &s->cells[k];
-    uint32_t n = lt__cell_is_point(cl) ? 1 : cl->n; /* a point cell: all alike, first wins */
+    return d < b->d || (d == b->d && i < b->i);
+}
 
-    for (uint32_t j = 0; j < n; j++) {
-        uint32_t i = cl->mem[j];
-        struct lt_res f;
-        int64_t d;
+/* Scans the sub-cells of bucket k, whose bound is kb: each is skipped when the bucket's bound
+ * or its own box shows that none of its machines fits or beats the best; otherwise its
+ * members are scored in index order. */
+static void scan_bucket(const struct sos_index *s, uint32_t k, int64_t kb, const struct lt_res *r,
+                        struct sos_best *b)
+{
+    for (uint32_t m = s->bkt[k].mask; m != 0; m &= m - 1) {
+        const struct lt__cell *cl = &s->cells[k * SUB2 + (uint32_t)__builtin_ctz(m)];
+        int64_t bound;
+        uint32_t n;
 
-        if (b->i != LT_NO_MACHINE && i > b->i && bound >= b->d)
-            return; /* later members cannot beat the best, nor tie it with a lower index */
-        f = lt__free(&c->m[i]);
-        if (!lt__res_ge(&f, r))
+        if (!improves(kb, cl->mem[0], b))
             continue;
-        d = delta(s->count, k, bucket_after(&s->geo, &f, r));
-        if (d < b->d || (d == b->d && i < b->i)) {
-            b->d = d;
-            b->i = i;
+        bound = box_bound(s, k, &cl->lo, &cl->hi, r);
+        if (bound == INT64_MAX || !improves(bound, cl->mem[0], b))
+            continue;
+        n = lt__cell_is_point(cl) ? 1 : cl->n; /* a point cell: all alike, first wins */
+        for (uint32_t j = 0; j < n; j++) {
+            uint32_t i = cl->mem[j];
+            struct lt_res f;
+            int64_t d;
+
+            if (!improves(bound, i, b))
+                break; /* later members cannot beat the best, nor tie it with a lower index */
+            f = cl->f[j];
+            if (!lt__res_ge(&f, r))
+                continue;
+            d = delta(s->count, k, bucket_after(&s->geo, &f, r));
+            if (improves(d, i, b)) {
+                b->d = d;
+                b->i = i;
+            }
         }
     }
 }
@@ -387,20 +481,21 @@ static int sos_choose(const struct lt_policy *p, const struct lt_index *ix,
     struct sos_best b = {INT64_MAX, LT_NO_MACHINE};
     size_t n = 0;
 
+    (void)c;
     (void)p;
     (void)rng;
     (void)err;
     for (uint32_t w = 0; w < (s->geo.n + 63) / 64; w++) {
         for (uint64_t bits = s->nonempty[w]; bits != 0; bits &= bits - 1) {
             uint32_t k = w * 64 + (uint32_t)__builtin_ctzll(bits);
-            int64_t v = cell_bound(s, k, &t->req);
+            int64_t v = box_bound(s, k, &s->bkt[k].lo, &s->bkt[k].hi, &t->req);
             if (v != INT64_MAX) {
                 lb[n] = v;
                 id[n++] = (uint16_t)k;
             }
         }
     }
-    /* Rounds of increasing bound; a round scans every cell at that bound. */
+    /* Rounds of increasing bound; a round scans every bucket at that bound. */
     for (;;) {
         int64_t thr = INT64_MAX;
         for (size_t j = 0; j < n; j++) {
@@ -411,7 +506,7 @@ static int sos_choose(const struct lt_policy *p, const struct lt_index *ix,
             break;
         for (size_t j = 0; j < n; j++) {
             if (lb[j] == thr) {
-                scan_cell(s, c, id[j], thr, &t->req, &b);
+                scan_bucket(s, id[j], thr, &t->req, &b);
                 lb[j] = INT64_MAX;
             }
         }
