@@ -6,10 +6,10 @@
  * the cluster. Sorted members let a scan find the lowest-index machine of a tie by scanning in
  * order, and
  * let a point box (every member has the same free vector, hence the same score) answer in
- * O(1) with its first member. The box only grows on insert and is recomputed from the
- * cluster once more members have left since the last recomputation than remain, so it stays
- * a valid bound at amortised O(1) per removal (a loose box is still a correct bound; it only
- * prunes less).
+ * O(1) with its first member. The box grows on insert; when a member on its boundary leaves,
+ * a small cell recomputes it at once, a large one once more members have left than remain,
+ * so it stays a valid bound at amortised O(1) per removal (a loose box is still a correct
+ * bound; it only prunes less).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -18,6 +18,10 @@
 #include <string.h>
 
 #include "lt_mem.h"
+
+/* Cells of at most this many members recompute their box as soon as a member on its boundary
+ * leaves (O(n), cheap); larger ones wait until more members left than remain. */
+#define EAGER_BOX 64
 
 int lt__cell_reserve(struct lt__cell *cl)
 {
@@ -98,29 +102,46 @@ static void box_recompute(struct lt__cell *cl)
     cl->n_removed = 0;
 }
 
+/* Does f touch the box's boundary, so that removing it may shrink the box? */
+static bool on_boundary(const struct lt__cell *cl, const struct lt_res *f)
+{
+    return !(cl->lo.cpu < f->cpu) || !(cl->lo.mem < f->mem) || !(cl->lo.disk < f->disk) ||
+           !(f->cpu < cl->hi.cpu) || !(f->mem < cl->hi.mem) || !(f->disk < cl->hi.disk);
+}
+
+/* Recomputes the box after a member on its boundary left, when that is cheap (a small cell)
+ * or overdue (more removals than members since the last recomputation). */
+static void box_after_leave(struct lt__cell *cl, bool boundary)
+{
+    if (cl->n == 0)
+        cl->n_removed = 0;
+    else if ((boundary && cl->n <= EAGER_BOX) || ++cl->n_removed > cl->n)
+        box_recompute(cl);
+}
+
 void lt__cell_remove(struct lt__cell *cl, uint32_t i)
 {
     uint32_t pos = lower_bound(cl, i);
+    bool boundary;
 
     assert(pos < cl->n && cl->mem[pos] == i);
+    boundary = on_boundary(cl, &cl->f[pos]);
     memmove(cl->mem + pos, cl->mem + pos + 1, (size_t)(cl->n - pos - 1) * sizeof(*cl->mem));
     memmove(cl->f + pos, cl->f + pos + 1, (size_t)(cl->n - pos - 1) * sizeof(*cl->f));
     cl->n--;
-    if (cl->n == 0)
-        cl->n_removed = 0;
-    else if (++cl->n_removed > cl->n)
-        box_recompute(cl);
+    box_after_leave(cl, boundary);
 }
 
 void lt__cell_update(struct lt__cell *cl, uint32_t i, const struct lt_res *f)
 {
     uint32_t pos = lower_bound(cl, i);
+    bool boundary;
 
     assert(pos < cl->n && cl->mem[pos] == i);
+    boundary = on_boundary(cl, &cl->f[pos]);
     cl->f[pos] = *f;
     box_extend(cl, f);
-    if (++cl->n_removed > cl->n)
-        box_recompute(cl);
+    box_after_leave(cl, boundary);
 }
 
 bool lt__cell_is_point(const struct lt__cell *cl)
