@@ -250,20 +250,20 @@ static double brfs_dot_bound(const struct lt_res *cap, const struct lt_res *lo, 
 }
 
 /* Best fits are indexed by grid.c, worst fits by boxtree.c (see their file comments). */
-#define BEST_FIT(var, pname, fn)                                                                   \
-    static const struct lt__fit_params var##_params = {fn, +1, 0, NULL, NULL};                     \
+#define BEST_FIT(var, pname, fn, disk)                                                             \
+    static const struct lt__fit_params var##_params = {fn, +1, disk, 0, NULL, NULL};               \
     const struct lt_policy var = {pname, lt__fit_rank, lt__grid_choose, lt__grid_index_new,        \
                                   &var##_params}
 #define WORST_FIT(var, pname, fn, n_aux)                                                           \
-    static const struct lt__fit_params var##_params = {fn, -1, n_aux, fn##_aux, fn##_bound};       \
+    static const struct lt__fit_params var##_params = {fn, -1, true, n_aux, fn##_aux, fn##_bound}; \
     const struct lt_policy var = {pname, lt__fit_rank, lt__box_choose, lt__box_index_new,          \
                                   &var##_params}
 
-BEST_FIT(lt__bestfit1_policy, "bestfit1", bestfit1);
-BEST_FIT(lt__bestfit2_policy, "bestfit2", bestfit2);
-BEST_FIT(lt__bestfit3_policy, "bestfit3", bestfit3);
-BEST_FIT(lt__bestfit4_policy, "bestfit4", bestfit4);
-BEST_FIT(lt__brfs_norm_policy, "brfs-norm", brfs_norm);
+BEST_FIT(lt__bestfit1_policy, "bestfit1", bestfit1, false);
+BEST_FIT(lt__bestfit2_policy, "bestfit2", bestfit2, false);
+BEST_FIT(lt__bestfit3_policy, "bestfit3", bestfit3, false);
+BEST_FIT(lt__bestfit4_policy, "bestfit4", bestfit4, true);
+BEST_FIT(lt__brfs_norm_policy, "brfs-norm", brfs_norm, false);
 WORST_FIT(lt__bestfit5_policy, "bestfit5", bestfit5, 1);
 WORST_FIT(lt__epvm_policy, "epvm", epvm, 1);
 WORST_FIT(lt__epvm2_policy, "epvm2", epvm2, 1);

@@ -53,6 +53,9 @@ struct grid_cfg {
     uint64_t *rows;         /* g masks: bit b of rows[a] set iff cell (a, b) is non-empty */
     uint64_t cols;          /* bit a set iff rows[a] != 0 */
     double dlo, dhi;        /* bounds of the members' free disk (loose, valid when n > 0) */
+    double *col_dlo;        /* per column: a lower bound of its members' free disk (loose) */
+    uint32_t *col_n;        /* per column: members */
+    uint32_t *col_rm;       /* per column: departures since col_dlo was recomputed */
     uint32_t n;             /* online machines of this configuration in the grid */
     uint32_t n_changes;     /* updates since dlo/dhi were recomputed */
 };
@@ -137,6 +140,26 @@ static void mark(struct grid_cfg *g, uint32_t cell)
     }
 }
 
+/* Column a gained a member with free disk d. */
+static void col_add(struct grid_cfg *g, uint32_t a, double d)
+{
+    if (g->col_n[a]++ == 0 || d < g->col_dlo[a])
+        g->col_dlo[a] = d;
+}
+
+/* Column a lost a member (or one changed); recompute its bound from its cells when loose. */
+static void col_leave(struct grid_cfg *g, uint32_t a)
+{
+    if (++g->col_rm[a] <= g->col_n[a])
+        return;
+    g->col_dlo[a] = HUGE_VAL;
+    for (uint64_t m = g->rows[a]; m != 0; m &= m - 1) {
+        const struct lt__cell *cl = &g->cells[a * g->g + (uint32_t)__builtin_ctzll(m)];
+        g->col_dlo[a] = fmin(g->col_dlo[a], cl->lo.disk);
+    }
+    g->col_rm[a] = 0;
+}
+
 static int grid_prepare(struct lt_index *ix, const struct lt_cluster *c, size_t i,
                         const struct lt_res *nf, bool non)
 {
@@ -166,6 +189,9 @@ static void grid_commit(struct lt_index *ix, const struct lt_cluster *c, size_t 
     if (from == to) {
         if (to != NO_CELL) {
             lt__cell_update(&g->cells[to], (uint32_t)i, &f);
+            col_add(g, to / g->g, f.disk);
+            g->col_n[to / g->g]--; /* col_add counted it again */
+            col_leave(g, to / g->g);
             disk_note(g, f.disk);
         }
         return;
@@ -173,11 +199,14 @@ static void grid_commit(struct lt_index *ix, const struct lt_cluster *c, size_t 
     if (from != NO_CELL) {
         lt__cell_remove(&g->cells[from], (uint32_t)i);
         mark(g, from);
+        g->col_n[from / g->g]--;
+        col_leave(g, from / g->g);
         g->n--;
     }
     if (to != NO_CELL) {
         lt__cell_insert(&g->cells[to], (uint32_t)i, &f);
         mark(g, to);
+        col_add(g, to / g->g, f.disk);
         g->n++;
         disk_note(g, f.disk);
     }
@@ -198,6 +227,9 @@ static void grid_free(struct lt_index *ix)
         }
         lt_free(g->cells);
         lt_free(g->rows);
+        lt_free(g->col_dlo);
+        lt_free(g->col_n);
+        lt_free(g->col_rm);
     }
     lt_free(gi->cfg);
     lt_free(gi->cell);
@@ -257,6 +289,19 @@ static int grid_check(const struct lt_index *ix, const struct lt_cluster *c, str
             if (row != 0)
                 cols |= UINT64_C(1) << a;
         }
+        for (uint32_t a = 0; a < g->g; a++) {
+            uint32_t n = 0;
+            for (uint32_t b = 0; b < g->g; b++) {
+                const struct lt__cell *cl = &g->cells[a * g->g + b];
+                n += cl->n;
+                if (cl->n > 0 && cl->lo.disk < g->col_dlo[a])
+                    return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: column %u disk bound",
+                                      name, (unsigned)a);
+            }
+            if (n != g->col_n[a])
+                return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: column %u counts wrong", name,
+                                  (unsigned)a);
+        }
         if (cols != g->cols || total != g->n)
             return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: configuration %zu counts wrong",
                               name, k);
@@ -301,7 +346,11 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
         g->wm = g->cap.mem / g->g;
         g->cells = lt_calloc((size_t)g->g * g->g, sizeof(*g->cells));
         g->rows = lt_calloc(g->g, sizeof(*g->rows));
-        if (g->cells == NULL || g->rows == NULL)
+        g->col_dlo = lt_calloc(g->g, sizeof(*g->col_dlo));
+        g->col_n = lt_calloc(g->g, sizeof(*g->col_n));
+        g->col_rm = lt_calloc(g->g, sizeof(*g->col_rm));
+        if (g->cells == NULL || g->rows == NULL || g->col_dlo == NULL || g->col_n == NULL ||
+            g->col_rm == NULL)
             goto out_nomem;
     }
     for (size_t i = 0; i < c->n; i++) {
@@ -318,6 +367,7 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
             goto out_nomem;
         lt__cell_insert(&g->cells[to], (uint32_t)i, &f);
         mark(g, to);
+        col_add(g, to / g->g, f.disk);
         g->n++;
         disk_note(g, f.disk);
         gi->cell[i] = to;
@@ -355,15 +405,16 @@ static double box_bound(const struct query *q, const struct lt_res *lo)
     return padded(q->fp->score(&q->g->cap, &p, q->r, &q->c->ref));
 }
 
-/* Bound for all cells (>= a, >= b): the formula at the corner (a, b). */
-static double corner_bound(const struct query *q, uint32_t a, uint32_t b)
+/* Bound for all cells (>= a, >= b) whose members have at least free disk d: the formula at
+ * the corner (a, b, d). */
+static double corner_bound(const struct query *q, uint32_t a, uint32_t b, double d)
 {
     const struct grid_cfg *g = q->g;
     struct lt_res lo;
 
     lo.cpu = a * g->wc;
     lo.mem = b * g->wm;
-    lo.disk = g->dlo;
+    lo.disk = d;
     return box_bound(q, &lo);
 }
 
@@ -402,18 +453,27 @@ static void walk_best_fit(const struct query *q, struct best *b)
     const struct grid_cfg *g = q->g;
     uint32_t qa = coord(q->r->cpu, g->inv_wc, g->g), qb = coord(q->r->mem, g->inv_wm, g->g);
     uint64_t cm = g->cols & (~UINT64_C(0) << qa);
+    double sdlo[GRID_MAX]; /* sdlo[a]: disk bound of the columns >= a */
+    double d = g->dlo;
+    bool disk = q->fp->disk;
 
+    for (uint64_t m = disk ? cm : 0; m != 0;) {
+        uint32_t a = 63u - (uint32_t)__builtin_clzll(m);
+        d = fmin(d, g->col_dlo[a]);
+        sdlo[a] = d;
+        m &= ~(UINT64_C(1) << a);
+    }
     while (cm != 0) {
         uint32_t a = (uint32_t)__builtin_ctzll(cm);
         uint64_t rm = g->rows[a] & (~UINT64_C(0) << qb);
 
         cm &= cm - 1;
-        if (corner_bound(q, a, qb) > b->s)
+        if (corner_bound(q, a, qb, disk ? sdlo[a] : g->dlo) > b->s)
             break;
         while (rm != 0) {
             uint32_t bb = (uint32_t)__builtin_ctzll(rm);
             rm &= rm - 1;
-            if (corner_bound(q, a, bb) > b->s)
+            if (corner_bound(q, a, bb, disk ? g->col_dlo[a] : g->dlo) > b->s)
                 break;
             scan_cell(q, &g->cells[a * g->g + bb], b);
         }
@@ -425,7 +485,8 @@ static double config_bound(const struct query *q)
 {
     const struct grid_cfg *g = q->g;
 
-    return corner_bound(q, coord(q->r->cpu, g->inv_wc, g->g), coord(q->r->mem, g->inv_wm, g->g));
+    return corner_bound(q, coord(q->r->cpu, g->inv_wc, g->g), coord(q->r->mem, g->inv_wm, g->g),
+                        g->dlo);
 }
 
 static bool config_usable(const struct grid_cfg *g, const struct lt_res *r)

@@ -187,6 +187,7 @@ struct lt__fit_params {
     lt__fit_score_fn *score; /* the formula (docs/policies.md) */
     int dir;   /* +1: non-decreasing in every free component on f >= r (best fit, indexed by
                 * grid.c); -1: non-increasing (worst fit, indexed by boxtree.c) */
+    bool disk; /* the formula depends on free disk (grid.c then bounds disk per column) */
     int n_aux; /* worst fits: how many aux values per machine (<= LT__FIT_AUX_MAX) */
     lt__fit_aux_fn *aux;     /* worst fits: the aux values of a machine with free vector f */
     lt__fit_bound_fn *bound; /* worst fits: a lower bound of the score of every machine whose
