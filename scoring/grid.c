@@ -295,8 +295,8 @@ static int grid_check(const struct lt_index *ix, const struct lt_cluster *c, str
                 const struct lt__cell *cl = &g->cells[a * g->g + b];
                 n += cl->n;
                 if (cl->n > 0 && cl->lo.disk < g->col_dlo[a])
-                    return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: column %u disk bound",
-                                      name, (unsigned)a);
+                    return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: column %u disk bound", name,
+                                      (unsigned)a);
             }
             if (n != g->col_n[a])
                 return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: column %u counts wrong", name,
