@@ -1,16 +1,7 @@
-/* boxtree.c -- the index behind choose() of the worst-fit formulas (epvm, epvm2, bestfit5,
- * brfs-dot).
+/* boxtree.c -- the index behind choose() of the worst-fit formulas epvm and brfs-dot.
  *
- * Design: per configuration (machines of equal capacity), a k-d tree of bounding boxes over
- * the online machines' free vectors. The tree has a fixed implicit shape, a segment tree over
- * leaves of LT__KD_LEAF machines each (perm[] lists the machines in leaf order); it is built by
- * splitting each range at the median of the dimension (cpu or mem) with the larger spread, so
- * nearby machines share leaves. Every node holds the exact box of its machines' free vectors,
- * the maxima of the policy's aux values over them, and their lowest machine index. A placement or
- * removal changes one machine: its leaf is recomputed and its ancestors re-joined, so every
- * aggregate stays exact (O(LT__KD_LEAF + log n)). Machines drift apart as their loads change, which
- * loosens leaves; a configuration's tree is rebuilt after REBUILD_FACTOR * n updates (O(n log n),
- * amortised O(log n) each) and whenever a machine goes online or offline.
+ * Design: per configuration, the k-d tree of kdtree.c over the online machines' free vectors,
+ * whose nodes also keep the maxima of the policy's aux values (fit.c).
  *
  * Why this shape for worst fits: the answer is the emptiest feasible machine, and under a
  * worst-fit policy machines drift into a dense band of nearly equal scores, so box corners

@@ -17,9 +17,9 @@
  *   lost EPVM formula; DESIGN.md keeps it as written). epvm's own formula is lost on the
  *   slide; worst fit is read as the negated bestfit1 (and epvm2 the negated bestfit2).
  * Ties: lowest machine index (lt__better).
- * Implementation: rank() evaluates the formula for each candidate; choose() is grid.c for the
- *   best fits and boxtree.c for the worst fits, which rely on `dir`: every formula is monotone
- *   in each free component on f >= q.
+ * Implementation: rank() evaluates the formula for each candidate; choose() is grid.c or
+ *   boxtree.c (see the table at the end), which rely on `dir`: every formula is monotone in
+ *   each free component on f >= q.
  * Tests: tests/unit/test_fit.c (hand-computed cases), test_property.c (choose == rank).
  *
  * SPDX-License-Identifier: MIT
@@ -141,15 +141,14 @@ int lt__fit_rank(const struct lt_policy *p, const struct lt_cluster *c, const st
 
 /* ---- worst-fit bounds (boxtree.c) ----
  *
- * With x, y, z = free cpu, mem, disk over capacity and rx, ry, rz the request over capacity,
- * epvm, epvm2 and bestfit5 are G(x - rx, y - ry, z - rz) for a G that is non-increasing in
- * each argument; so g_r(f) = g_0(f) + (g_r(f) - g_0(f)), where g_0 is the score of an empty
- * request (task-independent, kept per node as a maximum of -g_0 in aux[0]) and the difference
- * has a closed-form lower bound over a box with low corner lo. brfs-dot is linear in the
- * residual with the request as weights: its aux values are the residual's projections on five
- * directions, and the weights, a non-negative combination of the two nearest directions, bound
- * it. Each bound is a true lower bound in exact arithmetic; boxtree.c lowers it by a relative
- * 1e-9 for rounding. */
+ * epvm is G(x - rx, y - ry) with G(u, v) = -(u + v), x, y = free cpu, mem over capacity and
+ * rx, ry the request over capacity; so g_r(f) = g_0(f) + (rx + ry), where g_0 is the score of
+ * an empty request (task-independent, kept per node as a maximum of -g_0 in aux[0]): the
+ * bound is exact. brfs-dot is linear in the residual with the request as weights: its aux
+ * values are the residual's projections on five directions, and the weights, a non-negative
+ * combination of the two nearest directions, bound it. Each bound is a true lower bound in
+ * exact arithmetic; boxtree.c lowers it by a relative 1e-9 for rounding. (epvm2 and
+ * bestfit5 measured faster on the grid, whose worst-fit walk uses box corners only.) */
 
 static const struct lt_res zero_req = {0, 0, 0};
 
@@ -172,41 +171,6 @@ static double epvm_bound(const struct lt_res *cap, const struct lt_res *lo, cons
     (void)lo;
     (void)ref;
     return -aux[0] + (r->mem / cap->mem + r->cpu / cap->cpu);
-}
-
-static void epvm2_aux(const struct lt_res *cap, const struct lt_res *f, const struct lt_res *ref,
-                      double *aux)
-{
-    neg_g0(cap, f, ref, aux, epvm2);
-}
-
-/* epvm2: g_r - g_0 = 2 (rx x + ry y) - (rx^2 + ry^2) >= the same at the low corner. */
-static double epvm2_bound(const struct lt_res *cap, const struct lt_res *lo, const double *aux,
-                          const struct lt_res *r, const struct lt_res *ref)
-{
-    double rx = r->cpu / cap->cpu, ry = r->mem / cap->mem;
-    double xl = fmax(lo->cpu, 0.0) / cap->cpu, yl = fmax(lo->mem, 0.0) / cap->mem;
-
-    (void)ref;
-    return -aux[0] + 2 * (rx * xl + ry * yl) - (rx * rx + ry * ry);
-}
-
-static void bestfit5_aux(const struct lt_res *cap, const struct lt_res *f, const struct lt_res *ref,
-                         double *aux)
-{
-    neg_g0(cap, f, ref, aux, bestfit5);
-}
-
-/* bestfit5: max(y - ry, x - rx) >= max(y, x) - max(rx, ry), and 10^v - 10^(v - rv) =
- * 10^v (1 - 10^-rv) >= 10^vl (1 - 10^-rv) for each of x, y, z. */
-static double bestfit5_bound(const struct lt_res *cap, const struct lt_res *lo, const double *aux,
-                             const struct lt_res *r, const struct lt_res *ref)
-{
-    double rx = r->cpu / cap->cpu, ry = r->mem / cap->mem, rz = r->disk / cap->disk;
-
-    (void)ref;
-    return -aux[0] - fmax(rx, ry) + p10(lo->mem / cap->mem) * (1 - p10(-ry)) +
-           p10(lo->cpu / cap->cpu) * (1 - p10(-rx)) + p10(lo->disk / cap->disk) * (1 - p10(-rz));
 }
 
 /* brfs-dot directions: angles 0, 22.5, 45, 67.5 and 90 degrees in (cpu, mem) / ref. */
@@ -249,22 +213,28 @@ static double brfs_dot_bound(const struct lt_res *cap, const struct lt_res *lo, 
     return -(alpha * aux[k] + beta * aux[k + 1]) * (1 + 1e-12) - 1e-300;
 }
 
-/* Best fits are indexed by grid.c, worst fits by boxtree.c (see their file comments). */
-#define BEST_FIT(var, pname, fn, disk)                                                             \
+/* Which index serves which formula was decided by measurement (docs/benchmarks.md): the grid
+ * for the best fits and for epvm2 and bestfit5; the box tree for epvm and brfs-dot, whose
+ * policy bounds (above) are tight. */
+#define BEST_FIT_GRID(var, pname, fn, disk)                                                        \
     static const struct lt__fit_params var##_params = {fn, +1, disk, 0, NULL, NULL};               \
     const struct lt_policy var = {pname, lt__fit_rank, lt__grid_choose, lt__grid_index_new,        \
                                   &var##_params}
-#define WORST_FIT(var, pname, fn, n_aux)                                                           \
+#define WORST_FIT_GRID(var, pname, fn)                                                             \
+    static const struct lt__fit_params var##_params = {fn, -1, true, 0, NULL, NULL};               \
+    const struct lt_policy var = {pname, lt__fit_rank, lt__grid_choose, lt__grid_index_new,        \
+                                  &var##_params}
+#define WORST_FIT_BOXES(var, pname, fn, n_aux)                                                     \
     static const struct lt__fit_params var##_params = {fn, -1, true, n_aux, fn##_aux, fn##_bound}; \
     const struct lt_policy var = {pname, lt__fit_rank, lt__box_choose, lt__box_index_new,          \
                                   &var##_params}
 
-BEST_FIT(lt__bestfit1_policy, "bestfit1", bestfit1, false);
-BEST_FIT(lt__bestfit2_policy, "bestfit2", bestfit2, false);
-BEST_FIT(lt__bestfit3_policy, "bestfit3", bestfit3, false);
-BEST_FIT(lt__bestfit4_policy, "bestfit4", bestfit4, true);
-BEST_FIT(lt__brfs_norm_policy, "brfs-norm", brfs_norm, false);
-WORST_FIT(lt__bestfit5_policy, "bestfit5", bestfit5, 1);
-WORST_FIT(lt__epvm_policy, "epvm", epvm, 1);
-WORST_FIT(lt__epvm2_policy, "epvm2", epvm2, 1);
-WORST_FIT(lt__brfs_dot_policy, "brfs-dot", brfs_dot, BRFS_DIRS);
+BEST_FIT_GRID(lt__bestfit1_policy, "bestfit1", bestfit1, false);
+BEST_FIT_GRID(lt__bestfit2_policy, "bestfit2", bestfit2, false);
+BEST_FIT_GRID(lt__bestfit3_policy, "bestfit3", bestfit3, false);
+BEST_FIT_GRID(lt__bestfit4_policy, "bestfit4", bestfit4, true);
+BEST_FIT_GRID(lt__brfs_norm_policy, "brfs-norm", brfs_norm, false);
+WORST_FIT_GRID(lt__bestfit5_policy, "bestfit5", bestfit5);
+WORST_FIT_BOXES(lt__epvm_policy, "epvm", epvm, 1);
+WORST_FIT_GRID(lt__epvm2_policy, "epvm2", epvm2);
+WORST_FIT_BOXES(lt__brfs_dot_policy, "brfs-dot", brfs_dot, BRFS_DIRS);

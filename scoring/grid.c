@@ -1,4 +1,4 @@
-/* grid.c -- the index behind choose() of the best-fit formulas (bestfit1-4, brfs-norm).
+/* grid.c -- the index behind choose() of bestfit1-5, epvm2 and brfs-norm.
  *
  * Design: machines are grouped by configuration (equal capacity), and within a configuration
  * by a g x g grid over (free cpu, free mem), g a power of two chosen so that a cell holds
@@ -16,10 +16,13 @@
  *
  * Every best-fit formula is non-decreasing in each free component on f >= q (fit.c's `dir`),
  * so a bound on all machines in cells (a' >= a, b' >= b) is the formula at the cell corner
- * (a*w, b*w). choose() walks, per configuration, the non-empty cells from the request's corner
- * outwards with the masks, stops a row or column as soon as the corner bound exceeds the best
- * score found, skips a cell whose box bound exceeds it, and scores the members of the rest
- * exactly with the same function rank() uses. Bounds are lowered by a relative 1e-9 so that
+ * (a*w, b*w), with the column's lowest free disk when the formula uses disk. choose() walks,
+ * per configuration, the non-empty cells from the request's corner outwards with the masks,
+ * stops a row or column as soon as the corner bound exceeds the best score found, skips a cell
+ * whose box bound exceeds it, and scores the members of the rest exactly with the same
+ * function rank() uses. Worst fits (non-increasing) are walked from the top corner down, with
+ * bounds at the cells' high corners; for epvm2 and bestfit5 this measured faster than the box
+ * tree (boxtree.c serves epvm and brfs-dot). Bounds are lowered by a relative 1e-9 so that
  * rounding can never prune a machine; the exact comparison is always on the member's own
  * score, ties by index, so choose() returns what the naive rank scan returns
  * (test_property.c).
@@ -394,35 +397,44 @@ struct query {
     const struct lt_res *r;
 };
 
-/* Lower bound of the score over the feasible part of a box whose low corner is lo. */
-static double box_bound(const struct query *q, const struct lt_res *lo)
+/* Lower bound of the score over the feasible part of the box [lo, hi]: the formula at the
+ * low corner (clamped to the request) for best fits, at the high corner for worst fits. */
+static double box_bound(const struct query *q, const struct lt_res *lo, const struct lt_res *hi)
 {
+    const struct lt_res *c = q->fp->dir > 0 ? lo : hi;
     struct lt_res p;
 
-    p.cpu = fmax(lo->cpu, q->r->cpu);
-    p.mem = fmax(lo->mem, q->r->mem);
-    p.disk = fmax(lo->disk, q->r->disk);
+    p.cpu = fmax(c->cpu, q->r->cpu);
+    p.mem = fmax(c->mem, q->r->mem);
+    p.disk = fmax(c->disk, q->r->disk);
     return padded(q->fp->score(&q->g->cap, &p, q->r, &q->c->ref));
 }
 
-/* Bound for all cells (>= a, >= b) whose members have at least free disk d: the formula at
- * the corner (a, b, d). */
+/* Best fits: bound for all cells (>= a, >= b) whose members have at least free disk d, the
+ * formula at the corner (a, b, d). Worst fits: bound for all cells (<= a, <= b), the formula
+ * at their high corner (a + 1, b + 1, dhi). */
 static double corner_bound(const struct query *q, uint32_t a, uint32_t b, double d)
 {
     const struct grid_cfg *g = q->g;
-    struct lt_res lo;
+    struct lt_res p;
 
-    lo.cpu = a * g->wc;
-    lo.mem = b * g->wm;
-    lo.disk = d;
-    return box_bound(q, &lo);
+    if (q->fp->dir > 0) {
+        p.cpu = a * g->wc;
+        p.mem = b * g->wm;
+        p.disk = d;
+    } else {
+        p.cpu = (a + 1) * g->wc;
+        p.mem = (b + 1) * g->wm;
+        p.disk = g->dhi;
+    }
+    return box_bound(q, &p, &p);
 }
 
 static void scan_cell(const struct query *q, const struct lt__cell *cl, struct best *b)
 {
     const struct lt_cluster *c = q->c;
 
-    if (!lt__res_ge(&cl->hi, q->r) || box_bound(q, &cl->lo) > b->s)
+    if (!lt__res_ge(&cl->hi, q->r) || box_bound(q, &cl->lo, &cl->hi) > b->s)
         return;
     if (lt__cell_is_point(cl)) {
         /* Every member has this free vector, hence this score: the first one wins. */
@@ -480,11 +492,45 @@ static void walk_best_fit(const struct query *q, struct best *b)
     }
 }
 
+/* Worst fits: from the top column down, each from its top row down. */
+static void walk_worst_fit(const struct query *q, struct best *b)
+{
+    const struct grid_cfg *g = q->g;
+    uint32_t qa = coord(q->r->cpu, g->inv_wc, g->g), qb = coord(q->r->mem, g->inv_wm, g->g);
+    uint64_t cm = g->cols & (~UINT64_C(0) << qa);
+
+    while (cm != 0) {
+        uint32_t a = 63u - (uint32_t)__builtin_clzll(cm);
+        uint64_t rm = g->rows[a] & (~UINT64_C(0) << qb);
+
+        cm &= ~(UINT64_C(1) << a);
+        if (corner_bound(q, a, g->g - 1, 0) > b->s)
+            break;
+        while (rm != 0) {
+            uint32_t bb = 63u - (uint32_t)__builtin_clzll(rm);
+            rm &= ~(UINT64_C(1) << bb);
+            if (corner_bound(q, a, bb, 0) > b->s)
+                break;
+            scan_cell(q, &g->cells[a * g->g + bb], b);
+        }
+    }
+}
+
+static void walk(const struct query *q, struct best *b)
+{
+    if (q->fp->dir > 0)
+        walk_best_fit(q, b);
+    else
+        walk_worst_fit(q, b);
+}
+
 /* Bound of a whole configuration: its best corner. */
 static double config_bound(const struct query *q)
 {
     const struct grid_cfg *g = q->g;
 
+    if (q->fp->dir < 0)
+        return corner_bound(q, g->g - 1, g->g - 1, 0);
     return corner_bound(q, coord(q->r->cpu, g->inv_wc, g->g), coord(q->r->mem, g->inv_wm, g->g),
                         g->dlo);
 }
@@ -513,7 +559,7 @@ int lt__grid_choose(const struct lt_policy *p, const struct lt_index *ix,
             q.g = &gi->cfg[k];
             if (!config_usable(q.g, q.r) || config_bound(&q) > b.s)
                 continue;
-            walk_best_fit(&q, &b);
+            walk(&q, &b);
         }
         *out = b.i;
         return 0;
@@ -538,7 +584,7 @@ int lt__grid_choose(const struct lt_policy *p, const struct lt_index *ix,
     }
     for (size_t j = 0; j < n && !(bound[j] > b.s); j++) {
         q.g = &gi->cfg[order[j]];
-        walk_best_fit(&q, &b);
+        walk(&q, &b);
     }
     *out = b.i;
     return 0;

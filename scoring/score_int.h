@@ -185,11 +185,11 @@ typedef double lt__fit_bound_fn(const struct lt_res *cap, const struct lt_res *l
 
 struct lt__fit_params {
     lt__fit_score_fn *score; /* the formula (docs/policies.md) */
-    int dir;   /* +1: non-decreasing in every free component on f >= r (best fit, indexed by
-                * grid.c); -1: non-increasing (worst fit, indexed by boxtree.c) */
-    bool disk; /* the formula depends on free disk (grid.c then bounds disk per column) */
-    int n_aux; /* worst fits: how many aux values per machine (<= LT__FIT_AUX_MAX) */
-    lt__fit_aux_fn *aux;     /* worst fits: the aux values of a machine with free vector f */
+    int dir;                 /* +1: non-decreasing in every free component on f >= r (best fit);
+                              * -1: non-increasing (worst fit). grid.c and boxtree.c rely on it. */
+    bool disk;           /* the formula depends on free disk (grid.c then bounds disk per column) */
+    int n_aux;           /* worst fits: how many aux values per machine (<= LT__FIT_AUX_MAX) */
+    lt__fit_aux_fn *aux; /* worst fits: the aux values of a machine with free vector f */
     lt__fit_bound_fn *bound; /* worst fits: a lower bound of the score of every machine whose
                               * free vector is >= lo and whose aux values are <= aux_max */
 };
@@ -198,7 +198,7 @@ int lt__fit_rank(const struct lt_policy *p, const struct lt_cluster *c, const st
                  const size_t *cand, size_t n, struct lt_rng *rng, double *scores,
                  struct lt_err *err);
 
-/* ---- grid.c: the per-configuration grid, the best-fit formulas' index ---- */
+/* ---- grid.c: the per-configuration grid (bestfit1-5, epvm2, brfs-norm) ---- */
 int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, struct lt_index **out,
                        struct lt_err *err);
 int lt__grid_choose(const struct lt_policy *p, const struct lt_index *ix,
@@ -260,7 +260,7 @@ static inline bool lt__box_is_point(const struct lt_res *lo, const struct lt_res
     return !(lo->cpu < hi->cpu) && !(lo->mem < hi->mem) && !(lo->disk < hi->disk);
 }
 
-/* ---- boxtree.c: the worst-fit formulas' index on kdtree.c ---- */
+/* ---- boxtree.c: the index of epvm and brfs-dot, on kdtree.c ---- */
 int lt__box_index_new(const struct lt_policy *p, const struct lt_cluster *c, struct lt_index **out,
                       struct lt_err *err);
 int lt__box_choose(const struct lt_policy *p, const struct lt_index *ix, const struct lt_cluster *c,
