@@ -50,17 +50,6 @@ static void fit_aux(const void *ctx, const struct lt_res *cap, const struct lt_r
     bx->fp->aux(cap, f, &bx->ref, aux);
 }
 
-static int box_prepare(struct lt_index *ix, const struct lt_cluster *c, size_t i,
-                       const struct lt_res *nf, bool non)
-{
-    (void)ix;
-    (void)c;
-    (void)i;
-    (void)nf;
-    (void)non;
-    return 0; /* all storage is sized at creation */
-}
-
 static void box_commit(struct lt_index *ix, const struct lt_cluster *c, size_t i,
                        const struct lt_res *of, bool oon)
 {
@@ -83,7 +72,7 @@ static int box_check(const struct lt_index *ix, const struct lt_cluster *c, stru
     return lt__kd_check(&((const struct box_index *)ix)->kd, c, ix->policy->name, err);
 }
 
-static const struct lt__index_ops box_ops = {box_prepare, box_commit, box_check, box_free};
+static const struct lt__index_ops box_ops = {lt__prepare_none, box_commit, box_check, box_free};
 
 int lt__box_index_new(const struct lt_policy *p, const struct lt_cluster *c, struct lt_index **out,
                       struct lt_err *err)
@@ -108,11 +97,6 @@ out_nomem:
 
 /* ---- choose ---- */
 
-struct best {
-    double s; /* best score so far */
-    size_t i; /* its machine, or LT_NO_MACHINE */
-};
-
 struct query {
     const struct lt__fit_params *fp;
     const struct lt_cluster *c;
@@ -120,17 +104,9 @@ struct query {
     const struct lt_res *r;
 };
 
-static void offer(struct best *b, double s, size_t i)
-{
-    if (lt__better(s, i, b->s, b->i)) {
-        b->s = s;
-        b->i = i;
-    }
-}
-
 /* The lowest score any machine below node could reach, or +inf when the node can be skipped:
  * empty, no member can fit, or a point box (all members alike), which is resolved here. */
-static double node_bound(const struct query *q, uint32_t node, struct best *b)
+static double node_bound(const struct query *q, uint32_t node, struct lt__best *b)
 {
     const struct lt__kd_tree *t = q->t;
     const struct lt_res *lo = &t->lo[node], *hi = &t->hi[node], *r = q->r;
@@ -139,14 +115,14 @@ static double node_bound(const struct query *q, uint32_t node, struct best *b)
     if (t->minidx[node] == LT__KD_NONE || !lt__res_ge(hi, r))
         return HUGE_VAL;
     if (lt__box_is_point(lo, hi)) {
-        offer(b, q->fp->score(&t->cap, lo, r, &q->c->ref), t->minidx[node]);
+        lt__best_offer(b, q->fp->score(&t->cap, lo, r, &q->c->ref), t->minidx[node]);
         return HUGE_VAL;
     }
     s = q->fp->bound(&t->cap, lo, lt__kd_aux(t, node), r, &q->c->ref);
     return s - BOUND_SLACK * (1.0 + fabs(s));
 }
 
-static void scan_leaf(const struct query *q, uint32_t leaf, struct best *b)
+static void scan_leaf(const struct query *q, uint32_t leaf, struct lt__best *b)
 {
     const struct lt__kd_tree *t = q->t;
     uint32_t end = (leaf + 1) * LT__KD_LEAF;
@@ -157,12 +133,12 @@ static void scan_leaf(const struct query *q, uint32_t leaf, struct best *b)
         uint32_t i = t->perm[p];
         struct lt_res f = lt__free(&q->c->m[i]);
         if (lt__res_ge(&f, q->r))
-            offer(b, q->fp->score(&t->cap, &f, q->r, &q->c->ref), i);
+            lt__best_offer(b, q->fp->score(&t->cap, &f, q->r, &q->c->ref), i);
     }
 }
 
 /* Visits node, whose bound has been found not to exceed the best score. */
-static void visit(const struct query *q, uint32_t node, struct best *b)
+static void visit(const struct query *q, uint32_t node, struct lt__best *b)
 {
     uint32_t first, second;
     double bl, br, b1, b2;
@@ -194,7 +170,7 @@ int lt__box_choose(const struct lt_policy *p, const struct lt_index *ix, const s
 {
     const struct box_index *bx = (const struct box_index *)ix;
     struct query q = {bx->fp, c, NULL, &task->req};
-    struct best b = {LT_SCORE_INFEASIBLE, LT_NO_MACHINE};
+    struct lt__best b = {LT_SCORE_INFEASIBLE, LT_NO_MACHINE};
     uint32_t order[SORT_CONFIGS];
     double bound[SORT_CONFIGS];
     size_t n = 0;

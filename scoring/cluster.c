@@ -375,6 +375,17 @@ static void commit_machine(struct lt_cluster *c, size_t i, const struct lt_res *
         c->ix[k]->ops->commit(c->ix[k], c, i, of, oon);
 }
 
+int lt__prepare_none(struct lt_index *ix, const struct lt_cluster *c, size_t i,
+                     const struct lt_res *nf, bool non)
+{
+    (void)ix;
+    (void)c;
+    (void)i;
+    (void)nf;
+    (void)non;
+    return 0;
+}
+
 static int check_index(const struct lt_cluster *c, size_t i, struct lt_err *err)
 {
     if (c == NULL)

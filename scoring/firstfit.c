@@ -61,17 +61,6 @@ static void pull(struct fit_tree *t, size_t node)
     t->mx[node].disk = fmax(l->disk, r->disk);
 }
 
-static int tree_prepare(struct lt_index *ix, const struct lt_cluster *c, size_t i,
-                        const struct lt_res *nf, bool non)
-{
-    (void)ix;
-    (void)c;
-    (void)i;
-    (void)nf;
-    (void)non;
-    return 0; /* updates allocate nothing */
-}
-
 static void tree_commit(struct lt_index *ix, const struct lt_cluster *c, size_t i,
                         const struct lt_res *of, bool oon)
 {
@@ -138,7 +127,7 @@ static int tree_check(const struct lt_index *ix, const struct lt_cluster *c, str
     return 0;
 }
 
-static const struct lt__index_ops tree_ops = {tree_prepare, tree_commit, tree_check, tree_free};
+static const struct lt__index_ops tree_ops = {lt__prepare_none, tree_commit, tree_check, tree_free};
 
 struct keyed {
     double key;

@@ -385,11 +385,6 @@ out_nomem:
 
 /* ---- choose ---- */
 
-struct best {
-    double s; /* best score so far */
-    size_t i; /* its machine, or LT_NO_MACHINE */
-};
-
 struct query {
     const struct lt__fit_params *fp;
     const struct lt_cluster *c;
@@ -430,7 +425,7 @@ static double corner_bound(const struct query *q, uint32_t a, uint32_t b, double
     return box_bound(q, &p, &p);
 }
 
-static void scan_cell(const struct query *q, const struct lt__cell *cl, struct best *b)
+static void scan_cell(const struct query *q, const struct lt__cell *cl, struct lt__best *b)
 {
     const struct lt_cluster *c = q->c;
 
@@ -438,29 +433,16 @@ static void scan_cell(const struct query *q, const struct lt__cell *cl, struct b
         return;
     if (lt__cell_is_point(cl)) {
         /* Every member has this free vector, hence this score: the first one wins. */
-        uint32_t i = cl->mem[0];
-        double s = q->fp->score(&q->g->cap, &cl->f[0], q->r, &c->ref);
-        if (lt__better(s, i, b->s, b->i)) {
-            b->s = s;
-            b->i = i;
-        }
+        lt__best_offer(b, q->fp->score(&q->g->cap, &cl->f[0], q->r, &c->ref), cl->mem[0]);
         return;
     }
     for (uint32_t k = 0; k < cl->n; k++) {
-        uint32_t i = cl->mem[k];
-        double s;
-
-        if (!lt__res_ge(&cl->f[k], q->r))
-            continue;
-        s = q->fp->score(&q->g->cap, &cl->f[k], q->r, &c->ref);
-        if (lt__better(s, i, b->s, b->i)) {
-            b->s = s;
-            b->i = i;
-        }
+        if (lt__res_ge(&cl->f[k], q->r))
+            lt__best_offer(b, q->fp->score(&q->g->cap, &cl->f[k], q->r, &c->ref), cl->mem[k]);
     }
 }
 
-static void walk_best_fit(const struct query *q, struct best *b)
+static void walk_best_fit(const struct query *q, struct lt__best *b)
 {
     const struct grid_cfg *g = q->g;
     uint32_t qa = coord(q->r->cpu, g->inv_wc, g->g), qb = coord(q->r->mem, g->inv_wm, g->g);
@@ -493,7 +475,7 @@ static void walk_best_fit(const struct query *q, struct best *b)
 }
 
 /* Worst fits: from the top column down, each from its top row down. */
-static void walk_worst_fit(const struct query *q, struct best *b)
+static void walk_worst_fit(const struct query *q, struct lt__best *b)
 {
     const struct grid_cfg *g = q->g;
     uint32_t qa = coord(q->r->cpu, g->inv_wc, g->g), qb = coord(q->r->mem, g->inv_wm, g->g);
@@ -516,7 +498,7 @@ static void walk_worst_fit(const struct query *q, struct best *b)
     }
 }
 
-static void walk(const struct query *q, struct best *b)
+static void walk(const struct query *q, struct lt__best *b)
 {
     if (q->fp->dir > 0)
         walk_best_fit(q, b);
@@ -546,7 +528,7 @@ int lt__grid_choose(const struct lt_policy *p, const struct lt_index *ix,
 {
     const struct grid_index *gi = (const struct grid_index *)ix;
     struct query q = {gi->fp, c, NULL, &t->req};
-    struct best b = {LT_SCORE_INFEASIBLE, LT_NO_MACHINE};
+    struct lt__best b = {LT_SCORE_INFEASIBLE, LT_NO_MACHINE};
     uint32_t order[SORT_CONFIGS];
     double bound[SORT_CONFIGS];
     size_t n = 0;

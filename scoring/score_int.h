@@ -138,6 +138,25 @@ static inline bool lt__better(double s, size_t i, double bs, size_t bi)
     return s < bs || (!(bs < s) && i < bi);
 }
 
+/* The best (score, machine) found so far by a choose() search. */
+struct lt__best {
+    double s; /* best score so far (LT_SCORE_INFEASIBLE before any) */
+    size_t i; /* its machine, or LT_NO_MACHINE */
+};
+
+/* Keeps (s, i) if it beats the best: lower score, then lower index. */
+static inline void lt__best_offer(struct lt__best *b, double s, size_t i)
+{
+    if (lt__better(s, i, b->s, b->i)) {
+        b->s = s;
+        b->i = i;
+    }
+}
+
+/* The prepare step of an index whose updates allocate nothing: always 0. */
+int lt__prepare_none(struct lt_index *ix, const struct lt_cluster *c, size_t i,
+                     const struct lt_res *nf, bool non);
+
 /* Rank-side validation shared by every policy: NULL checks and candidate range. */
 int lt__rank_check(const struct lt_cluster *c, const size_t *cand, size_t n, const double *scores,
                    struct lt_err *err);
