@@ -251,21 +251,21 @@ static bool res_same(const struct lt_res *a, const struct lt_res *b)
     return lt__res_ge(a, b) && lt__res_ge(b, a);
 }
 
-int lt__kd_check(const struct lt__kd *bx, const struct lt_cluster *c, const char *name,
+int lt__kd_check(const struct lt__kd *kd, const struct lt_cluster *c, const char *name,
                  struct lt_err *err)
 {
 
-    if (bx->n != c->n || bx->n_cfg != c->n_cfg)
+    if (kd->n != c->n || kd->n_cfg != c->n_cfg)
         return lt_err_set(err, LT_EINVAL, 0, 0, "%s index covers %zu machines, cluster has %zu",
-                          name, bx->n, c->n);
+                          name, kd->n, c->n);
     for (size_t i = 0; i < c->n; i++) {
-        const struct lt__kd_tree *t = &bx->t[c->m[i].config];
-        uint32_t p = bx->pos[i];
+        const struct lt__kd_tree *t = &kd->t[c->m[i].config];
+        uint32_t p = kd->pos[i];
         if (!c->m[i].online ? p != NO_POS : p >= t->n || t->perm[p] != i)
             return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: machine %zu misplaced", name, i);
     }
-    for (size_t k = 0; k < bx->n_cfg; k++) {
-        const struct lt__kd_tree *t = &bx->t[k];
+    for (size_t k = 0; k < kd->n_cfg; k++) {
+        const struct lt__kd_tree *t = &kd->t[k];
         uint32_t online = 0;
         for (size_t i = 0; i < c->n; i++)
             online += c->m[i].config == k && c->m[i].online;
@@ -286,9 +286,9 @@ int lt__kd_check(const struct lt__kd *bx, const struct lt_cluster *c, const char
                     struct lt_res f = lt__free(&c->m[t->perm[p]]);
                     res_min(&lo, &f);
                     res_max(&hi, &f);
-                    if (bx->n_aux > 0) {
-                        bx->aux(bx->aux_ctx, &t->cap, &f, a);
-                        aux_join(aux, a, bx->n_aux);
+                    if (kd->n_aux > 0) {
+                        kd->aux(kd->aux_ctx, &t->cap, &f, a);
+                        aux_join(aux, a, kd->n_aux);
                     }
                     mi = t->perm[p] < mi ? t->perm[p] : mi;
                 }
@@ -298,7 +298,7 @@ int lt__kd_check(const struct lt__kd *bx, const struct lt_cluster *c, const char
                 hi = t->hi[2 * node];
                 res_max(&hi, &t->hi[2 * node + 1]);
                 memcpy(aux, lt__kd_aux(t, 2 * node), sizeof(aux));
-                aux_join(aux, lt__kd_aux(t, 2 * node + 1), bx->n_aux);
+                aux_join(aux, lt__kd_aux(t, 2 * node + 1), kd->n_aux);
                 mi = t->minidx[2 * node] < t->minidx[2 * node + 1] ? t->minidx[2 * node]
                                                                    : t->minidx[2 * node + 1];
             }
