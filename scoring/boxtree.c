@@ -99,6 +99,7 @@ out_nomem:
 
 struct query {
     const struct lt__fit_params *fp;
+    lt__fit_score_fn *score; /* fp->score, a constant in each instance (inlined) */
     const struct lt_cluster *c;
     const struct lt__kd_tree *t;
     const struct lt_res *r;
@@ -115,7 +116,7 @@ static double node_bound(const struct query *q, uint32_t node, struct lt__best *
     if (t->minidx[node] == LT__KD_NONE || !lt__res_ge(hi, r))
         return HUGE_VAL;
     if (lt__box_is_point(lo, hi)) {
-        lt__best_offer(b, q->fp->score(&t->cap, lo, r, &q->c->ref), t->minidx[node]);
+        lt__best_offer(b, q->score(&t->cap, lo, r, &q->c->ref), t->minidx[node]);
         return HUGE_VAL;
     }
     s = q->fp->bound(&t->cap, lo, lt__kd_aux(t, node), r, &q->c->ref);
@@ -133,7 +134,7 @@ static void scan_leaf(const struct query *q, uint32_t leaf, struct lt__best *b)
         uint32_t i = t->perm[p];
         struct lt_res f = lt__free(&q->c->m[i]);
         if (lt__res_ge(&f, q->r))
-            lt__best_offer(b, q->fp->score(&t->cap, &f, q->r, &q->c->ref), i);
+            lt__best_offer(b, q->score(&t->cap, &f, q->r, &q->c->ref), i);
     }
 }
 
@@ -165,19 +166,18 @@ static bool config_usable(const struct lt__kd_tree *t, const struct lt_res *r)
     return t->n > 0 && lt__res_ge(&t->cap, r);
 }
 
-int lt__box_choose(const struct lt_policy *p, const struct lt_index *ix, const struct lt_cluster *c,
-                   const struct lt_task *task, struct lt_rng *rng, size_t *out, struct lt_err *err)
+/* The search with the formula as a parameter; each instance below passes a constant, and
+ * `flatten` inlines this body, and the formula, into it. */
+static inline int choose_with(const struct lt_index *ix, const struct lt_cluster *c,
+                              const struct lt_task *t, size_t *out, lt__fit_score_fn *score)
 {
     const struct box_index *bx = (const struct box_index *)ix;
-    struct query q = {bx->fp, c, NULL, &task->req};
+    struct query q = {bx->fp, score, c, NULL, &t->req};
     struct lt__best b = {LT_SCORE_INFEASIBLE, LT_NO_MACHINE};
     uint32_t order[SORT_CONFIGS];
     double bound[SORT_CONFIGS];
     size_t n = 0;
 
-    (void)p;
-    (void)rng;
-    (void)err;
     if (bx->kd.n_cfg > SORT_CONFIGS) {
         for (size_t k = 0; k < bx->kd.n_cfg; k++) {
             q.t = &bx->kd.t[k];
@@ -214,3 +214,15 @@ int lt__box_choose(const struct lt_policy *p, const struct lt_index *ix, const s
     *out = b.i;
     return 0;
 }
+
+#define BOX_CHOOSE(name)                                                                           \
+    __attribute__((flatten)) LT__CHOOSE_DECL(lt__box_choose_##name)                                \
+    {                                                                                              \
+        (void)p;                                                                                   \
+        (void)rng;                                                                                 \
+        (void)err;                                                                                 \
+        return choose_with(ix, c, t, out, lt__##name);                                             \
+    }
+
+BOX_CHOOSE(epvm)
+BOX_CHOOSE(brfs_dot)

@@ -15,7 +15,7 @@
  * c_mem^)^2 Reading: bestfit5 is the slide's formula as laid out; it is strictly decreasing in
  * every free fraction, so it behaves as a worst fit (docs/policies.md argues that it may be the
  *   lost EPVM formula; DESIGN.md keeps it as written). epvm's own formula is lost on the
- *   slide; worst fit is read as the negated bestfit1 (and epvm2 the negated bestfit2).
+ *   slide; worst fit is read as the negated bestfit1 (and epvm2 the negated lt__bestfit2).
  * Ties: lowest machine index (lt__better).
  * Implementation: rank() evaluates the formula for each candidate; choose() is grid.c or
  *   boxtree.c (see the table at the end), which rely on `dir`: every formula is monotone in
@@ -27,94 +27,6 @@
 #include "score_int.h"
 
 #include <math.h>
-
-/* 10^x as exp(x ln 10): about twice as fast as pow(10, x) in glibc, and the same function in
- * rank and choose, which is all exactness needs. */
-#define LN10 2.302585092994045684017991454684364208
-
-static inline double p10(double x)
-{
-    return exp(x * LN10);
-}
-
-static inline double pct(double free, double req, double cap)
-{
-    return (free - req) / cap;
-}
-
-static double bestfit1(const struct lt_res *cap, const struct lt_res *f, const struct lt_res *r,
-                       const struct lt_res *ref)
-{
-    (void)ref;
-    return pct(f->mem, r->mem, cap->mem) + pct(f->cpu, r->cpu, cap->cpu);
-}
-
-static double bestfit2(const struct lt_res *cap, const struct lt_res *f, const struct lt_res *r,
-                       const struct lt_res *ref)
-{
-    double a = pct(f->mem, r->mem, cap->mem), b = pct(f->cpu, r->cpu, cap->cpu);
-
-    (void)ref;
-    return a * a + b * b;
-}
-
-static double bestfit3(const struct lt_res *cap, const struct lt_res *f, const struct lt_res *r,
-                       const struct lt_res *ref)
-{
-    (void)ref;
-    return p10(pct(f->mem, r->mem, cap->mem)) + p10(pct(f->cpu, r->cpu, cap->cpu));
-}
-
-static double bestfit4(const struct lt_res *cap, const struct lt_res *f, const struct lt_res *r,
-                       const struct lt_res *ref)
-{
-    (void)ref;
-    return p10(pct(f->mem, r->mem, cap->mem)) + p10(pct(f->cpu, r->cpu, cap->cpu)) +
-           p10(pct(f->disk, r->disk, cap->disk));
-}
-
-static double bestfit5(const struct lt_res *cap, const struct lt_res *f, const struct lt_res *r,
-                       const struct lt_res *ref)
-{
-    double a = pct(f->mem, r->mem, cap->mem), b = pct(f->cpu, r->cpu, cap->cpu);
-    double d = pct(f->disk, r->disk, cap->disk);
-
-    (void)ref;
-    return fmax(a, b) - (p10(a) + p10(b) + p10(d));
-}
-
-static double epvm(const struct lt_res *cap, const struct lt_res *f, const struct lt_res *r,
-                   const struct lt_res *ref)
-{
-    (void)ref;
-    return -(pct(f->mem, r->mem, cap->mem) + pct(f->cpu, r->cpu, cap->cpu));
-}
-
-static double epvm2(const struct lt_res *cap, const struct lt_res *f, const struct lt_res *r,
-                    const struct lt_res *ref)
-{
-    double a = pct(f->mem, r->mem, cap->mem), b = pct(f->cpu, r->cpu, cap->cpu);
-
-    (void)ref;
-    return -(a * a + b * b);
-}
-
-static double brfs_dot(const struct lt_res *cap, const struct lt_res *f, const struct lt_res *r,
-                       const struct lt_res *ref)
-{
-    (void)cap;
-    return -((r->cpu / ref->cpu) * (f->cpu / ref->cpu) + (r->mem / ref->mem) * (f->mem / ref->mem));
-}
-
-static double brfs_norm(const struct lt_res *cap, const struct lt_res *f, const struct lt_res *r,
-                        const struct lt_res *ref)
-{
-    double dc = r->cpu / ref->cpu - f->cpu / ref->cpu;
-    double dm = r->mem / ref->mem - f->mem / ref->mem;
-
-    (void)cap;
-    return dc * dc + dm * dm;
-}
 
 int lt__fit_rank(const struct lt_policy *p, const struct lt_cluster *c, const struct lt_task *t,
                  const size_t *cand, size_t n, struct lt_rng *rng, double *scores,
@@ -161,7 +73,7 @@ static void neg_g0(const struct lt_res *cap, const struct lt_res *f, const struc
 static void epvm_aux(const struct lt_res *cap, const struct lt_res *f, const struct lt_res *ref,
                      double *aux)
 {
-    neg_g0(cap, f, ref, aux, epvm);
+    neg_g0(cap, f, ref, aux, lt__epvm);
 }
 
 /* epvm: g_r - g_0 = rx + ry exactly. */
@@ -216,25 +128,26 @@ static double brfs_dot_bound(const struct lt_res *cap, const struct lt_res *lo, 
 /* Which index serves which formula was decided by measurement (docs/benchmarks.md): the grid
  * for the best fits and for epvm2 and bestfit5; the box tree for epvm and brfs-dot, whose
  * policy bounds (above) are tight. */
-#define BEST_FIT_GRID(var, pname, fn, disk)                                                        \
-    static const struct lt__fit_params var##_params = {fn, +1, disk, 0, NULL, NULL};               \
-    const struct lt_policy var = {pname, lt__fit_rank, lt__grid_choose, lt__grid_index_new,        \
-                                  &var##_params}
-#define WORST_FIT_GRID(var, pname, fn)                                                             \
-    static const struct lt__fit_params var##_params = {fn, -1, true, 0, NULL, NULL};               \
-    const struct lt_policy var = {pname, lt__fit_rank, lt__grid_choose, lt__grid_index_new,        \
-                                  &var##_params}
-#define WORST_FIT_BOXES(var, pname, fn, n_aux)                                                     \
-    static const struct lt__fit_params var##_params = {fn, -1, true, n_aux, fn##_aux, fn##_bound}; \
-    const struct lt_policy var = {pname, lt__fit_rank, lt__box_choose, lt__box_index_new,          \
-                                  &var##_params}
+#define BEST_FIT_GRID(name, pname, disk)                                                           \
+    static const struct lt__fit_params name##_params = {lt__##name, +1, disk, 0, NULL, NULL};      \
+    const struct lt_policy lt__##name##_policy = {pname, lt__fit_rank, lt__grid_choose_##name,     \
+                                                  lt__grid_index_new, &name##_params}
+#define WORST_FIT_GRID(name, pname)                                                                \
+    static const struct lt__fit_params name##_params = {lt__##name, -1, true, 0, NULL, NULL};      \
+    const struct lt_policy lt__##name##_policy = {pname, lt__fit_rank, lt__grid_choose_##name,     \
+                                                  lt__grid_index_new, &name##_params}
+#define WORST_FIT_BOXES(name, pname, n_aux)                                                        \
+    static const struct lt__fit_params name##_params = {lt__##name, -1,         true,              \
+                                                        n_aux,      name##_aux, name##_bound};     \
+    const struct lt_policy lt__##name##_policy = {pname, lt__fit_rank, lt__box_choose_##name,      \
+                                                  lt__box_index_new, &name##_params}
 
-BEST_FIT_GRID(lt__bestfit1_policy, "bestfit1", bestfit1, false);
-BEST_FIT_GRID(lt__bestfit2_policy, "bestfit2", bestfit2, false);
-BEST_FIT_GRID(lt__bestfit3_policy, "bestfit3", bestfit3, false);
-BEST_FIT_GRID(lt__bestfit4_policy, "bestfit4", bestfit4, true);
-BEST_FIT_GRID(lt__brfs_norm_policy, "brfs-norm", brfs_norm, false);
-WORST_FIT_GRID(lt__bestfit5_policy, "bestfit5", bestfit5);
-WORST_FIT_BOXES(lt__epvm_policy, "epvm", epvm, 1);
-WORST_FIT_GRID(lt__epvm2_policy, "epvm2", epvm2);
-WORST_FIT_BOXES(lt__brfs_dot_policy, "brfs-dot", brfs_dot, BRFS_DIRS);
+BEST_FIT_GRID(bestfit1, "bestfit1", false);
+BEST_FIT_GRID(bestfit2, "bestfit2", false);
+BEST_FIT_GRID(bestfit3, "bestfit3", false);
+BEST_FIT_GRID(bestfit4, "bestfit4", true);
+BEST_FIT_GRID(brfs_norm, "brfs-norm", false);
+WORST_FIT_GRID(bestfit5, "bestfit5");
+WORST_FIT_GRID(epvm2, "epvm2");
+WORST_FIT_BOXES(epvm, "epvm", 1);
+WORST_FIT_BOXES(brfs_dot, "brfs-dot", BRFS_DIRS);

@@ -387,6 +387,7 @@ out_nomem:
 
 struct query {
     const struct lt__fit_params *fp;
+    lt__fit_score_fn *score; /* fp->score, a constant in each instance (inlined) */
     const struct lt_cluster *c;
     const struct grid_cfg *g;
     const struct lt_res *r;
@@ -402,7 +403,7 @@ static double box_bound(const struct query *q, const struct lt_res *lo, const st
     p.cpu = fmax(c->cpu, q->r->cpu);
     p.mem = fmax(c->mem, q->r->mem);
     p.disk = fmax(c->disk, q->r->disk);
-    return padded(q->fp->score(&q->g->cap, &p, q->r, &q->c->ref));
+    return padded(q->score(&q->g->cap, &p, q->r, &q->c->ref));
 }
 
 /* Best fits: bound for all cells (>= a, >= b) whose members have at least free disk d, the
@@ -433,12 +434,12 @@ static void scan_cell(const struct query *q, const struct lt__cell *cl, struct l
         return;
     if (lt__cell_is_point(cl)) {
         /* Every member has this free vector, hence this score: the first one wins. */
-        lt__best_offer(b, q->fp->score(&q->g->cap, &cl->f[0], q->r, &c->ref), cl->mem[0]);
+        lt__best_offer(b, q->score(&q->g->cap, &cl->f[0], q->r, &c->ref), cl->mem[0]);
         return;
     }
     for (uint32_t k = 0; k < cl->n; k++) {
         if (lt__res_ge(&cl->f[k], q->r))
-            lt__best_offer(b, q->fp->score(&q->g->cap, &cl->f[k], q->r, &c->ref), cl->mem[k]);
+            lt__best_offer(b, q->score(&q->g->cap, &cl->f[k], q->r, &c->ref), cl->mem[k]);
     }
 }
 
@@ -522,20 +523,18 @@ static bool config_usable(const struct grid_cfg *g, const struct lt_res *r)
     return g->n > 0 && lt__res_ge(&g->cap, r) && g->dhi >= r->disk;
 }
 
-int lt__grid_choose(const struct lt_policy *p, const struct lt_index *ix,
-                    const struct lt_cluster *c, const struct lt_task *t, struct lt_rng *rng,
-                    size_t *out, struct lt_err *err)
+/* The search with the formula as a parameter; each instance below passes a constant, and
+ * `flatten` inlines this body, and the formula, into it. */
+static inline int choose_with(const struct lt_index *ix, const struct lt_cluster *c,
+                              const struct lt_task *t, size_t *out, lt__fit_score_fn *score)
 {
     const struct grid_index *gi = (const struct grid_index *)ix;
-    struct query q = {gi->fp, c, NULL, &t->req};
+    struct query q = {gi->fp, score, c, NULL, &t->req};
     struct lt__best b = {LT_SCORE_INFEASIBLE, LT_NO_MACHINE};
     uint32_t order[SORT_CONFIGS];
     double bound[SORT_CONFIGS];
     size_t n = 0;
 
-    (void)p;
-    (void)rng;
-    (void)err;
     if (gi->n_cfg > SORT_CONFIGS) {
         for (size_t k = 0; k < gi->n_cfg; k++) {
             q.g = &gi->cfg[k];
@@ -571,3 +570,20 @@ int lt__grid_choose(const struct lt_policy *p, const struct lt_index *ix,
     *out = b.i;
     return 0;
 }
+
+#define GRID_CHOOSE(name)                                                                          \
+    __attribute__((flatten)) LT__CHOOSE_DECL(lt__grid_choose_##name)                               \
+    {                                                                                              \
+        (void)p;                                                                                   \
+        (void)rng;                                                                                 \
+        (void)err;                                                                                 \
+        return choose_with(ix, c, t, out, lt__##name);                                             \
+    }
+
+GRID_CHOOSE(bestfit1)
+GRID_CHOOSE(bestfit2)
+GRID_CHOOSE(bestfit3)
+GRID_CHOOSE(bestfit4)
+GRID_CHOOSE(bestfit5)
+GRID_CHOOSE(epvm2)
+GRID_CHOOSE(brfs_norm)
