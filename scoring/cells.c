@@ -1,13 +1,12 @@
-/* cells.c -- a set of machines kept sorted by index, with a bounding box of their free
- * vectors: the building block of the sum-of-squares index.
+/* cells.c -- a set of machines kept sorted by index, with their free vectors and a bounding
+ * box of them: the building block of the grid (grid.c) and sum-of-squares (sos.c) indexes.
  *
  * Each member's free vector is stored beside its index (kept equal to the cluster's, checked
  * by lt__cell_check), so a scan reads one contiguous array instead of chasing machines across
  * the cluster. Sorted members let a scan find the lowest-index machine of a tie by scanning in
- * order, and
- * let a point box (every member has the same free vector, hence the same score) answer in
- * O(1) with its first member. The box grows on insert; when a member on its boundary leaves,
- * a small cell recomputes it at once, a large one once more members have left than remain,
+ * order, and let a point box (every member has the same free vector, hence the same score)
+ * answer in O(1) with its first member. The box grows on insert; when a member on its boundary
+ * leaves, a small cell recomputes it at once, a large one once more members have left than remain,
  * so it stays a valid bound at amortised O(1) per removal (a loose box is still a correct
  * bound; it only prunes less).
  *

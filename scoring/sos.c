@@ -14,13 +14,17 @@
  * Ties: lowest machine index. Scores are integers, so ties are common: most tasks leave
  *   most machines in their bucket (score unchanged).
  * Implementation: with S = sum b^2, moving machine i from bucket c to T != c gives
- *   S + 2 (b(T) - b(c) + 1); staying gives S. The index keeps the machines of each bucket in
- *   a cell (cells.c: sorted by index, with a box of their free vectors) and S incrementally.
- *   choose() computes, for each non-empty cell, the range of target buckets its members can
- *   reach (the box shifted by the request; bucket() is monotone, so the range is exact) and
- *   from it a lower bound on the score change; it then scans cells in increasing bound,
- *   members in index order, and stops when no remaining cell can beat or tie-and-precede the
- *   best. Cost: O(non-empty buckets) per choose, independent of the number of machines.
+ *   S + 2 (b(T) - b(c) + 1); staying gives S. The index keeps S and the counts
+ *   incrementally, and the machines of each bucket in 4 x 4 sub-cells by their position
+ *   inside the bucket (cells.c: sorted by index, with their free vectors and a box), so the
+ *   full machines at a bucket's low corner and the machines near its low edges (the only ones
+ *   a small task moves out) are apart from the rest. choose() computes, for each non-empty
+ *   bucket, the range of target buckets its machines can reach (its box shifted by the
+ *   request; bucket() is monotone, so the range is exact) and from it a lower bound on the
+ *   score change; it visits buckets in rounds of increasing bound, and within a bucket the
+ *   sub-cells whose own bound can still beat (or tie with a lower index) the best, members in
+ *   index order, stopping as soon as nothing left can. Cost: O(non-empty buckets) plus the
+ *   members of the sub-cells that cannot be ruled out, independent of the number of machines.
  * Tests: tests/unit/test_sos.c (the DESIGN.md worked example), test_property.c.
  *
  * SPDX-License-Identifier: MIT
