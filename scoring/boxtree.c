@@ -190,7 +190,6 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
     /* Few configurations: visit them in order of their root bound, so the first one visited
      * usually holds the answer and the others are pruned whole. */
     for (size_t k = 0; k < bx->kd.n_cfg; k++) {
-        size_t j;
         double s;
 
         q.t = &bx->kd.t[k];
@@ -199,13 +198,7 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
         s = node_bound(&q, 1, &b);
         if (isinf(s))
             continue;
-        for (j = n; j > 0 && bound[j - 1] > s; j--) {
-            bound[j] = bound[j - 1];
-            order[j] = order[j - 1];
-        }
-        bound[j] = s;
-        order[j] = (uint32_t)k;
-        n++;
+        n = lt__order_insert(bound, order, n, s, (uint32_t)k);
     }
     for (size_t j = 0; j < n && bound[j] <= b.s; j++) {
         q.t = &bx->kd.t[order[j]];

@@ -548,20 +548,13 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
     /* Few configurations: visit them in order of their bound, so the first one visited
      * usually holds the answer and the rest are pruned whole. */
     for (size_t k = 0; k < gi->n_cfg; k++) {
-        size_t j;
         double s;
 
         q.g = &gi->cfg[k];
         if (!config_usable(q.g, q.r))
             continue;
         s = config_bound(&q);
-        for (j = n; j > 0 && bound[j - 1] > s; j--) {
-            bound[j] = bound[j - 1];
-            order[j] = order[j - 1];
-        }
-        bound[j] = s;
-        order[j] = (uint32_t)k;
-        n++;
+        n = lt__order_insert(bound, order, n, s, (uint32_t)k);
     }
     for (size_t j = 0; j < n && !(bound[j] > b.s); j++) {
         q.g = &gi->cfg[order[j]];

@@ -153,6 +153,23 @@ static inline void lt__best_offer(struct lt__best *b, double s, size_t i)
     }
 }
 
+/* Inserts configuration k with bound s into the n entries of (bound, order), kept sorted by
+ * bound (ties in insertion order): choose() visits configurations best bound first, so the
+ * first usually holds the answer and prunes the rest. Returns n + 1. */
+static inline size_t lt__order_insert(double *bound, uint32_t *order, size_t n, double s,
+                                      uint32_t k)
+{
+    size_t j;
+
+    for (j = n; j > 0 && bound[j - 1] > s; j--) {
+        bound[j] = bound[j - 1];
+        order[j] = order[j - 1];
+    }
+    bound[j] = s;
+    order[j] = k;
+    return n + 1;
+}
+
 /* The prepare step of an index whose updates allocate nothing: always 0. */
 int lt__prepare_none(struct lt_index *ix, const struct lt_cluster *c, size_t i,
                      const struct lt_res *nf, bool non);
