@@ -56,11 +56,12 @@ struct grid_cfg {
     uint64_t *rows;         /* g masks: bit b of rows[a] set iff cell (a, b) is non-empty */
     uint64_t cols;          /* bit a set iff rows[a] != 0 */
     double dlo, dhi;        /* bounds of the members' free disk (loose, valid when n > 0) */
-    double *col_dlo;        /* per column: a lower bound of its members' free disk (loose) */
-    uint32_t *col_n;        /* per column: members */
-    uint32_t *col_rm;       /* per column: departures since col_dlo was recomputed */
-    uint32_t n;             /* online machines of this configuration in the grid */
-    uint32_t n_changes;     /* updates since dlo/dhi were recomputed */
+    double *col_dlo;    /* per column: a lower bound of its members' free disk (loose); kept only
+                         * for formulas that use disk (fp->disk) */
+    uint32_t *col_n;    /* per column: members */
+    uint32_t *col_rm;   /* per column: departures since col_dlo was recomputed */
+    uint32_t n;         /* online machines of this configuration in the grid */
+    uint32_t n_changes; /* updates since dlo/dhi were recomputed */
 };
 
 struct grid_index {
@@ -144,9 +145,11 @@ static void mark(struct grid_cfg *g, uint32_t cell)
 }
 
 /* Column a gained a member with free disk d. */
-static void col_add(struct grid_cfg *g, uint32_t a, double d)
+/* Column a holds a member (new or changed) with free disk d, col_n counting it: widen the
+ * column's bound (exact when it is the only member). */
+static void col_note(struct grid_cfg *g, uint32_t a, double d)
 {
-    if (g->col_n[a]++ == 0 || d < g->col_dlo[a])
+    if (g->col_n[a] == 1 || d < g->col_dlo[a])
         g->col_dlo[a] = d;
 }
 
@@ -186,15 +189,17 @@ static void grid_commit(struct lt_index *ix, const struct lt_cluster *c, size_t 
     struct grid_cfg *g = &gi->cfg[m->config];
     struct lt_res f = lt__free(m);
     uint32_t from = gi->cell[i], to = m->online ? cell_number(g, &f) : NO_CELL;
+    bool cols = gi->fp->disk; /* per-column disk bounds only for formulas that use disk */
 
     (void)of;
     (void)oon;
     if (from == to) {
         if (to != NO_CELL) {
             lt__cell_update(&g->cells[to], (uint32_t)i, &f);
-            col_add(g, to / g->g, f.disk);
-            g->col_n[to / g->g]--; /* col_add counted it again */
-            col_leave(g, to / g->g);
+            if (cols) {
+                col_note(g, to / g->g, f.disk);
+                col_leave(g, to / g->g);
+            }
             disk_note(g, f.disk);
         }
         return;
@@ -202,14 +207,19 @@ static void grid_commit(struct lt_index *ix, const struct lt_cluster *c, size_t 
     if (from != NO_CELL) {
         lt__cell_remove(&g->cells[from], (uint32_t)i);
         mark(g, from);
-        g->col_n[from / g->g]--;
-        col_leave(g, from / g->g);
+        if (cols) {
+            g->col_n[from / g->g]--;
+            col_leave(g, from / g->g);
+        }
         g->n--;
     }
     if (to != NO_CELL) {
         lt__cell_insert(&g->cells[to], (uint32_t)i, &f);
         mark(g, to);
-        col_add(g, to / g->g, f.disk);
+        if (cols) {
+            g->col_n[to / g->g]++;
+            col_note(g, to / g->g, f.disk);
+        }
         g->n++;
         disk_note(g, f.disk);
     }
@@ -292,7 +302,7 @@ static int grid_check(const struct lt_index *ix, const struct lt_cluster *c, str
             if (row != 0)
                 cols |= UINT64_C(1) << a;
         }
-        for (uint32_t a = 0; a < g->g; a++) {
+        for (uint32_t a = 0; gi->fp->disk && a < g->g; a++) {
             uint32_t n = 0;
             for (uint32_t b = 0; b < g->g; b++) {
                 const struct lt__cell *cl = &g->cells[a * g->g + b];
@@ -370,7 +380,10 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
             goto out_nomem;
         lt__cell_insert(&g->cells[to], (uint32_t)i, &f);
         mark(g, to);
-        col_add(g, to / g->g, f.disk);
+        if (gi->fp->disk) {
+            g->col_n[to / g->g]++;
+            col_note(g, to / g->g, f.disk);
+        }
         g->n++;
         disk_note(g, f.disk);
         gi->cell[i] = to;
