@@ -49,7 +49,8 @@ test-asan:
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 
-# libFuzzer on the cluster JSON loader for a few seconds, seeded with the fixtures.
+# libFuzzer on the cluster JSON loader for a few seconds, seeded with the fixtures, then on
+# the trace line parsers.
 fuzz-smoke:
 	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang -DLOTUS_FUZZ=ON >/dev/null
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_cluster_json
@@ -59,6 +60,21 @@ fuzz-smoke:
 	$(FUZZ_BUILD)/fuzz_cluster_json -max_total_time=10 -max_len=4096 -print_final_stats=1 \
 	    $(FUZZ_BUILD)/corpus > $(FUZZ_BUILD)/fuzz.log 2>&1; rc=$$?; \
 	    grep -E '^(stat::number_of_executed_units|Done|==[0-9]+==ERROR)' $(FUZZ_BUILD)/fuzz.log; \
+	    exit $$rc
+	# The trace line parsers, seeded with real lines (the first rows and some later ones of
+	# each table of the bundled demo subset) plus a few malformed lines.
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_trace_line
+	rm -rf $(FUZZ_BUILD)/corpus-trace && mkdir -p $(FUZZ_BUILD)/corpus-trace
+	for t in machine_events job_events task_events; do \
+	    gzip -dc tests/data/clusterdata-2011-2-demo/$$t/part-00000-*.csv.gz | awk 'NR <= 8 || NR % 4000 == 0' | \
+	    awk -v d=$(FUZZ_BUILD)/corpus-trace -v t=$$t '{ f = d "/" t "-" NR; printf "%s", $$0 > f; close(f) }'; \
+	done
+	printf '0,2,3418309,0,4155527081,0,,3,9,,,,' > $(FUZZ_BUILD)/corpus-trace/missing-info
+	printf '18446744073709551615,,9223372036854775807,4294967295,,8,,,11,1e-300,2.861e-06,0,1\r' \
+	    > $(FUZZ_BUILD)/corpus-trace/limits-cr
+	$(FUZZ_BUILD)/fuzz_trace_line -max_total_time=10 -max_len=512 -print_final_stats=1 \
+	    $(FUZZ_BUILD)/corpus-trace > $(FUZZ_BUILD)/fuzz-trace.log 2>&1; rc=$$?; \
+	    grep -E '^(stat::number_of_executed_units|Done|==[0-9]+==ERROR)' $(FUZZ_BUILD)/fuzz-trace.log; \
 	    exit $$rc
 
 # Every test, in the plain build and in the ASan+UBSan build, plus a short fuzz run.
