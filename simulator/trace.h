@@ -71,10 +71,10 @@ struct tr_machine_row {
  * logical job name. The hashes are checked for shape and not kept. */
 struct tr_job_row {
     int64_t time;
-    int8_t missing;      /* 0..2, or TR_MISSING_NONE */
-    uint64_t job_id;     /* 0 .. 2^63-1 */
-    uint8_t type;        /* enum tr_event_type */
-    int8_t sched_class;  /* 0..3, or -1 when empty */
+    int8_t missing;     /* 0..2, or TR_MISSING_NONE */
+    uint64_t job_id;    /* 0 .. 2^63-1 */
+    uint8_t type;       /* enum tr_event_type */
+    int8_t sched_class; /* 0..3, or -1 when empty */
 };
 
 /* task_events: time, missing info, job ID, task index, machine ID, event type, user,
@@ -82,15 +82,15 @@ struct tr_job_row {
  * machines restriction. */
 struct tr_task_row {
     int64_t time;
-    int8_t missing;      /* 0..2, or TR_MISSING_NONE */
-    uint64_t job_id;     /* 0 .. 2^63-1 */
-    uint32_t task_index; /* 0 .. 2^32-1 */
-    bool has_machine;    /* machine ID present (never empty on SCHEDULE in the samples) */
-    uint64_t machine_id; /* 0 when !has_machine */
-    uint8_t type;        /* enum tr_event_type */
-    int8_t sched_class;  /* 0..3, or -1 when empty */
-    uint8_t priority;    /* 0..11 (mandatory) */
-    bool has_req;        /* false when CPU, memory and disk requests are all empty */
+    int8_t missing;        /* 0..2, or TR_MISSING_NONE */
+    uint64_t job_id;       /* 0 .. 2^63-1 */
+    uint32_t task_index;   /* 0 .. 2^32-1 */
+    bool has_machine;      /* machine ID present (never empty on SCHEDULE in the samples) */
+    uint64_t machine_id;   /* 0 when !has_machine */
+    uint8_t type;          /* enum tr_event_type */
+    int8_t sched_class;    /* 0..3, or -1 when empty */
+    uint8_t priority;      /* 0..11 (mandatory) */
+    bool has_req;          /* false when CPU, memory and disk requests are all empty */
     double cpu, mem, disk; /* requests (normalised, >= 0); an empty one alone reads as 0 */
     int8_t diff_machines;  /* 0 or 1, or -1 when empty */
 };
@@ -98,7 +98,7 @@ struct tr_task_row {
 /* Line-parse result: 0, or LT_EPARSE with the 1-based column (field number) and a message
  * in err->text ("field 6 (event type): '9' is not one of 0..8"). err->line is left 0; the
  * reader fills in the source and line. len excludes the newline; a trailing '\r' is an
- * error (the trace uses LF only). */
+ * error (the trace uses LF only). *out is untouched on failure; err may be NULL. */
 LT_MUST_CHECK int tr_parse_machine_line(const char *line, size_t len, struct tr_machine_row *out,
                                         struct lt_err *err);
 LT_MUST_CHECK int tr_parse_job_line(const char *line, size_t len, struct tr_job_row *out,
@@ -107,17 +107,17 @@ LT_MUST_CHECK int tr_parse_task_line(const char *line, size_t len, struct tr_tas
                                      struct lt_err *err);
 
 struct tr_opts {
-    bool skip_bad_lines;  /* count bad lines and go on instead of failing */
-    uint32_t first_part;  /* first part number to read (default 0) */
-    uint32_t max_parts;   /* read at most this many parts; 0 = all found */
+    bool skip_bad_lines; /* count bad lines and go on instead of failing */
+    uint32_t first_part; /* first part number to read (default 0) */
+    uint32_t max_parts;  /* read at most this many parts; 0 = all found */
 };
 
 /* Rows read and rows skipped, per event type. */
 struct tr_counts {
-    uint64_t rows;              /* good rows returned */
+    uint64_t rows;                /* good rows returned */
     uint64_t by_type[TR_N_TYPES]; /* good rows per event type (machine tables use 0..2) */
-    uint64_t bad_lines;         /* lines skipped with skip_bad_lines */
-    uint32_t parts;             /* parts opened so far */
+    uint64_t bad_lines;           /* lines skipped with skip_bad_lines */
+    uint32_t parts;               /* parts opened so far */
 };
 
 struct tr_reader;
@@ -125,7 +125,8 @@ struct tr_reader;
 /* Opens table t under dir: finds DIR/<table name>/part-NNNNN-of-MMMMM.csv.gz or .csv (a
  * part present in both forms is an error), checks that the part numbers are consecutive
  * from first_part and agree on MMMMM, and opens the first. A missing directory or no parts:
- * LT_EIO naming the path. Returns an owned reader (tr_close) or NULL with err set. */
+ * LT_EIO naming the path. Other files in the directory are ignored. opts NULL means all
+ * defaults (zero). Returns an owned reader (tr_close) or NULL with err set. */
 struct tr_reader *tr_open(const char *dir, enum tr_table t, const struct tr_opts *opts,
                           struct lt_err *err);
 
@@ -136,7 +137,10 @@ void tr_close(struct tr_reader *r);
  * tr_task_row, as the table says). Returns 1 for a row, 0 at the end of the last part, or
  * a negative LT_E* code with err set: LT_EPARSE ("PART:LINE:COLUMN"), LT_EIO (unreadable or
  * truncated gzip, naming the part), LT_ERANGE (a timestamp earlier than the previous row's,
- * naming both places). After an error the reader returns the same error again. */
+ * naming both places). After an error the reader returns the same error again. With
+ * skip_bad_lines, a line that does not parse or goes back in time is counted in bad_lines and
+ * skipped instead; I/O errors and a line longer than 64 KiB (LT_EPARSE) still stop the read.
+ * A last line without a newline is read as a line. */
 LT_MUST_CHECK int tr_next(struct tr_reader *r, void *out, struct lt_err *err);
 
 /* Counts so far, the current part's path and line number (for progress reports), and the
