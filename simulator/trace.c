@@ -13,8 +13,9 @@
  * and by nothing else. A line cut by the block end is moved to the front of the buffer before
  * the next read; a line longer than TR_MAX_LINE is an error (the longest line in the samples
  * is 160 bytes). Measured on task_events parts 00000-00001 (528 k rows, 57 MB decompressed,
- * 2-core Debian 12 VM, -O2): tr_next reads them in ~0.14-0.15 s against ~0.175 s for `zcat`
- * to /dev/null, i.e. ~0.8x (zlib's inflate is faster than gzip's, which pays for parsing);
+ * 2-core Debian 12 VM, -O2): tr_next reads them in 0.14-0.17 s against 0.175-0.185 s for
+ * `zcat` to /dev/null, i.e. 0.8-0.9x (zlib's inflate is faster than gzip's, which pays for
+ * parsing);
  * inflate and its CRC take ~45% of the reader's time, the field parsers the rest.
  *
  * Errors: a truncated or corrupt gzip is detected by gzerror after every short read (zlib
