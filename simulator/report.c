@@ -1,0 +1,1319 @@
+/* report.c -- the one-page HTML report of a replay run: metrics table and gnuplot plots.
+ *
+ * Design: the inputs are the replay's own output files (docs/simulator.md, "Outputs"), read
+ * as untrusted text. summary.json is parsed whole with Jansson and every key the page shows
+ * is checked up front (metrics[] and facts[] below): a missing or mistyped key is LT_EPARSE
+ * naming the file, never a blank cell. The CSVs are read line by line into a fixed buffer
+ * (RP_MAX_LINE); the header must equal the documented one and every field must be a plain
+ * decimal number, else LT_EPARSE with file, line and field.
+ *
+ * Plots: timeseries.csv is streamed, never held: while it is checked, each row goes to a
+ * whitespace-separated data file for gnuplot (time in hours), so a whole-trace run costs no
+ * memory here. waiting.csv (at most 12 x 101 rows) is kept and written as one gnuplot data
+ * block per priority. All of it, the script and gnuplot's SVG output live in a temporary
+ * directory DIR/.report-XXXXXX; gnuplot is found on PATH, run by fork/exec with that
+ * directory as its working directory (so no path is ever quoted into the script), and the
+ * directory is removed whatever happens. Policy names are the only user text in the script;
+ * they go in single-quoted strings with ' doubled, and gnuplot's SVG terminal escapes text.
+ * Each SVG is inlined from its "<svg" on (the XML prolog dropped); the page needs no
+ * JavaScript and no other file.
+ *
+ * Output: report.html.tmp, renamed to report.html when complete. Every string put into the
+ * page goes through html_puts.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <dirent.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "lt_mem.h"
+
+/* A timeseries row is ~120 bytes and a waiting row ~30; 1 KiB leaves room and bounds fgets. */
+#define RP_MAX_LINE 1024
+/* Longest number field accepted ("-1.234567890123456789e+308" is 26 bytes). */
+#define RP_MAX_NUM 40
+/* Most columns of an input CSV (timeseries.csv has 14). */
+#define RP_MAX_COLS 16
+/* Trace priorities are 0..11 (docs/formats.md); waiting.csv has one block per priority. */
+#define RP_N_PRIO 12
+/* waiting.csv holds at most RP_N_PRIO x 101 quantile rows; the cap bounds memory. */
+#define RP_MAX_WAIT_ROWS 100000
+/* An SVG is inlined whole; a whole-trace plot is a few MB, so 256 MiB means "broken". */
+#define RP_MAX_SVG ((size_t)256 << 20)
+/* Longest path of an executable found on PATH. */
+#define RP_MAX_PATH 4096
+/* Longest policy name (a directory name). */
+#define RP_MAX_NAME 255
+/* Bytes of gnuplot's error output quoted in an error message. */
+#define RP_GP_MSG 120
+/* Line types cycle through gnuplot's 8 default colours, then change dash type. */
+#define RP_COLOURS 8
+
+static const char *const ts_cols[] = {
+    "time_s",   "machines_online", "tasks_running",   "tasks_queued", "util_cpu",
+    "util_mem", "util_disk",       "unused_machines", "frag5",        "frag10",
+    "frag25",   "frag50",          "completed",       "requeues"};
+#define TS_NCOLS (sizeof(ts_cols) / sizeof(ts_cols[0]))
+enum { TS_TIME = 0, TS_QUEUED = 3, TS_CPU = 4, TS_MEM = 5, TS_UNUSED = 7, TS_FRAG10 = 9 };
+
+static const char *const wait_cols[] = {"priority", "quantile", "waiting_s"};
+#define WAIT_NCOLS (sizeof(wait_cols) / sizeof(wait_cols[0]))
+
+/* How a summary.json value is shown. */
+enum rp_kind {
+    RP_INT,   /* integer, with thousands separators */
+    RP_UINT,  /* integer written from a uint64_t (the seed): shown unsigned */
+    RP_HOURS, /* seconds, shown in hours */
+    RP_PCT,   /* fraction, shown in per cent */
+    RP_REAL,  /* number, one decimal */
+    RP_STR,   /* string */
+};
+
+struct rp_field {
+    const char *label; /* row label in the page */
+    const char *path;  /* dotted key path in summary.json */
+    enum rp_kind kind;
+};
+
+/* The rows of the policy table, in page order (summary.json keys: replay.c). */
+static const struct rp_field metrics[] = {
+    {"tasks submitted", "tasks.submitted", RP_INT},
+    {"tasks completed (throughput)", "tasks.completed", RP_INT},
+    {"tasks failed", "tasks.failed", RP_INT},
+    {"tasks killed", "tasks.killed", RP_INT},
+    {"tasks lost", "tasks.lost", RP_INT},
+    {"tasks running at the end", "tasks.running_at_end", RP_INT},
+    {"tasks queued at the end", "tasks.queued_at_end", RP_INT},
+    {"tasks unplaceable", "tasks.unplaceable", RP_INT},
+    {"flow time (h)", "metrics.flow_time_s", RP_HOURS},
+    {"useful work (h)", "metrics.useful_work_s", RP_HOURS},
+    {"wasted work (h)", "metrics.wasted_work_s", RP_HOURS},
+    {"requeues", "metrics.requeues", RP_INT},
+    {"queue size, mean", "metrics.queue_mean", RP_REAL},
+    {"queue size, max", "metrics.queue_max", RP_INT},
+    {"utilisation, CPU, mean", "metrics.utilisation_mean.cpu", RP_PCT},
+    {"utilisation, memory, mean", "metrics.utilisation_mean.mem", RP_PCT},
+    {"fragmented machines (free cpu and mem < 10 %), mean", "metrics.fragmentation_mean.10",
+     RP_REAL},
+    {"unused machines, mean", "metrics.unused_machines_mean", RP_REAL},
+};
+#define N_METRICS (sizeof(metrics) / sizeof(metrics[0]))
+
+/* The run facts of the header, from the first policy's summary.json. */
+static const struct rp_field facts[] = {
+    {"trace", "run.trace", RP_STR},
+    {"window end (trace s)", "run.window_end_s", RP_REAL},
+    {"seed", "run.seed", RP_UINT},
+    {"machines kept", "machines.kept", RP_INT},
+    {"machines in trace", "machines.in_trace", RP_INT},
+};
+#define N_FACTS (sizeof(facts) / sizeof(facts[0]))
+
+/* The four plots, in page order. */
+enum { PLOT_QUEUE, PLOT_UTIL, PLOT_WAIT, PLOT_FRAG, N_PLOTS };
+static const char *const plot_file[N_PLOTS] = {"queue.svg", "util.svg", "wait.svg", "frag.svg"};
+static const char *const plot_title[N_PLOTS] = {"Queue size", "Utilisation",
+                                                "Waiting time CDF per priority", "Fragmentation"};
+static const char *const plot_caption[N_PLOTS] = {
+    "Tasks waiting in the queue, one line per policy, sampled every interval.",
+    "Allocated requests over the capacity of the online machines: CPU (top) and memory "
+    "(bottom), one line per policy.",
+    "For each priority, the fraction of started tasks (y) that waited at most x seconds from "
+    "arrival to first start, one line per policy. The key is in the first panel; colours are "
+    "the same in every plot.",
+    "Top: machines with free CPU and free memory both below 10 % of capacity. Bottom: online "
+    "machines running no task. One line per policy.",
+};
+
+struct rp_wait_row {
+    int prio;   /* 0..RP_N_PRIO-1 */
+    double q;   /* quantile, 0..1 */
+    double w_s; /* waiting time, seconds */
+};
+
+struct rp_policy {
+    const char *name;         /* borrowed from the caller */
+    json_t *summary;          /* owned (json_decref) */
+    size_t n_samples;         /* data rows of timeseries.csv */
+    struct rp_wait_row *wait; /* owned; rows of waiting.csv in file order */
+    size_t n_wait;            /* rows in wait */
+};
+
+struct rp {
+    const char *dir;           /* the run directory (borrowed) */
+    struct rp_policy *pol;     /* n entries, owned */
+    size_t n;                  /* policies */
+    char gnuplot[RP_MAX_PATH]; /* gnuplot's path, "" when not on PATH */
+    char *tmpdir;              /* owned; NULL until made */
+    bool prio_seen[RP_N_PRIO]; /* priority has waiting rows in some policy */
+    double wait_max_s;         /* largest waiting time of any waiting.csv */
+    size_t n_samples;          /* timeseries rows of all policies */
+    bool plot_made[N_PLOTS];   /* plot k has data, so gnuplot draws plot_file[k] */
+    struct lt_err *err;        /* the caller's (may be NULL) */
+};
+
+/* A CSV being read: bounded lines, 1-based line numbers. */
+struct csv {
+    FILE *f;
+    const char *path;
+    int64_t line;
+    char buf[RP_MAX_LINE + 2]; /* the line, its '\n' and the NUL */
+};
+
+/* ---- errors and small helpers ------------------------------------------------------------- */
+
+/* Records a parse error whose source is path (first error wins: the source is only changed
+ * when no error is recorded yet). Returns code. */
+static int LT_PRINTF(6, 7) fail_at(struct lt_err *err, int code, const char *path, int64_t line,
+                                   int column, const char *fmt, ...)
+{
+    char text[LT_ERR_TEXT];
+    va_list ap;
+
+    if (err != NULL && err->code == 0)
+        lt_err_set_source(err, path);
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    return lt_err_set(err, code, line, column, "%s", text);
+}
+
+static int oom(struct lt_err *err)
+{
+    return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory writing the report");
+}
+
+/* A new string printf'd from fmt, owned (lt_free), or NULL when out of memory. */
+static char *LT_PRINTF(1, 2) str_fmt(const char *fmt, ...)
+{
+    va_list ap;
+    int len;
+    char *s;
+
+    va_start(ap, fmt);
+    len = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (len < 0)
+        return NULL;
+    s = lt_malloc((size_t)len + 1);
+    if (s == NULL)
+        return NULL;
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)len + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+/* Closes f and reports a write error on path (a full disk shows at fflush or fclose). */
+static int close_written(FILE *f, const char *path, struct lt_err *err)
+{
+    int bad = fflush(f) != 0 || ferror(f);
+    int saved = errno;
+
+    if (fclose(f) != 0 && !bad) {
+        bad = 1;
+        saved = errno;
+    }
+    if (bad)
+        return lt_err_set(err, LT_EIO, 0, 0, "cannot write '%s': %s", path, strerror(saved));
+    return 0;
+}
+
+/* Writes s to f with the five HTML special characters escaped. NULL writes nothing. */
+static void html_puts(FILE *f, const char *s)
+{
+    for (; s != NULL && *s != '\0'; s++) {
+        switch (*s) {
+        case '&':
+            fputs("&amp;", f);
+            break;
+        case '<':
+            fputs("&lt;", f);
+            break;
+        case '>':
+            fputs("&gt;", f);
+            break;
+        case '"':
+            fputs("&quot;", f);
+            break;
+        case '\'':
+            fputs("&#39;", f);
+            break;
+        default:
+            fputc(*s, f);
+        }
+    }
+}
+
+/* Writes s to f as the body of a gnuplot single-quoted string (' doubled). The caller
+ * guarantees that s has no control character (check_args). */
+static void gp_puts(FILE *f, const char *s)
+{
+    for (; *s != '\0'; s++) {
+        if (*s == '\'')
+            fputc('\'', f);
+        fputc(*s, f);
+    }
+}
+
+/* ---- gnuplot on PATH ---------------------------------------------------------------------- */
+
+/* Fills out (cap bytes) with the path of the first executable regular file `gnuplot` on
+ * PATH; returns false (out = "") when there is none. */
+static bool gnuplot_find(char *out, size_t cap)
+{
+    const char *path = getenv("PATH");
+    const char *p = path;
+
+    out[0] = '\0';
+    if (path == NULL)
+        return false;
+    for (;;) {
+        const char *end = strchr(p, ':');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        struct stat st;
+        /* An empty PATH entry means the current directory. */
+        int w = len == 0 ? snprintf(out, cap, "./gnuplot")
+                         : snprintf(out, cap, "%.*s/gnuplot", (int)len, p);
+        if (w > 0 && (size_t)w < cap && stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
+            access(out, X_OK) == 0)
+            return true;
+        if (end == NULL)
+            break;
+        p = end + 1;
+    }
+    out[0] = '\0';
+    return false;
+}
+
+bool sim_report_has_gnuplot(void)
+{
+    char buf[RP_MAX_PATH];
+    return gnuplot_find(buf, sizeof(buf));
+}
+
+/* ---- CSV reading -------------------------------------------------------------------------- */
+
+/* Reads the next line into c->buf without its line end. Returns 1, 0 at end of file, or
+ * LT_EPARSE for a line longer than RP_MAX_LINE, LT_EIO for a read error. */
+static int csv_line(struct csv *c, struct lt_err *err)
+{
+    size_t len;
+
+    if (fgets(c->buf, sizeof(c->buf), c->f) == NULL) {
+        if (ferror(c->f))
+            return lt_err_set(err, LT_EIO, 0, 0, "cannot read '%s': %s", c->path, strerror(errno));
+        return 0;
+    }
+    c->line++;
+    len = strlen(c->buf);
+    if (len > 0 && c->buf[len - 1] == '\n')
+        c->buf[--len] = '\0';
+    else if (!feof(c->f))
+        return fail_at(err, LT_EPARSE, c->path, c->line, 0, "line longer than %d bytes",
+                       RP_MAX_LINE);
+    if (len > 0 && c->buf[len - 1] == '\r')
+        c->buf[--len] = '\0';
+    return 1;
+}
+
+/* Opens path and checks that its first line is the column names cols joined by commas. */
+static int csv_open(struct csv *c, const char *path, const char *const *cols, size_t ncols,
+                    struct lt_err *err)
+{
+    char want[RP_MAX_LINE];
+    size_t len = 0;
+    int rc;
+
+    c->path = path;
+    c->line = 0;
+    c->f = fopen(path, "r");
+    if (c->f == NULL)
+        return lt_err_set(err, LT_EIO, 0, 0, "cannot open '%s': %s", path, strerror(errno));
+    for (size_t k = 0; k < ncols; k++)
+        len += (size_t)snprintf(want + len, sizeof(want) - len, "%s%s", k ? "," : "", cols[k]);
+    rc = csv_line(c, err);
+    if (rc == 0)
+        rc = fail_at(err, LT_EPARSE, path, 1, 0, "file is empty, expected the header '%s'", want);
+    else if (rc > 0 && strcmp(c->buf, want) != 0)
+        rc = fail_at(err, LT_EPARSE, path, 1, 0, "header is not '%s' near '%.40s'", want, c->buf);
+    if (rc < 0) {
+        fclose(c->f);
+        c->f = NULL;
+        return rc;
+    }
+    return 0;
+}
+
+/* Parses the len bytes at s as a plain finite decimal number (digits, sign, '.', exponent;
+ * no "nan", "inf" or hex, which strtod would take). Returns false if it is not one. */
+static bool parse_num(const char *s, size_t len, double *out)
+{
+    char buf[RP_MAX_NUM];
+    char *end;
+
+    if (len == 0 || len >= sizeof(buf) || strspn(s, "0123456789+-.eE") < len)
+        return false;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    errno = 0;
+    *out = strtod(buf, &end);
+    return end == buf + len && errno == 0 && isfinite(*out);
+}
+
+/* Splits the current line of c into exactly ncols numbers. Returns 0 or LT_EPARSE naming the
+ * line and the 1-based column. */
+static int csv_fields(struct csv *c, const char *const *cols, size_t ncols, double *vals,
+                      struct lt_err *err)
+{
+    const char *p = c->buf;
+    size_t k = 0;
+
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        if (k == ncols)
+            return fail_at(err, LT_EPARSE, c->path, c->line, (int)k + 1,
+                           "more than %zu fields near '%.40s'", ncols, p);
+        if (!parse_num(p, len, &vals[k]))
+            return fail_at(err, LT_EPARSE, c->path, c->line, (int)k + 1,
+                           "field '%s' is not a number near '%.*s'", cols[k],
+                           (int)(len < 40 ? len : 40), p);
+        k++;
+        if (p[len] == '\0')
+            break;
+        p += len + 1;
+    }
+    if (k < ncols)
+        return fail_at(err, LT_EPARSE, c->path, c->line, (int)k,
+                       "field '%s' is missing (%zu fields, expected %zu)", cols[k], k, ncols);
+    return 0;
+}
+
+/* ---- loading one policy ------------------------------------------------------------------- */
+
+/* The value at the dotted path in root, or NULL. Keys are at most 63 bytes. */
+static json_t *json_path(json_t *root, const char *path)
+{
+    char key[64];
+    json_t *v = root;
+
+    while (v != NULL && *path != '\0') {
+        size_t len = strcspn(path, ".");
+        if (len >= sizeof(key))
+            return NULL;
+        memcpy(key, path, len);
+        key[len] = '\0';
+        v = json_object_get(v, key);
+        path += len + (path[len] == '.');
+    }
+    return v;
+}
+
+/* Checks that f->path exists in doc with the type f->kind needs. */
+static int field_check(json_t *doc, const struct rp_field *f, const char *file, struct lt_err *err)
+{
+    json_t *v = json_path(doc, f->path);
+    bool is_int = f->kind == RP_INT || f->kind == RP_UINT;
+    bool ok = is_int              ? json_is_integer(v)
+              : f->kind == RP_STR ? json_is_string(v)
+                                  : json_is_number(v);
+    const char *what = is_int ? "an integer" : f->kind == RP_STR ? "a string" : "a number";
+
+    if (v == NULL)
+        return fail_at(err, LT_EPARSE, file, 0, 0, "key '%s' is missing, expected %s", f->path,
+                       what);
+    if (!ok)
+        return fail_at(err, LT_EPARSE, file, 0, 0, "key '%s' is not %s", f->path, what);
+    return 0;
+}
+
+/* Checks the per-priority waiting statistics and the rows_read object of a summary. */
+static int summary_check_objects(json_t *doc, const char *file, struct lt_err *err)
+{
+    json_t *w = json_path(doc, "metrics.waiting_by_priority");
+    json_t *rows = json_object_get(doc, "rows_read");
+    static const char *const qkeys[] = {"p50_s", "p90_s", "p99_s"};
+    const char *key;
+    json_t *v;
+
+    if (!json_is_object(w))
+        return fail_at(err, LT_EPARSE, file, 0, 0,
+                       "key 'metrics.waiting_by_priority' is missing or not an object");
+    json_object_foreach(w, key, v)
+    {
+        char *end;
+        long prio = strtol(key, &end, 10);
+        if (end == key || *end != '\0' || prio < 0 || prio >= RP_N_PRIO || !json_is_object(v))
+            return fail_at(err, LT_EPARSE, file, 0, 0,
+                           "key 'metrics.waiting_by_priority.%.20s' is not a priority 0..%d "
+                           "holding an object",
+                           key, RP_N_PRIO - 1);
+        for (size_t q = 0; q < 3; q++)
+            if (!json_is_number(json_object_get(v, qkeys[q])))
+                return fail_at(err, LT_EPARSE, file, 0, 0,
+                               "key 'metrics.waiting_by_priority.%.20s.%s' is missing or not "
+                               "a number",
+                               key, qkeys[q]);
+    }
+    if (!json_is_object(rows))
+        return fail_at(err, LT_EPARSE, file, 0, 0, "key 'rows_read' is missing or not an object");
+    json_object_foreach(rows, key, v)
+    {
+        if (!json_is_integer(json_object_get(v, "rows")))
+            return fail_at(err, LT_EPARSE, file, 0, 0,
+                           "key 'rows_read.%.40s.rows' is missing or not an integer", key);
+    }
+    return 0;
+}
+
+static int summary_load(struct rp *rp, struct rp_policy *p)
+{
+    char *file = str_fmt("%s/%s/summary.json", rp->dir, p->name);
+    json_error_t je;
+    int rc = 0;
+
+    if (file == NULL)
+        return oom(rp->err);
+    p->summary = json_load_file(file, JSON_REJECT_DUPLICATES, &je);
+    if (p->summary == NULL) {
+        if (json_error_code(&je) == json_error_cannot_open_file)
+            rc = lt_err_set(rp->err, LT_EIO, 0, 0, "cannot open '%s': %s", file, strerror(errno));
+        else if (json_error_code(&je) == json_error_out_of_memory)
+            rc = oom(rp->err);
+        else
+            rc = fail_at(rp->err, LT_EPARSE, file, je.line > 0 ? je.line : 0,
+                         je.column > 0 ? je.column : 0, "%s", je.text);
+        goto out;
+    }
+    if (!json_is_object(p->summary)) {
+        rc = fail_at(rp->err, LT_EPARSE, file, 1, 1, "not a JSON object");
+        goto out;
+    }
+    for (size_t k = 0; k < N_METRICS && rc == 0; k++)
+        rc = field_check(p->summary, &metrics[k], file, rp->err);
+    for (size_t k = 0; k < N_FACTS && rc == 0; k++)
+        rc = field_check(p->summary, &facts[k], file, rp->err);
+    if (rc == 0)
+        rc = summary_check_objects(p->summary, file, rp->err);
+out:
+    lt_free(file);
+    return rc;
+}
+
+/* Reads timeseries.csv; with a temporary directory, writes its rows to ts_<i>.dat as
+ * "time_h queued util_cpu util_mem frag10 unused" for gnuplot. */
+static int timeseries_load(struct rp *rp, size_t i)
+{
+    struct rp_policy *p = &rp->pol[i];
+    char *file = str_fmt("%s/%s/timeseries.csv", rp->dir, p->name);
+    char *dat = NULL;
+    FILE *out = NULL;
+    struct csv c;
+    double v[TS_NCOLS];
+    int rc;
+
+    if (file == NULL)
+        return oom(rp->err);
+    rc = csv_open(&c, file, ts_cols, TS_NCOLS, rp->err);
+    if (rc < 0)
+        goto out_free;
+    if (rp->tmpdir != NULL) {
+        dat = str_fmt("%s/ts_%zu.dat", rp->tmpdir, i);
+        if (dat == NULL) {
+            rc = oom(rp->err);
+            goto out_close;
+        }
+        out = fopen(dat, "w");
+        if (out == NULL) {
+            rc = lt_err_set(rp->err, LT_EIO, 0, 0, "cannot create '%s': %s", dat, strerror(errno));
+            goto out_close;
+        }
+    }
+    while ((rc = csv_line(&c, rp->err)) > 0) {
+        rc = csv_fields(&c, ts_cols, TS_NCOLS, v, rp->err);
+        if (rc < 0)
+            break;
+        p->n_samples++;
+        if (out != NULL)
+            fprintf(out, "%.6f %.17g %.17g %.17g %.17g %.17g\n", v[TS_TIME] / 3600.0, v[TS_QUEUED],
+                    v[TS_CPU], v[TS_MEM], v[TS_FRAG10], v[TS_UNUSED]);
+    }
+    if (out != NULL) {
+        int wrc = close_written(out, dat, rp->err);
+        rc = rc < 0 ? rc : wrc;
+    }
+out_close:
+    fclose(c.f);
+out_free:
+    lt_free(dat);
+    lt_free(file);
+    rp->n_samples += p->n_samples;
+    return rc;
+}
+
+/* Checks one parsed waiting.csv row and appends it to p->wait. */
+static int wait_add(struct rp *rp, struct rp_policy *p, const struct csv *c, const double *v,
+                    size_t *cap)
+{
+    struct rp_wait_row *row;
+
+    if (v[0] < 0 || v[0] >= RP_N_PRIO || floor(v[0]) < v[0])
+        return fail_at(rp->err, LT_EPARSE, c->path, c->line, 1,
+                       "field 'priority' is not an integer 0..%d", RP_N_PRIO - 1);
+    if (v[1] < 0 || v[1] > 1)
+        return fail_at(rp->err, LT_EPARSE, c->path, c->line, 2,
+                       "field 'quantile' is not within 0..1");
+    if (v[2] < 0)
+        return fail_at(rp->err, LT_EPARSE, c->path, c->line, 3, "field 'waiting_s' is negative");
+    if (p->n_wait == RP_MAX_WAIT_ROWS)
+        return fail_at(rp->err, LT_EPARSE, c->path, c->line, 0, "more than %d rows",
+                       RP_MAX_WAIT_ROWS);
+    if (p->n_wait == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 128;
+        row = lt_reallocarray(p->wait, ncap, sizeof(*row));
+        if (row == NULL)
+            return oom(rp->err);
+        p->wait = row;
+        *cap = ncap;
+    }
+    row = &p->wait[p->n_wait++];
+    row->prio = (int)v[0];
+    row->q = v[1];
+    row->w_s = v[2];
+    rp->prio_seen[row->prio] = true;
+    if (row->w_s > rp->wait_max_s)
+        rp->wait_max_s = row->w_s;
+    return 0;
+}
+
+static int waiting_load(struct rp *rp, struct rp_policy *p)
+{
+    char *file = str_fmt("%s/%s/waiting.csv", rp->dir, p->name);
+    struct csv c;
+    double v[WAIT_NCOLS];
+    size_t cap = 0;
+    int rc;
+
+    if (file == NULL)
+        return oom(rp->err);
+    rc = csv_open(&c, file, wait_cols, WAIT_NCOLS, rp->err);
+    if (rc < 0)
+        goto out;
+    while ((rc = csv_line(&c, rp->err)) > 0) {
+        rc = csv_fields(&c, wait_cols, WAIT_NCOLS, v, rp->err);
+        if (rc == 0)
+            rc = wait_add(rp, p, &c, v, &cap);
+        if (rc < 0)
+            break;
+    }
+    fclose(c.f);
+out:
+    lt_free(file);
+    return rc;
+}
+
+/* ---- the plots ---------------------------------------------------------------------------- */
+
+/* Removes every entry of the temporary directory, then the directory. */
+static void tmpdir_remove(struct rp *rp)
+{
+    DIR *d;
+    struct dirent *e;
+
+    if (rp->tmpdir == NULL)
+        return;
+    d = opendir(rp->tmpdir);
+    if (d != NULL) {
+        while ((e = readdir(d)) != NULL) {
+            char *f;
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            f = str_fmt("%s/%s", rp->tmpdir, e->d_name);
+            if (f != NULL)
+                remove(f);
+            lt_free(f);
+        }
+        closedir(d);
+    }
+    rmdir(rp->tmpdir);
+    lt_free(rp->tmpdir);
+    rp->tmpdir = NULL;
+}
+
+static int tmpdir_make(struct rp *rp)
+{
+    rp->tmpdir = str_fmt("%s/.report-XXXXXX", rp->dir);
+    if (rp->tmpdir == NULL)
+        return oom(rp->err);
+    if (mkdtemp(rp->tmpdir) == NULL) {
+        int rc =
+            lt_err_set(rp->err, LT_EIO, 0, 0, "cannot create a temporary directory in '%s': %s",
+                       rp->dir, strerror(errno));
+        lt_free(rp->tmpdir);
+        rp->tmpdir = NULL;
+        return rc;
+    }
+    return 0;
+}
+
+/* Writes wait_<i>.dat: one block ("waiting_s quantile" lines, blocks separated by two blank
+ * lines, so gnuplot's `index k` selects the k-th) per priority seen by policy i, in increasing
+ * priority. */
+static int wait_data_write(struct rp *rp, size_t i)
+{
+    const struct rp_policy *p = &rp->pol[i];
+    char *dat = str_fmt("%s/wait_%zu.dat", rp->tmpdir, i);
+    FILE *f;
+    bool first = true;
+
+    if (dat == NULL)
+        return oom(rp->err);
+    f = fopen(dat, "w");
+    if (f == NULL) {
+        int rc = lt_err_set(rp->err, LT_EIO, 0, 0, "cannot create '%s': %s", dat, strerror(errno));
+        lt_free(dat);
+        return rc;
+    }
+    for (int prio = 0; prio < RP_N_PRIO; prio++) {
+        bool any = false;
+        for (size_t r = 0; r < p->n_wait; r++) {
+            if (p->wait[r].prio != prio)
+                continue;
+            if (!any && !first)
+                fputs("\n\n", f);
+            any = true;
+            fprintf(f, "%.17g %.17g\n", p->wait[r].w_s, p->wait[r].q);
+        }
+        first = first && !any;
+    }
+    int rc = close_written(f, dat, rp->err);
+    lt_free(dat);
+    return rc;
+}
+
+/* The gnuplot block index of priority prio in wait_<i>.dat, or -1 if policy i has none. */
+static int wait_block(const struct rp_policy *p, int prio)
+{
+    bool has[RP_N_PRIO] = {false};
+    int k = 0;
+
+    for (size_t r = 0; r < p->n_wait; r++)
+        has[p->wait[r].prio] = true;
+    if (!has[prio])
+        return -1;
+    for (int q = 0; q < prio; q++)
+        k += has[q];
+    return k;
+}
+
+/* Starts plot k: a fresh state, the terminal (height px) and the output file. */
+static void gp_begin(FILE *f, int k, int height)
+{
+    fprintf(f,
+            "reset\n"
+            "set encoding utf8\n"
+            "set terminal svg size 960,%d dynamic noenhanced font 'sans,11' name '%s'\n"
+            "set output '%s'\n"
+            "set grid\n"
+            "set key outside right top\n",
+            height,
+            k == PLOT_QUEUE  ? "queue"
+            : k == PLOT_UTIL ? "util"
+            : k == PLOT_WAIT ? "wait"
+                             : "frag",
+            plot_file[k]);
+}
+
+/* One line per policy with samples: `'ts_i.dat' using 1:(EXPR) with lines ...`. */
+static void gp_ts_plot(FILE *f, const struct rp *rp, const char *expr)
+{
+    const char *sep = "plot ";
+
+    for (size_t i = 0; i < rp->n; i++) {
+        if (rp->pol[i].n_samples == 0)
+            continue;
+        fprintf(f, "%s'ts_%zu.dat' using 1:(%s) with lines lw 1.5 lt %zu dt %zu title '", sep, i,
+                expr, i % RP_COLOURS + 1, i / RP_COLOURS % 5 + 1);
+        gp_puts(f, rp->pol[i].name);
+        fputc('\'', f);
+        sep = ", \\\n     ";
+    }
+    fputc('\n', f);
+}
+
+/* A plot of one or two time-series panels: titles[j], ylabel[j], column expression expr[j]. */
+static void gp_ts_panels(FILE *f, const struct rp *rp, int k, int panels, const char *const *titles,
+                         const char *const *ylabels, const char *const *exprs)
+{
+    gp_begin(f, k, panels == 1 ? 420 : 720);
+    /* The x axis ends at the last sample; 5 % headroom keeps a flat line off the frame. */
+    fputs("set xlabel 'trace time (h)'\nset autoscale xfix\nset yrange [0:*]\n"
+          "set offsets 0, 0, graph 0.05, 0\n",
+          f);
+    if (panels > 1)
+        fprintf(f, "set multiplot layout %d,1\n", panels);
+    for (int j = 0; j < panels; j++) {
+        fprintf(f, "set title '%s'\nset ylabel '%s'\n", titles[j], ylabels[j]);
+        gp_ts_plot(f, rp, exprs[j]);
+    }
+    if (panels > 1)
+        fputs("unset multiplot\n", f);
+    fputs("set output\n", f);
+}
+
+/* The waiting-time CDF: one panel per priority seen, three per row. */
+static void gp_wait(FILE *f, const struct rp *rp)
+{
+    /* A log x axis only pays off when waits span decades; waits under 1 s are then drawn at
+     * 1 s (log scales have no 0). */
+    bool logx = rp->wait_max_s >= 100.0;
+    int np = 0, cols, rows;
+    bool key = true;
+
+    for (int prio = 0; prio < RP_N_PRIO; prio++)
+        np += rp->prio_seen[prio];
+    cols = np < 3 ? np : 3;
+    rows = (np + cols - 1) / cols;
+    gp_begin(f, PLOT_WAIT, 60 + 300 * rows);
+    fprintf(f, "set multiplot layout %d,%d\nset yrange [0:1]\nset ylabel 'quantile'\n", rows, cols);
+    fprintf(f, "set key inside right bottom font ',9'\n");
+    if (logx)
+        fputs("set logscale x 10\nset xlabel 'waiting (s, log; < 1 s at 1 s)'\n", f);
+    else
+        fputs("set xlabel 'waiting (s)'\n", f);
+    for (int prio = 0; prio < RP_N_PRIO; prio++) {
+        const char *sep = "plot ";
+        if (!rp->prio_seen[prio])
+            continue;
+        fprintf(f, "set title 'priority %d'\n", prio);
+        if (!key)
+            fputs("unset key\n", f);
+        for (size_t i = 0; i < rp->n; i++) {
+            int b = wait_block(&rp->pol[i], prio);
+            if (b < 0)
+                continue;
+            fprintf(f,
+                    "%s'wait_%zu.dat' index %d using %s:2 with lines lw 1.5 lt %zu dt %zu title '",
+                    sep, i, b, logx ? "($1 < 1 ? 1 : $1)" : "1", i % RP_COLOURS + 1,
+                    i / RP_COLOURS % 5 + 1);
+            gp_puts(f, rp->pol[i].name);
+            fputc('\'', f);
+            sep = ", \\\n     ";
+        }
+        fputc('\n', f);
+        key = false;
+    }
+    fputs("unset multiplot\nset output\n", f);
+}
+
+/* Writes plots.gp for the plots that have data and marks them in plot_made (tentatively:
+ * gnuplot_run checks the files). */
+static int script_write(struct rp *rp)
+{
+    static const char *const util_t[] = {"CPU utilisation", "Memory utilisation"};
+    static const char *const util_y[] = {"CPU allocated (%)", "memory allocated (%)"};
+    static const char *const util_e[] = {"$3 * 100", "$4 * 100"};
+    static const char *const frag_t[] = {"Fragmented machines (free CPU and memory < 10 %)",
+                                         "Unused machines"};
+    static const char *const frag_y[] = {"machines", "machines"};
+    static const char *const frag_e[] = {"$5", "$6"};
+    static const char *const queue_t[] = {"Queue size"};
+    static const char *const queue_y[] = {"tasks queued"};
+    static const char *const queue_e[] = {"$2"};
+    char *path = str_fmt("%s/plots.gp", rp->tmpdir);
+    FILE *f;
+    int rc;
+
+    if (path == NULL)
+        return oom(rp->err);
+    f = fopen(path, "w");
+    if (f == NULL) {
+        rc = lt_err_set(rp->err, LT_EIO, 0, 0, "cannot create '%s': %s", path, strerror(errno));
+        lt_free(path);
+        return rc;
+    }
+    if (rp->n_samples > 0) {
+        gp_ts_panels(f, rp, PLOT_QUEUE, 1, queue_t, queue_y, queue_e);
+        gp_ts_panels(f, rp, PLOT_UTIL, 2, util_t, util_y, util_e);
+        gp_ts_panels(f, rp, PLOT_FRAG, 2, frag_t, frag_y, frag_e);
+        rp->plot_made[PLOT_QUEUE] = rp->plot_made[PLOT_UTIL] = rp->plot_made[PLOT_FRAG] = true;
+    }
+    for (int prio = 0; prio < RP_N_PRIO; prio++)
+        rp->plot_made[PLOT_WAIT] = rp->plot_made[PLOT_WAIT] || rp->prio_seen[prio];
+    if (rp->plot_made[PLOT_WAIT])
+        gp_wait(f, rp);
+    rc = close_written(f, path, rp->err);
+    lt_free(path);
+    return rc;
+}
+
+/* Reads up to RP_GP_MSG bytes of gnuplot's output into msg, newlines as spaces. */
+static void gnuplot_msg(const struct rp *rp, char *msg, size_t cap)
+{
+    char *path = str_fmt("%s/gnuplot.err", rp->tmpdir);
+    FILE *f = path ? fopen(path, "r") : NULL;
+    size_t n = 0;
+
+    if (f != NULL) {
+        n = fread(msg, 1, cap - 1, f);
+        fclose(f);
+    }
+    msg[n] = '\0';
+    for (size_t k = 0; k < n; k++)
+        if (msg[k] == '\n' || msg[k] == '\r' || msg[k] == '\t')
+            msg[k] = ' ';
+    lt_free(path);
+}
+
+/* The child: stdin from /dev/null, stdout and stderr to errfd, cwd the temporary directory.
+ * Only async-signal-safe calls between fork and exec. */
+static void gnuplot_child(const struct rp *rp, int nullfd, int errfd)
+{
+    char arg0[] = "gnuplot";
+    char arg1[] = "plots.gp";
+    char *argv[] = {arg0, arg1, NULL};
+
+    if (dup2(nullfd, 0) < 0 || dup2(errfd, 1) < 0 || dup2(errfd, 2) < 0 || chdir(rp->tmpdir) != 0)
+        _exit(127);
+    execv(rp->gnuplot, argv);
+    _exit(127);
+}
+
+/* Runs gnuplot on plots.gp and waits for it. Returns 0, or LT_EIO quoting its messages when
+ * it cannot be started, fails, or leaves out a plot it was asked for. */
+static int gnuplot_run(struct rp *rp)
+{
+    char *errpath = str_fmt("%s/gnuplot.err", rp->tmpdir);
+    char msg[RP_GP_MSG];
+    int nullfd, errfd, status = 0;
+    pid_t pid;
+
+    if (errpath == NULL)
+        return oom(rp->err);
+    errfd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    lt_free(errpath);
+    nullfd = open("/dev/null", O_RDONLY);
+    if (errfd < 0 || nullfd < 0) {
+        int rc = lt_err_set(rp->err, LT_EIO, 0, 0, "cannot set up gnuplot's files in '%s': %s",
+                            rp->tmpdir, strerror(errno));
+        if (errfd >= 0)
+            close(errfd);
+        if (nullfd >= 0)
+            close(nullfd);
+        return rc;
+    }
+    pid = fork();
+    if (pid == 0)
+        gnuplot_child(rp, nullfd, errfd);
+    close(errfd);
+    close(nullfd);
+    if (pid < 0)
+        return lt_err_set(rp->err, LT_EIO, 0, 0, "cannot start '%s': %s", rp->gnuplot,
+                          strerror(errno));
+    while (waitpid(pid, &status, 0) < 0) {
+        /* ECHILD: the caller reaps children itself; the output files still tell. */
+        if (errno != EINTR) {
+            status = 0;
+            break;
+        }
+    }
+    gnuplot_msg(rp, msg, sizeof(msg));
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return lt_err_set(rp->err, LT_EIO, 0, 0, "gnuplot '%s' failed (status %d): %s", rp->gnuplot,
+                          WIFEXITED(status) ? WEXITSTATUS(status) : -1, msg);
+    for (int k = 0; k < N_PLOTS; k++) {
+        char *svg = rp->plot_made[k] ? str_fmt("%s/%s", rp->tmpdir, plot_file[k]) : NULL;
+        struct stat st;
+        bool ok = svg != NULL && stat(svg, &st) == 0 && st.st_size > 0;
+        lt_free(svg);
+        if (rp->plot_made[k] && !ok)
+            return lt_err_set(rp->err, LT_EIO, 0, 0, "gnuplot '%s' wrote no '%s': %s", rp->gnuplot,
+                              plot_file[k], msg);
+    }
+    return 0;
+}
+
+static int plots_make(struct rp *rp)
+{
+    int rc = 0;
+
+    for (size_t i = 0; i < rp->n && rc == 0; i++)
+        rc = wait_data_write(rp, i);
+    if (rc == 0)
+        rc = script_write(rp);
+    if (rc == 0 && (rp->plot_made[PLOT_QUEUE] || rp->plot_made[PLOT_WAIT]))
+        rc = gnuplot_run(rp);
+    return rc;
+}
+
+/* ---- the page ----------------------------------------------------------------------------- */
+
+/* Formats v with thousands separators ("12,583,001"). */
+static void fmt_int(char *buf, size_t cap, json_int_t v)
+{
+    char digits[32];
+    int n = snprintf(digits, sizeof(digits), "%" JSON_INTEGER_FORMAT, v);
+    int lead = digits[0] == '-';
+    size_t o = 0;
+
+    for (int k = 0; k < n && o + 2 < cap; k++) {
+        if (k > lead && (n - k) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = digits[k];
+    }
+    buf[o] = '\0';
+}
+
+/* Formats a duration in seconds in a readable unit. */
+static void fmt_secs(char *buf, size_t cap, double s)
+{
+    if (s < 100.0)
+        snprintf(buf, cap, "%.1f s", s);
+    else if (s < 6000.0)
+        snprintf(buf, cap, "%.1f min", s / 60.0);
+    else
+        snprintf(buf, cap, "%.1f h", s / 3600.0);
+}
+
+/* The value of field fd in doc, formatted for the page ("-" if absent). */
+static void fmt_field(char *buf, size_t cap, json_t *doc, const struct rp_field *fd)
+{
+    json_t *v = json_path(doc, fd->path);
+
+    if (v == NULL) {
+        snprintf(buf, cap, "-");
+        return;
+    }
+    switch (fd->kind) {
+    case RP_INT:
+        fmt_int(buf, cap, json_integer_value(v));
+        break;
+    case RP_UINT:
+        snprintf(buf, cap, "%" PRIu64, (uint64_t)json_integer_value(v));
+        break;
+    case RP_HOURS:
+        snprintf(buf, cap, "%.1f", json_number_value(v) / 3600.0);
+        break;
+    case RP_PCT:
+        snprintf(buf, cap, "%.1f %%", json_number_value(v) * 100.0);
+        break;
+    case RP_REAL:
+        snprintf(buf, cap, "%.1f", json_number_value(v));
+        break;
+    case RP_STR:
+        snprintf(buf, cap, "%s", json_string_value(v));
+        break;
+    }
+}
+
+static const char css[] =
+    "body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:1000px;padding:0 1em;"
+    "color:#222}\n"
+    "h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.2em;margin-top:1.6em}\n"
+    "code.cmd{display:block;background:#f4f4f4;padding:.5em;white-space:pre-wrap;"
+    "word-break:break-all}\n"
+    "table{border-collapse:collapse;margin:.5em 0}td,th{padding:.25em .7em;"
+    "border-bottom:1px solid #ddd}th{text-align:left;background:#f4f4f4}\n"
+    "td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
+    "table.facts th{background:none;font-weight:normal;color:#555}\n"
+    "svg{width:100%;height:auto;display:block}\n"
+    ".note{background:#fff3cd;border:1px solid #e0c36b;padding:.6em}\n"
+    ".cap{color:#555;font-size:.9em}\n";
+
+static void html_head(FILE *f, const struct rp *rp, const char *title)
+{
+    json_t *doc = rp->pol[0].summary;
+    json_t *rows = json_object_get(doc, "rows_read");
+    const char *key;
+    json_t *v;
+    char buf[512];
+
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n", f);
+    fputs("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n", f);
+    fputs("<title>lotus-sim replay report</title>\n<style>\n", f);
+    fputs(css, f);
+    fputs("</style>\n</head>\n<body>\n<h1>lotus-sim replay report</h1>\n", f);
+    if (title != NULL) {
+        fputs("<code class=\"cmd\">", f);
+        html_puts(f, title);
+        fputs("</code>\n", f);
+    }
+    fputs("<h2>Run</h2>\n<table class=\"facts\">\n", f);
+    for (size_t k = 0; k < N_FACTS; k++) {
+        fmt_field(buf, sizeof(buf), doc, &facts[k]);
+        fputs("<tr><th>", f);
+        html_puts(f, facts[k].label);
+        fputs("</th><td>", f);
+        html_puts(f, buf);
+        if (facts[k].kind == RP_REAL)
+            fprintf(f, " (%.1f h)", json_number_value(json_path(doc, facts[k].path)) / 3600.0);
+        fputs("</td></tr>\n", f);
+    }
+    json_object_foreach(rows, key, v)
+    {
+        fmt_int(buf, sizeof(buf), json_integer_value(json_object_get(v, "rows")));
+        fputs("<tr><th>rows read, ", f);
+        html_puts(f, key);
+        fputs("</th><td>", f);
+        html_puts(f, buf);
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</table>\n<p class=\"cap\">From the summary.json of policy '", f);
+    html_puts(f, rp->pol[0].name);
+    fputs("'.</p>\n", f);
+}
+
+/* One row per priority seen in some summary: p50 / p90 / p99 of each policy. */
+static void html_wait_rows(FILE *f, const struct rp *rp)
+{
+    static const char *const qkeys[] = {"p50_s", "p90_s", "p99_s"};
+    char buf[32];
+
+    for (int prio = 0; prio < RP_N_PRIO; prio++) {
+        char key[16];
+        bool any = false;
+        snprintf(key, sizeof(key), "%d", prio);
+        for (size_t i = 0; i < rp->n; i++)
+            any = any || json_path(json_path(rp->pol[i].summary, "metrics.waiting_by_priority"),
+                                   key) != NULL;
+        if (!any)
+            continue;
+        fprintf(f, "<tr><th>waiting p50 / p90 / p99, priority %d</th>", prio);
+        for (size_t i = 0; i < rp->n; i++) {
+            json_t *w =
+                json_path(json_path(rp->pol[i].summary, "metrics.waiting_by_priority"), key);
+            fputs("<td class=\"n\">", f);
+            for (size_t q = 0; q < 3; q++) {
+                if (w == NULL) {
+                    fputs("-", f);
+                    break;
+                }
+                fmt_secs(buf, sizeof(buf), json_number_value(json_object_get(w, qkeys[q])));
+                fprintf(f, "%s%s", q ? " / " : "", buf);
+            }
+            fputs("</td>", f);
+        }
+        fputs("</tr>\n", f);
+    }
+}
+
+static void html_table(FILE *f, const struct rp *rp)
+{
+    char buf[64];
+
+    fputs("<h2>Policies</h2>\n<table>\n<tr><th>metric</th>", f);
+    for (size_t i = 0; i < rp->n; i++) {
+        fputs("<th>", f);
+        html_puts(f, rp->pol[i].name);
+        fputs("</th>", f);
+    }
+    fputs("</tr>\n", f);
+    for (size_t k = 0; k < N_METRICS; k++) {
+        fputs("<tr><th>", f);
+        html_puts(f, metrics[k].label);
+        fputs("</th>", f);
+        for (size_t i = 0; i < rp->n; i++) {
+            fmt_field(buf, sizeof(buf), rp->pol[i].summary, &metrics[k]);
+            fputs("<td class=\"n\">", f);
+            html_puts(f, buf);
+            fputs("</td>", f);
+        }
+        fputs("</tr>\n", f);
+    }
+    html_wait_rows(f, rp);
+    fputs("</table>\n<p class=\"cap\">Flow time: completion minus arrival, summed over "
+          "completed tasks. Means are over the samples of the run (docs/simulator.md, "
+          "\"Metrics\").</p>\n",
+          f);
+}
+
+/* Copies the SVG at path into f from its "<svg" on. */
+static int svg_inline(FILE *f, const char *path, struct lt_err *err)
+{
+    FILE *in = fopen(path, "rb");
+    char *data;
+    size_t n, at;
+    struct stat st;
+
+    if (in == NULL)
+        return lt_err_set(err, LT_EIO, 0, 0, "cannot open '%s': %s", path, strerror(errno));
+    if (fstat(fileno(in), &st) != 0 || st.st_size <= 0 || (uintmax_t)st.st_size > RP_MAX_SVG) {
+        fclose(in);
+        return lt_err_set(err, LT_EIO, 0, 0, "'%s' is empty or larger than %zu bytes", path,
+                          RP_MAX_SVG);
+    }
+    data = lt_malloc((size_t)st.st_size + 1);
+    if (data == NULL) {
+        fclose(in);
+        return oom(err);
+    }
+    n = fread(data, 1, (size_t)st.st_size, in);
+    fclose(in);
+    data[n] = '\0';
+    for (at = 0; at + 4 <= n && memcmp(data + at, "<svg", 4) != 0; at++)
+        ;
+    if (at + 4 > n) {
+        lt_free(data);
+        return lt_err_set(err, LT_EIO, 0, 0, "'%s' holds no '<svg' element", path);
+    }
+    fwrite(data + at, 1, n - at, f);
+    fputc('\n', f);
+    lt_free(data);
+    return 0;
+}
+
+static int html_plots(FILE *f, const struct rp *rp)
+{
+    for (int k = 0; k < N_PLOTS; k++) {
+        fprintf(f, "<h2>%s</h2>\n<p class=\"cap\">%s</p>\n", plot_title[k], plot_caption[k]);
+        if (rp->gnuplot[0] == '\0') {
+            fputs("<p class=\"note\">No plot: gnuplot was not found on PATH when this report "
+                  "was written. Install gnuplot (Debian: <code>apt-get install gnuplot-nox"
+                  "</code>) and run the replay again to get the plots.</p>\n",
+                  f);
+        } else if (!rp->plot_made[k]) {
+            fputs("<p class=\"note\">No plot: the run has no data for it (no samples in "
+                  "timeseries.csv, or no started task in waiting.csv).</p>\n",
+                  f);
+        } else {
+            char *svg = str_fmt("%s/%s", rp->tmpdir, plot_file[k]);
+            int rc = svg ? svg_inline(f, svg, rp->err) : oom(rp->err);
+            lt_free(svg);
+            if (rc < 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* Writes report.html.tmp and renames it to report.html; removes the temporary file on
+ * failure. */
+static int html_write(struct rp *rp, const char *title)
+{
+    char *final = str_fmt("%s/report.html", rp->dir);
+    char *tmp = str_fmt("%s/report.html.tmp", rp->dir);
+    FILE *f = NULL;
+    int rc = 0;
+
+    if (final == NULL || tmp == NULL) {
+        rc = oom(rp->err);
+        goto out_free;
+    }
+    f = fopen(tmp, "w");
+    if (f == NULL) {
+        rc = lt_err_set(rp->err, LT_EIO, 0, 0, "cannot create '%s': %s", tmp, strerror(errno));
+        goto out_free;
+    }
+    html_head(f, rp, title);
+    html_table(f, rp);
+    rc = html_plots(f, rp);
+    fputs("<p class=\"cap\">Written by lotus-sim", f);
+    if (json_is_string(json_path(rp->pol[0].summary, "run.lotus_version"))) {
+        fputs(" ", f);
+        html_puts(f, json_string_value(json_path(rp->pol[0].summary, "run.lotus_version")));
+    }
+    fputs(".</p>\n</body>\n</html>\n", f);
+    {
+        int wrc = close_written(f, tmp, rp->err);
+        rc = rc < 0 ? rc : wrc;
+    }
+    if (rc == 0 && rename(tmp, final) != 0)
+        rc = lt_err_set(rp->err, LT_EIO, 0, 0, "cannot rename '%s': %s", tmp, strerror(errno));
+    if (rc < 0)
+        remove(tmp);
+out_free:
+    lt_free(tmp);
+    lt_free(final);
+    return rc;
+}
+
+/* ---- entry point -------------------------------------------------------------------------- */
+
+static int check_args(const char *dir, const char *const *policies, size_t n, struct lt_err *err)
+{
+    if (dir == NULL || policies == NULL || n == 0)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "report: no run directory or no policy");
+    for (size_t i = 0; i < n; i++) {
+        const char *s = policies[i];
+        bool bad = s == NULL || s[0] == '\0' || strcmp(s, ".") == 0 || strcmp(s, "..") == 0 ||
+                   strlen(s) > RP_MAX_NAME;
+        for (; !bad && *s != '\0'; s++)
+            bad = *s == '/' || (unsigned char)*s < 0x20 || *s == 0x7f;
+        if (bad)
+            return lt_err_set(err, LT_EINVAL, 0, 0,
+                              "report: policy name '%.40s' is not a "
+                              "directory name",
+                              policies[i] ? policies[i] : "(null)");
+    }
+    return 0;
+}
+
+static void rp_release(struct rp *rp)
+{
+    tmpdir_remove(rp);
+    for (size_t i = 0; rp->pol != NULL && i < rp->n; i++) {
+        json_decref(rp->pol[i].summary);
+        lt_free(rp->pol[i].wait);
+    }
+    lt_free(rp->pol);
+}
+
+int sim_report_write(const char *dir, const char *const *policies, size_t n, const char *title,
+                     struct lt_err *err)
+{
+    struct rp rp;
+    int rc;
+
+    rc = check_args(dir, policies, n, err);
+    if (rc < 0)
+        return rc;
+    memset(&rp, 0, sizeof(rp));
+    rp.dir = dir;
+    rp.n = n;
+    rp.err = err;
+    rp.pol = lt_calloc(n, sizeof(*rp.pol));
+    if (rp.pol == NULL) {
+        rc = oom(err);
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        rp.pol[i].name = policies[i];
+    if (gnuplot_find(rp.gnuplot, sizeof(rp.gnuplot)))
+        rc = tmpdir_make(&rp);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        rc = summary_load(&rp, &rp.pol[i]);
+        if (rc == 0)
+            rc = timeseries_load(&rp, i);
+        if (rc == 0)
+            rc = waiting_load(&rp, &rp.pol[i]);
+    }
+    if (rc == 0 && rp.tmpdir != NULL)
+        rc = plots_make(&rp);
+    if (rc == 0)
+        rc = html_write(&rp, title);
+out:
+    rp_release(&rp);
+    if (rc < 0) { /* no stale page that the failed inputs no longer describe */
+        char *final = str_fmt("%s/report.html", dir);
+        if (final != NULL)
+            remove(final);
+        lt_free(final);
+    }
+    return rc;
+}
