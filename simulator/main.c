@@ -24,6 +24,8 @@ struct command {
 
 static const struct command commands[] = {
     {"score", sim_cmd_score, "score every machine of a cluster snapshot for one task"},
+    {"replay", sim_cmd_replay, "replay the Google 2011 trace through placement policies"},
+    {"tx", sim_cmd_tx, "T(x): tasks completed with x% of the machines, per policy"},
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

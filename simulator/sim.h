@@ -85,5 +85,7 @@ void sim_err_print(const struct lt_err *err);
 /* Commands. Each takes the arguments after the command name (argv[0] is the command name)
  * and returns an exit status. */
 int sim_cmd_score(int argc, char **argv);
+int sim_cmd_replay(int argc, char **argv); /* replay_cmd.c */
+int sim_cmd_tx(int argc, char **argv);     /* replay_cmd.c */
 
 #endif

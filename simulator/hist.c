@@ -1,0 +1,73 @@
+/* hist.c -- log-linear histogram (hist.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "hist.h"
+
+#include <math.h>
+#include <string.h>
+
+void sim_hist_init(struct sim_hist *h)
+{
+    memset(h, 0, sizeof(*h));
+}
+
+static unsigned bucket_of(uint64_t v)
+{
+    if (v < HIST_SUB)
+        return (unsigned)v;
+    unsigned e = 63u - (unsigned)__builtin_clzll(v);   /* 2^e <= v < 2^(e+1), e >= SUB_BITS */
+    unsigned shift = e - (HIST_SUB_BITS - 1);          /* keep SUB_BITS significant bits */
+    unsigned sub = (unsigned)(v >> shift) - HIST_HALF; /* 0 .. HALF-1 */
+    return HIST_SUB + (e - HIST_SUB_BITS) * HIST_HALF + sub;
+}
+
+/* Smallest value of bucket b and its width. */
+static void bucket_range(unsigned b, uint64_t *lo, uint64_t *width)
+{
+    if (b < HIST_SUB) {
+        *lo = b;
+        *width = 1;
+        return;
+    }
+    unsigned e = (b - HIST_SUB) / HIST_HALF + HIST_SUB_BITS;
+    unsigned sub = (b - HIST_SUB) % HIST_HALF;
+    unsigned shift = e - (HIST_SUB_BITS - 1);
+    *lo = ((uint64_t)(sub + HIST_HALF)) << shift;
+    *width = UINT64_C(1) << shift;
+}
+
+void sim_hist_add(struct sim_hist *h, uint64_t v)
+{
+    h->count[bucket_of(v)]++;
+    h->n++;
+    h->sum += (long double)v;
+    if (v > h->max)
+        h->max = v;
+}
+
+uint64_t sim_hist_quantile(const struct sim_hist *h, double q)
+{
+    if (h->n == 0)
+        return 0;
+    if (!(q > 0.0))
+        q = 0.0;
+    if (q > 1.0)
+        q = 1.0;
+    uint64_t rank = (uint64_t)ceil(q * (double)h->n);
+    if (rank < 1)
+        rank = 1;
+    if (rank > h->n)
+        rank = h->n;
+    uint64_t seen = 0;
+    for (unsigned b = 0; b < HIST_BUCKETS; b++) {
+        seen += h->count[b];
+        if (seen >= rank) {
+            uint64_t lo, width;
+            bucket_range(b, &lo, &width);
+            uint64_t mid = lo + (width - 1) / 2;
+            return mid > h->max ? h->max : mid;
+        }
+    }
+    return h->max;
+}

@@ -1,0 +1,1833 @@
+/* replay.c -- the trace-replay engine (replay.h; docs/simulator.md is the contract).
+ *
+ * Layout of a run:
+ *   machines_load  reads machine_events whole, fills in ADD rows without capacities, splits a
+ *                  machine whose capacity changes into incarnations, draws the T(x) subset;
+ *   pass1          streams task_events once: per task, its last end event, the demand of the
+ *                  run that ended there, flags (scheduled at t = 0, first row kind), and the
+ *                  requests of tasks whose SUBMIT has none; finds T_end; counts job_events;
+ *   pass2          streams task_events again, merged in time with the machine rows and the
+ *                  completions of simulated tasks (a binary heap), placing with
+ *                  lt_policy_choose, queueing what fits nowhere, sampling the time series.
+ * Every placement decision is the library's; this file only keeps time and books.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "replay.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lt_cluster.h"
+#include "lt_rng.h"
+#include "squeue.h"
+
+#define NIL           UINT32_MAX
+#define US            1000000LL
+#define TRACE_ZERO_US (600LL * US) /* timestamp of trace second 0 */
+#define T_INF         INT64_MAX
+
+/* ---- task records (pass 1, anchors for pass 2) ---------------------------------------- */
+
+enum rec_flags {
+    F_ENDED = 1 << 0,       /* an end event came after the last SUBMIT/SCHEDULE */
+    F_SCHED_AT_0 = 1 << 1,  /* has a SCHEDULE at t = 0: running before the trace */
+    F_ORPHAN = 1 << 2,      /* first row neither SUBMIT nor SCHEDULE */
+    F_REQ_PENDING = 1 << 3, /* first SUBMIT had no requests; waiting for a row with some */
+    F_ARRIVED = 1 << 4,     /* pass 2: arrived */
+    F_DONE = 1 << 5         /* pass 2: left the simulation */
+};
+
+struct task_rec {
+    uint64_t job_id;  /* trace job ID */
+    uint32_t index;   /* task index */
+    uint32_t aux;     /* pass 1: reqfix index + 1; pass 2: live index + 1 (0 = none) */
+    int64_t t;        /* last SCHEDULE (-1 none) until an end event, then the run's demand */
+    int64_t end_time; /* time of the last end event */
+    uint8_t end_type; /* TR_* of the last end event */
+    uint8_t flags;    /* enum rec_flags */
+};
+
+/* (job ID, task index) -> dense task id (the index in engine.rec), open addressing. */
+struct map_slot {
+    uint64_t job_id; /* UINT64_MAX: empty */
+    uint32_t index;
+    uint32_t id;
+};
+
+struct task_map {
+    struct map_slot *slot;
+    size_t cap; /* power of two */
+    size_t n;
+};
+
+/* A task_events row as pass 2 needs it, kept from pass 1 while the cache budget lasts. */
+struct crow {
+    int64_t time;
+    uint32_t id;  /* dense task id */
+    uint32_t req; /* index in engine.creq of the row's requests, or NIL */
+    uint8_t type;
+    uint8_t priority;
+    int8_t sched_class;
+};
+
+struct reqfix {
+    struct lt_res req;
+    bool set;
+};
+
+/* ---- live tasks (pass 2) ----------------------------------------------------------------- */
+
+enum live_state { L_QUEUED, L_RUNNING, L_DEFERRED };
+
+struct live {
+    uint32_t rec;      /* slot in the task map (stable in pass 2: nothing is inserted) */
+    uint32_t slot;     /* queue slot (squeue.h), held from arrival to leaving */
+    uint32_t q_next;   /* free-list link while the entry is unused */
+    uint32_t heap_pos; /* position in the completion heap, NIL if none */
+    uint32_t machine;  /* when running */
+    uint32_t requeues;
+    uint8_t prio, sched_class, state;
+    uint64_t seq; /* arrival order */
+    int64_t arrival, first_start, start;
+    int64_t demand;  /* run length for FINISH/FAIL outcomes; -1 = open */
+    uint8_t outcome; /* TR_FINISH, TR_FAIL, TR_KILL, TR_LOST, or TR_N_TYPES = open */
+    size_t pid;      /* placement id when running */
+    struct lt_res req;
+};
+
+struct heap_item {
+    int64_t time;
+    uint64_t seq;
+    uint32_t live;
+};
+
+/* ---- machines ------------------------------------------------------------------------- */
+
+struct mrow {
+    int64_t time;
+    uint64_t id;
+    uint8_t type;
+    bool has_cap;
+    double cpu, mem;
+    uint32_t inc; /* incarnation index (cluster machine), NIL if the machine is not kept */
+};
+
+struct incarnation {
+    uint64_t id;
+    double cpu, mem;
+    char name[32];
+};
+
+/* ---- the engine ----------------------------------------------------------------------- */
+
+struct engine {
+    const struct sim_replay_config *cfg;
+    struct sim_replay_result *res;
+    struct lt_err *err;
+
+    struct mrow *mrows;
+    size_t n_mrows;
+    struct incarnation *inc;
+    size_t n_inc;
+    uint64_t *primary_ids; /* IDs of incarnations 0..n_primary-1, sorted (= their order) */
+    size_t n_primary;
+    struct lt_res *caps; /* distinct capacities of kept incarnations (disk 1) */
+    size_t n_caps;
+
+    struct task_map map;
+    struct task_rec *rec; /* by dense task id */
+    size_t n_rec, cap_rec;
+    struct crow *cache; /* the first n_cache task_events rows (pass 1 -> pass 2) */
+    size_t n_cache, cap_cache;
+    struct lt_res *creq; /* requests of the cached rows that may start a task */
+    size_t n_creq, cap_creq;
+    bool cache_full;      /* the budget ran out: pass 2 reads the parts again after it */
+    uint64_t rows_window; /* task_events rows inside the window */
+    struct reqfix *fix;
+    size_t n_fix, cap_fix;
+
+    struct lt_cluster *cluster;
+    struct lt_rng rng;
+    size_t online;
+
+    struct live *live;
+    size_t n_live, cap_live;
+    uint32_t free_live; /* free list through q_next */
+
+    struct heap_item *heap;
+    size_t n_heap, cap_heap;
+
+    struct sq q; /* tasks that fit nowhere */
+
+    uint32_t *deferred; /* tasks pending at t = 0, in trace order */
+    size_t n_deferred, cap_deferred;
+    bool t0_phase;
+
+    uint64_t seq;
+    int64_t now;
+    int64_t t_end;
+
+    FILE *tasks_csv, *ts_csv;
+    char *path_tasks, *path_ts;
+    double sum_queue, sum_util[3], sum_frag[SIM_N_FRAG], sum_unused;
+};
+
+/* ---- small helpers ---------------------------------------------------------------------- */
+
+static int oom(struct engine *e)
+{
+    return lt_err_set(e->err, LT_ENOMEM, 0, 0, "out of memory");
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 1024;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, n * size);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+static double secs(int64_t t_us)
+{
+    return (double)(t_us - TRACE_ZERO_US) / (double)US;
+}
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= UINT64_C(0xff51afd7ed558ccd);
+    x ^= x >> 33;
+    x *= UINT64_C(0xc4ceb9fe1a85ec53);
+    x ^= x >> 33;
+    return x;
+}
+
+static size_t map_hash(uint64_t job, uint32_t index)
+{
+    return (size_t)mix64(job * UINT64_C(0x9e3779b97f4a7c15) + index);
+}
+
+static int map_init(struct task_map *m)
+{
+    m->cap = 1u << 16;
+    m->n = 0;
+    m->slot = malloc(m->cap * sizeof(*m->slot));
+    if (!m->slot)
+        return -1;
+    for (size_t k = 0; k < m->cap; k++)
+        m->slot[k].job_id = UINT64_MAX;
+    return 0;
+}
+
+static int map_grow(struct task_map *m)
+{
+    size_t ncap = m->cap * 2;
+    struct map_slot *ns = malloc(ncap * sizeof(*ns));
+    if (!ns)
+        return -1;
+    for (size_t k = 0; k < ncap; k++)
+        ns[k].job_id = UINT64_MAX;
+    for (size_t k = 0; k < m->cap; k++) {
+        if (m->slot[k].job_id == UINT64_MAX)
+            continue;
+        size_t h = map_hash(m->slot[k].job_id, m->slot[k].index) & (ncap - 1);
+        while (ns[h].job_id != UINT64_MAX)
+            h = (h + 1) & (ncap - 1);
+        ns[h] = m->slot[k];
+    }
+    free(m->slot);
+    m->slot = ns;
+    m->cap = ncap;
+    return 0;
+}
+
+/* The id of (job, index), or NIL. */
+static uint32_t map_find(const struct task_map *m, uint64_t job, uint32_t index)
+{
+    size_t h = map_hash(job, index) & (m->cap - 1);
+    for (;;) {
+        const struct map_slot *r = &m->slot[h];
+        if (r->job_id == UINT64_MAX)
+            return NIL;
+        if (r->job_id == job && r->index == index)
+            return r->id;
+        h = (h + 1) & (m->cap - 1);
+    }
+}
+
+/* The id of (job, index); if new, new_id is stored and *is_new set. The map never holds
+ * more than UINT32_MAX - 1 tasks (caller checks). -1 when out of memory. */
+static int map_upsert(struct task_map *m, uint64_t job, uint32_t index, uint32_t new_id,
+                      uint32_t *id, bool *is_new)
+{
+    if ((m->n + 1) * 10 > m->cap * 7 && map_grow(m) != 0)
+        return -1;
+    size_t h = map_hash(job, index) & (m->cap - 1);
+    for (;;) {
+        struct map_slot *r = &m->slot[h];
+        if (r->job_id == UINT64_MAX) {
+            r->job_id = job;
+            r->index = index;
+            r->id = new_id;
+            m->n++;
+            *id = new_id;
+            *is_new = true;
+            return 0;
+        }
+        if (r->job_id == job && r->index == index) {
+            *id = r->id;
+            *is_new = false;
+            return 0;
+        }
+        h = (h + 1) & (m->cap - 1);
+    }
+}
+
+/* ---- machines --------------------------------------------------------------------------- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+struct row_ref {
+    uint64_t id;
+    uint32_t row;
+};
+
+static int cmp_row_ref(const void *a, const void *b)
+{
+    const struct row_ref *x = a, *y = b;
+    if (x->id != y->id)
+        return (x->id > y->id) - (x->id < y->id);
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+static bool same_cap(double a, double b)
+{
+    return !(a < b) && !(a > b);
+}
+
+static int machines_load(struct engine *e)
+{
+    struct tr_opts o = {.skip_bad_lines = e->cfg->skip_bad_lines};
+    struct tr_reader *r = tr_open(e->cfg->trace_dir, TR_MACHINE_EVENTS, &o, e->err);
+    size_t cap_rows = 0;
+    int rc;
+
+    if (!r)
+        return e->err->code ? e->err->code : LT_EIO;
+    for (;;) {
+        struct tr_machine_row row;
+        rc = tr_next(r, &row, e->err);
+        if (rc <= 0)
+            break;
+        if (grow((void **)&e->mrows, &cap_rows, e->n_mrows + 1, sizeof(*e->mrows)) != 0) {
+            rc = oom(e);
+            break;
+        }
+        struct mrow *m = &e->mrows[e->n_mrows++];
+        m->time = row.time;
+        m->id = row.machine_id;
+        m->type = row.type;
+        m->has_cap = row.has_cap;
+        m->cpu = row.cpu;
+        m->mem = row.mem;
+        m->inc = NIL;
+    }
+    e->res->rows[TR_MACHINE_EVENTS] = *tr_counts(r);
+    tr_close(r);
+    if (rc < 0)
+        return rc;
+    if (e->n_mrows == 0)
+        return lt_err_set(e->err, LT_EINVAL, 0, 0, "machine_events under '%s' has no rows",
+                          e->cfg->trace_dir);
+
+    /* Per machine, in row order: fill missing capacities from the next row that has them,
+     * else from the previous one. */
+    struct row_ref *ref = malloc(e->n_mrows * sizeof(*ref));
+    uint64_t *ids = malloc(e->n_mrows * sizeof(*ids));
+    if (!ref || !ids) {
+        free(ref);
+        free(ids);
+        return oom(e);
+    }
+    for (size_t k = 0; k < e->n_mrows; k++) {
+        ref[k].id = e->mrows[k].id;
+        ref[k].row = (uint32_t)k;
+    }
+    qsort(ref, e->n_mrows, sizeof(*ref), cmp_row_ref);
+    size_t n_ids = 0;
+    for (size_t a = 0; a < e->n_mrows;) {
+        size_t b = a;
+        while (b < e->n_mrows && ref[b].id == ref[a].id)
+            b++;
+        ids[n_ids++] = ref[a].id;
+        for (size_t k = a; k < b; k++) {
+            struct mrow *m = &e->mrows[ref[k].row];
+            if (m->has_cap)
+                continue;
+            const struct mrow *src = NULL;
+            for (size_t j = k + 1; j < b && !src; j++)
+                if (e->mrows[ref[j].row].has_cap)
+                    src = &e->mrows[ref[j].row];
+            for (size_t j = k; j-- > a && !src;)
+                if (e->mrows[ref[j].row].has_cap)
+                    src = &e->mrows[ref[j].row];
+            if (src) {
+                m->cpu = src->cpu;
+                m->mem = src->mem;
+                m->has_cap = true;
+            }
+        }
+        a = b;
+    }
+    free(ref);
+    e->res->machines_total = n_ids;
+
+    /* T(x): keep a seeded random share of the machine IDs (ids is sorted: deterministic). */
+    size_t keep = n_ids;
+    if (e->cfg->machines_pct < 100.0) {
+        keep = (size_t)(e->cfg->machines_pct * (double)n_ids / 100.0 + 0.5);
+        struct lt_rng mr;
+        lt_rng_init(&mr, e->cfg->seed, LT_RNG_MACHINES);
+        for (size_t k = 0; k < keep; k++) {
+            size_t j = k + (size_t)lt_rng_below(&mr, n_ids - k);
+            uint64_t tmp = ids[k];
+            ids[k] = ids[j];
+            ids[j] = tmp;
+        }
+        qsort(ids, keep, sizeof(*ids), cmp_u64);
+    }
+    e->res->machines_kept = keep;
+
+    /* Incarnations: the first capacity of each kept machine, in ID order; a later different
+     * capacity appends a new one. cur[k] is machine k's current incarnation. */
+    uint32_t *cur = malloc((keep ? keep : 1) * sizeof(*cur));
+    size_t cap_inc = 0;
+    if (!cur) {
+        free(ids);
+        return oom(e);
+    }
+    for (size_t k = 0; k < keep; k++)
+        cur[k] = NIL;
+    for (size_t pass = 0; pass < 2; pass++) {
+        for (size_t k = 0; k < e->n_mrows; k++) {
+            struct mrow *m = &e->mrows[k];
+            uint64_t *hit = bsearch(&m->id, ids, keep, sizeof(*ids), cmp_u64);
+            if (!hit || !m->has_cap)
+                continue;
+            size_t mk = (size_t)(hit - ids);
+            if (pass == 0) {
+                if (cur[mk] != NIL)
+                    continue;
+            } else {
+                const struct incarnation *ci = &e->inc[cur[mk]];
+                if (same_cap(ci->cpu, m->cpu) && same_cap(ci->mem, m->mem)) {
+                    m->inc = cur[mk];
+                    continue;
+                }
+            }
+            if (grow((void **)&e->inc, &cap_inc, e->n_inc + 1, sizeof(*e->inc)) != 0) {
+                free(cur);
+                free(ids);
+                return oom(e);
+            }
+            struct incarnation *ni = &e->inc[e->n_inc];
+            ni->id = m->id;
+            ni->cpu = m->cpu;
+            ni->mem = m->mem;
+            if (pass == 0)
+                snprintf(ni->name, sizeof(ni->name), "%" PRIu64, m->id);
+            else
+                snprintf(ni->name, sizeof(ni->name), "%" PRIu64 ".%zu", m->id, e->n_inc);
+            cur[mk] = (uint32_t)e->n_inc++;
+            if (pass == 1)
+                m->inc = cur[mk];
+        }
+        if (pass == 0) { /* first pass went in row order; re-sort incarnations by ID */
+            /* Rebuild in ID order: inc index = position of the ID among kept IDs. */
+            struct incarnation *byid = malloc((e->n_inc ? e->n_inc : 1) * sizeof(*byid));
+            if (!byid) {
+                free(cur);
+                free(ids);
+                return oom(e);
+            }
+            size_t n = 0;
+            for (size_t k = 0; k < keep; k++) {
+                if (cur[k] == NIL)
+                    continue; /* a kept machine that never has capacities: never simulated */
+                byid[n] = e->inc[cur[k]];
+                cur[k] = (uint32_t)n++;
+            }
+            memcpy(e->inc, byid, n * sizeof(*byid));
+            free(byid);
+            e->n_inc = n;
+            e->n_primary = n;
+            e->primary_ids = malloc((n ? n : 1) * sizeof(uint64_t));
+            if (!e->primary_ids) {
+                free(cur);
+                free(ids);
+                return oom(e);
+            }
+            for (size_t k = 0; k < n; k++)
+                e->primary_ids[k] = e->inc[k].id;
+        }
+    }
+    free(cur);
+    free(ids);
+    if (e->n_inc == 0)
+        return lt_err_set(e->err, LT_EINVAL, 0, 0,
+                          "no machine of '%s' has capacities (machines kept: %zu)",
+                          e->cfg->trace_dir, keep);
+
+    /* Distinct capacities, for "larger than every machine". */
+    e->caps = malloc(e->n_inc * sizeof(*e->caps));
+    if (!e->caps)
+        return oom(e);
+    for (size_t k = 0; k < e->n_inc; k++) {
+        bool seen = false;
+        for (size_t j = 0; j < e->n_caps && !seen; j++)
+            seen =
+                same_cap(e->caps[j].cpu, e->inc[k].cpu) && same_cap(e->caps[j].mem, e->inc[k].mem);
+        if (!seen)
+            e->caps[e->n_caps++] = (struct lt_res){e->inc[k].cpu, e->inc[k].mem, 1.0};
+    }
+    return 0;
+}
+
+static int cluster_build(struct engine *e)
+{
+    struct lt_machine_spec *ms = malloc(e->n_inc * sizeof(*ms));
+    if (!ms)
+        return oom(e);
+    for (size_t k = 0; k < e->n_inc; k++) {
+        ms[k].name = e->inc[k].name;
+        ms[k].cap = (struct lt_res){e->inc[k].cpu, e->inc[k].mem, 1.0};
+    }
+    struct lt_cluster_spec spec = {
+        .machines = ms, .n_machines = e->n_inc, .ref = {1.0, 1.0, 1.0}, .seed = e->cfg->seed};
+    e->cluster = lt_cluster_new(&spec, e->err);
+    free(ms);
+    if (!e->cluster)
+        return e->err->code;
+    for (size_t k = 0; k < e->n_inc; k++) {
+        int rc = lt_cluster_set_online(e->cluster, k, false, e->err);
+        if (rc < 0)
+            return rc;
+    }
+    int rc = lt_policy_attach(e->cfg->policy, e->cluster, e->err);
+    if (rc < 0)
+        return rc;
+    lt_rng_init(&e->rng, e->cfg->seed, LT_RNG_POLICY);
+    return 0;
+}
+
+/* ---- pass 1 ------------------------------------------------------------------------------ */
+
+static bool is_end(uint8_t type)
+{
+    return type == TR_EVICT || type == TR_FAIL || type == TR_FINISH || type == TR_KILL ||
+           type == TR_LOST;
+}
+
+static void publish(struct engine *e, int pass, const struct tr_reader *r)
+{
+    struct sim_progress *p = e->cfg->progress;
+    if (!p)
+        return;
+    p->pass = pass;
+    p->rows = tr_counts(r)->rows;
+    p->bytes_read = tr_bytes_read(r);
+    p->bytes_total = tr_bytes_total(r);
+}
+
+static int cache_row(struct engine *e, const struct tr_task_row *row, uint32_t id, bool first)
+{
+    size_t bytes = (e->n_cache + 1) * sizeof(struct crow) + (e->n_creq + 1) * sizeof(struct lt_res);
+    if (e->cache_full || bytes > e->cfg->cache_bytes) {
+        e->cache_full = true;
+        return 0;
+    }
+    if (grow((void **)&e->cache, &e->cap_cache, e->n_cache + 1, sizeof(*e->cache)) != 0)
+        return oom(e);
+    struct crow *c = &e->cache[e->n_cache++];
+    c->time = row->time;
+    c->id = id;
+    c->type = row->type;
+    c->priority = row->priority;
+    c->sched_class = row->sched_class;
+    c->req = NIL;
+    if (first && row->has_req) {
+        if (grow((void **)&e->creq, &e->cap_creq, e->n_creq + 1, sizeof(*e->creq)) != 0)
+            return oom(e);
+        e->creq[e->n_creq] = (struct lt_res){row->cpu, row->mem, row->disk};
+        c->req = (uint32_t)e->n_creq++;
+    }
+    return 0;
+}
+
+static int pass1(struct engine *e)
+{
+    struct tr_opts o = {.skip_bad_lines = e->cfg->skip_bad_lines};
+    struct tr_reader *r = tr_open(e->cfg->trace_dir, TR_TASK_EVENTS, &o, e->err);
+    int64_t last = 0;
+    bool any = false;
+    int rc;
+
+    if (!r)
+        return e->err->code ? e->err->code : LT_EIO;
+    for (;;) {
+        struct tr_task_row row;
+        rc = tr_next(r, &row, e->err);
+        if (rc <= 0)
+            break;
+        if ((tr_counts(r)->rows & 0xffff) == 0)
+            publish(e, 1, r);
+        if (row.time > e->cfg->until_us || row.time == TR_TIME_AFTER)
+            break;
+        last = row.time;
+        any = true;
+        e->rows_window++;
+        e->res->rows[TR_TASK_EVENTS].rows++;
+        e->res->rows[TR_TASK_EVENTS].by_type[row.type]++;
+        bool is_new;
+        uint32_t id;
+        if (e->n_rec >= NIL - 1) {
+            rc = lt_err_set(e->err, LT_ERANGE, 0, 0, "more than %u tasks", NIL - 1);
+            break;
+        }
+        if (map_upsert(&e->map, row.job_id, row.task_index, (uint32_t)e->n_rec, &id, &is_new) !=
+            0) {
+            rc = oom(e);
+            break;
+        }
+        if (is_new) {
+            if (grow((void **)&e->rec, &e->cap_rec, e->n_rec + 1, sizeof(*e->rec)) != 0) {
+                rc = oom(e);
+                break;
+            }
+            struct task_rec *n = &e->rec[e->n_rec++];
+            memset(n, 0, sizeof(*n));
+            n->job_id = row.job_id;
+            n->index = row.task_index;
+            n->t = -1;
+        }
+        if ((rc = cache_row(e, &row, id, is_new)) < 0)
+            break;
+        struct task_rec *t = &e->rec[id];
+        if (is_new) {
+            if (row.type != TR_SUBMIT && row.type != TR_SCHEDULE)
+                t->flags |= F_ORPHAN;
+            else if (!row.has_req)
+                t->flags |= F_REQ_PENDING;
+        } else if ((t->flags & F_REQ_PENDING) && row.has_req) {
+            if (grow((void **)&e->fix, &e->cap_fix, e->n_fix + 1, sizeof(*e->fix)) != 0) {
+                rc = oom(e);
+                break;
+            }
+            e->fix[e->n_fix] = (struct reqfix){{row.cpu, row.mem, row.disk}, true};
+            t->aux = (uint32_t)++e->n_fix;
+            t->flags &= (uint8_t)~F_REQ_PENDING;
+        }
+        switch (row.type) {
+        case TR_SUBMIT:
+            t->flags &= (uint8_t)~F_ENDED;
+            t->t = -1;
+            break;
+        case TR_SCHEDULE:
+            t->flags &= (uint8_t)~F_ENDED;
+            t->t = row.time;
+            if (row.time == 0)
+                t->flags |= F_SCHED_AT_0;
+            break;
+        default:
+            if (is_end(row.type)) {
+                int64_t sched = (t->flags & F_ENDED) ? -1 : t->t;
+                t->t = sched >= 0 ? row.time - sched : 0;
+                t->end_time = row.time;
+                t->end_type = row.type;
+                t->flags |= F_ENDED;
+            }
+            break;
+        }
+    }
+    publish(e, 1, r);
+    e->res->rows[TR_TASK_EVENTS].bad_lines = tr_counts(r)->bad_lines;
+    e->res->rows[TR_TASK_EVENTS].parts = tr_counts(r)->parts;
+    tr_close(r);
+    if (rc < 0)
+        return rc;
+    if (!any)
+        return lt_err_set(e->err, LT_EINVAL, 0, 0, "task_events under '%s' has no rows%s",
+                          e->cfg->trace_dir, e->cfg->until_us < T_INF ? " before --until" : "");
+    e->t_end = last;
+    if (e->cfg->progress)
+        e->cfg->progress->end_time_us = last;
+    return 0;
+}
+
+/* job_events: counted per type within the window (optional table). */
+static int count_jobs(struct engine *e)
+{
+    char path[4096];
+    struct stat st;
+
+    snprintf(path, sizeof(path), "%s/job_events", e->cfg->trace_dir);
+    if (stat(path, &st) != 0)
+        return 0;
+    struct tr_opts o = {.skip_bad_lines = e->cfg->skip_bad_lines};
+    struct tr_reader *r = tr_open(e->cfg->trace_dir, TR_JOB_EVENTS, &o, e->err);
+    if (!r)
+        return e->err->code ? e->err->code : LT_EIO;
+    struct tr_counts c = {0};
+    int rc;
+    for (;;) {
+        struct tr_job_row row;
+        rc = tr_next(r, &row, e->err);
+        if (rc <= 0 || row.time > e->t_end)
+            break;
+        c.rows++;
+        c.by_type[row.type]++;
+    }
+    c.bad_lines = tr_counts(r)->bad_lines;
+    c.parts = tr_counts(r)->parts;
+    tr_close(r);
+    e->res->rows[TR_JOB_EVENTS] = c;
+    return rc < 0 ? rc : 0;
+}
+
+/* ---- pass 2: the heap, the queue, the books ---------------------------------------------- */
+
+static bool heap_less(const struct heap_item *a, const struct heap_item *b)
+{
+    return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+}
+
+static void heap_set(struct engine *e, size_t k, struct heap_item it)
+{
+    e->heap[k] = it;
+    e->live[it.live].heap_pos = (uint32_t)k;
+}
+
+static void heap_up(struct engine *e, size_t k)
+{
+    struct heap_item it = e->heap[k];
+    while (k > 0) {
+        size_t p = (k - 1) / 2;
+        if (!heap_less(&it, &e->heap[p]))
+            break;
+        heap_set(e, k, e->heap[p]);
+        k = p;
+    }
+    heap_set(e, k, it);
+}
+
+static void heap_down(struct engine *e, size_t k)
+{
+    struct heap_item it = e->heap[k];
+    for (;;) {
+        size_t c = 2 * k + 1;
+        if (c >= e->n_heap)
+            break;
+        if (c + 1 < e->n_heap && heap_less(&e->heap[c + 1], &e->heap[c]))
+            c++;
+        if (!heap_less(&e->heap[c], &it))
+            break;
+        heap_set(e, k, e->heap[c]);
+        k = c;
+    }
+    heap_set(e, k, it);
+}
+
+static int heap_push(struct engine *e, int64_t time, uint32_t l)
+{
+    if (grow((void **)&e->heap, &e->cap_heap, e->n_heap + 1, sizeof(*e->heap)) != 0)
+        return oom(e);
+    e->heap[e->n_heap] = (struct heap_item){time, e->live[l].seq, l};
+    heap_up(e, e->n_heap++);
+    return 0;
+}
+
+static void heap_remove(struct engine *e, uint32_t l)
+{
+    size_t k = e->live[l].heap_pos;
+    if (k == NIL)
+        return;
+    e->live[l].heap_pos = NIL;
+    e->n_heap--;
+    if (k == e->n_heap)
+        return;
+    heap_set(e, k, e->heap[e->n_heap]);
+    if (k > 0 && heap_less(&e->heap[k], &e->heap[(k - 1) / 2]))
+        heap_up(e, k);
+    else
+        heap_down(e, k);
+}
+
+static bool queue_before(const struct live *a, const struct live *b)
+{
+    return a->arrival < b->arrival || (a->arrival == b->arrival && a->seq < b->seq);
+}
+
+static void queue_insert(struct engine *e, uint32_t l)
+{
+    struct live *t = &e->live[l];
+    sq_activate(&e->q, t->prio, t->slot, &t->req);
+    t->state = L_QUEUED;
+}
+
+static void queue_unlink(struct engine *e, uint32_t l)
+{
+    struct live *t = &e->live[l];
+    sq_deactivate(&e->q, t->prio, t->slot);
+}
+
+static void slot_moved(void *ctx, uint32_t item, uint32_t slot)
+{
+    struct engine *e = ctx;
+    e->live[item].slot = slot;
+}
+
+/* Live entry l is no longer used: its task left the simulation. */
+static void live_release(struct engine *e, uint32_t l)
+{
+    struct live *t = &e->live[l];
+    struct task_rec *r = &e->rec[t->rec];
+    sq_release(&e->q, t->prio, t->slot);
+    r->flags |= F_DONE;
+    r->aux = 0;
+    t->q_next = e->free_live;
+    e->free_live = l;
+}
+
+static const char *outcome_name(uint8_t o)
+{
+    switch (o) {
+    case TR_FINISH:
+        return "finished";
+    case TR_FAIL:
+        return "failed";
+    case TR_KILL:
+        return "killed";
+    case TR_LOST:
+        return "lost";
+    default:
+        return "running";
+    }
+}
+
+/* Appends the decimal digits of v at p; returns the new end. */
+static char *put_u64(char *p, uint64_t v)
+{
+    char tmp[24];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *p++ = tmp[--n];
+    return p;
+}
+
+/* ",SECONDS" with exactly six decimals (trace seconds of timestamp t, exact from the integer
+ * microseconds), or "," when t < 0 (not reached). */
+static char *put_time(char *p, int64_t t)
+{
+    *p++ = ',';
+    if (t < 0)
+        return p;
+    int64_t us = t - TRACE_ZERO_US;
+    if (us < 0) {
+        *p++ = '-';
+        us = -us;
+    }
+    p = put_u64(p, (uint64_t)(us / US));
+    *p++ = '.';
+    int64_t frac = us % US;
+    for (int64_t d = US / 10; d >= 1; d /= 10) {
+        *p++ = (char)('0' + frac / d);
+        frac %= d;
+    }
+    return p;
+}
+
+/* ",V" as printf("%g") writes it (six significant digits, as the trace prints requests). A
+ * fast path covers values whose six-digit rounding is unambiguous; the rest go to snprintf. */
+static char *put_g(char *p, double v)
+{
+    static const double p10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    *p++ = ',';
+    if (v > 0.0 && v < 1e6 && v >= 1e-4) {
+        int e = 0; /* decimal exponent: 10^e <= v < 10^(e+1) */
+        while (e < 5 && v >= p10[e + 1])
+            e++;
+        while (e > -4 && v < 1.0 / p10[-e])
+            e--;
+        if (v >= (e >= 0 ? p10[e] : 1.0 / p10[-e])) {
+            int k = 5 - e; /* decimals so that six digits remain: 0 .. 9 */
+            double x = v * p10[k];
+            double r = floor(x + 0.5);
+            double frac = x - floor(x);
+            if (fabs(frac - 0.5) > 1e-6 && r < 1e6) {
+                uint64_t m = (uint64_t)r;
+                while (k > 0 && m % 10 == 0) { /* %g drops trailing zeros */
+                    m /= 10;
+                    k--;
+                }
+                char digits[24];
+                char *q = put_u64(digits, m);
+                int n = (int)(q - digits);
+                if (k == 0) {
+                    memcpy(p, digits, (size_t)n);
+                    return p + n;
+                }
+                if (n > k) {
+                    memcpy(p, digits, (size_t)(n - k));
+                    p += n - k;
+                    *p++ = '.';
+                    memcpy(p, digits + n - k, (size_t)k);
+                    return p + k;
+                }
+                *p++ = '0';
+                *p++ = '.';
+                for (int z = 0; z < k - n; z++)
+                    *p++ = '0';
+                memcpy(p, digits, (size_t)n);
+                return p + n;
+            }
+        }
+    }
+    return p + snprintf(p, 32, "%g", v);
+}
+
+static void task_csv_row(struct engine *e, const struct task_rec *r, int prio, int cls,
+                         const struct lt_res *req, int64_t arrival, int64_t start, int64_t end,
+                         const char *outcome, uint32_t requeues, const char *machine)
+{
+    char line[512], *p = line;
+    if (!e->tasks_csv)
+        return;
+    p = put_u64(p, r->job_id);
+    *p++ = ',';
+    p = put_u64(p, r->index);
+    *p++ = ',';
+    p = put_u64(p, (uint64_t)prio);
+    *p++ = ',';
+    p = put_u64(p, (uint64_t)cls);
+    p = put_g(p, req->cpu);
+    p = put_g(p, req->mem);
+    p = put_g(p, req->disk);
+    p = put_time(p, arrival);
+    p = put_time(p, start);
+    p = put_time(p, end);
+    *p++ = ',';
+    size_t n = strlen(outcome);
+    memcpy(p, outcome, n);
+    p += n;
+    *p++ = ',';
+    p = put_u64(p, requeues);
+    *p++ = ',';
+    n = strlen(machine);
+    memcpy(p, machine, n);
+    p += n;
+    *p++ = '\n';
+    fwrite(line, 1, (size_t)(p - line), e->tasks_csv);
+}
+
+static uint32_t live_alloc(struct engine *e)
+{
+    if (e->free_live != NIL) {
+        uint32_t l = e->free_live;
+        e->free_live = e->live[l].q_next;
+        return l;
+    }
+    if (grow((void **)&e->live, &e->cap_live, e->n_live + 1, sizeof(*e->live)) != 0)
+        return NIL;
+    return (uint32_t)e->n_live++;
+}
+
+/* Task l leaves the simulation now with outcome o (a TR_* end type, or TR_N_TYPES for a task
+ * still running or queued at T_end). */
+static void task_leave(struct engine *e, uint32_t l, uint8_t o, const char *name)
+{
+    struct live *t = &e->live[l];
+    struct task_rec *r = &e->rec[t->rec];
+    int64_t end = e->now < e->t_end ? e->now : e->t_end;
+    const char *machine = "";
+
+    if (t->state == L_RUNNING)
+        machine = lt_cluster_name(e->cluster, t->machine);
+    e->res->time_in_system_s += (double)(end - t->arrival) / (double)US;
+    if (t->first_start < 0)
+        e->res->wait[t->prio].never_started++;
+    task_csv_row(e, r, t->prio, t->sched_class, &t->req, t->arrival, t->first_start,
+                 o == TR_N_TYPES ? -1 : e->now, name ? name : outcome_name(o), t->requeues,
+                 machine);
+    live_release(e, l);
+}
+
+static int retry_queue(struct engine *e, size_t m);
+
+static int start(struct engine *e, uint32_t l, size_t m)
+{
+    struct live *t = &e->live[l];
+    struct lt_task task = {.id = (int64_t)l,
+                           .job_id = (int64_t)e->rec[t->rec].job_id,
+                           .priority = t->prio,
+                           .sched_class = t->sched_class,
+                           .req = t->req,
+                           .arrival_us = t->arrival,
+                           .start_us = e->now,
+                           .evictions = t->requeues};
+    int rc = lt_cluster_place(e->cluster, m, &task, 0, &t->pid, e->err);
+    if (rc < 0)
+        return rc;
+    t->state = L_RUNNING;
+    t->machine = (uint32_t)m;
+    t->start = e->now;
+    if (t->first_start < 0) {
+        t->first_start = e->now;
+        sim_hist_add(&e->res->wait[t->prio].hist, (uint64_t)(e->now - t->arrival));
+    }
+    e->res->placements++;
+    if (t->demand >= 0)
+        return heap_push(e, e->now + t->demand, l);
+    return 0;
+}
+
+/* Places l on the machine the policy chooses, or queues it. */
+static int place_or_queue(struct engine *e, uint32_t l)
+{
+    struct live *t = &e->live[l];
+    struct lt_task task = {.priority = t->prio, .sched_class = t->sched_class, .req = t->req};
+    size_t m;
+    int rc = lt_policy_choose(e->cfg->policy, e->cluster, &task, &e->rng, &m, e->err);
+    if (rc < 0)
+        return rc;
+    if (m == LT_NO_MACHINE) {
+        queue_insert(e, l);
+        return 0;
+    }
+    return start(e, l, m);
+}
+
+static bool fits_some_machine(const struct engine *e, const struct lt_res *q)
+{
+    for (size_t k = 0; k < e->n_caps; k++)
+        if (q->cpu <= e->caps[k].cpu && q->mem <= e->caps[k].mem && q->disk <= e->caps[k].disk)
+            return true;
+    return false;
+}
+
+/* Machine m gained room: place every queued task that now fits on it, in queue order
+ * (priority, then arrival). Queued tasks fit nowhere else, so each goes to m. */
+static int retry_queue(struct engine *e, size_t m)
+{
+    if (e->q.active == 0 || !lt_cluster_online(e->cluster, m))
+        return 0;
+    for (int p = SIM_N_PRIO - 1; p >= 0; p--) {
+        struct lt_res f = lt_cluster_free_res(e->cluster, m);
+        uint32_t s = sq_find(&e->q, (unsigned)p, 0, &f);
+        while (s != SQ_NONE) {
+            uint32_t l = sq_item(&e->q, (unsigned)p, s);
+            if (lt_cluster_fits(e->cluster, m, &e->live[l].req)) {
+                queue_unlink(e, l);
+                int rc = place_or_queue(e, l);
+                if (rc < 0)
+                    return rc;
+                f = lt_cluster_free_res(e->cluster, m);
+            }
+            s = sq_find(&e->q, (unsigned)p, s + 1, &f);
+        }
+    }
+    return 0;
+}
+
+/* Ends the run of running task l (completion, kill or requeue): frees its machine. */
+static int stop_run(struct engine *e, uint32_t l, size_t *machine)
+{
+    struct live *t = &e->live[l];
+    heap_remove(e, l);
+    *machine = t->machine;
+    return lt_cluster_remove(e->cluster, t->pid, e->err);
+}
+
+static int on_completion(struct engine *e)
+{
+    uint32_t l = e->heap[0].live;
+    struct live *t = &e->live[l];
+    size_t m;
+    int rc;
+
+    e->now = e->heap[0].time;
+    const char *name = lt_cluster_name(e->cluster, t->machine);
+    char mname[32];
+    snprintf(mname, sizeof(mname), "%s", name);
+    if ((rc = stop_run(e, l, &m)) < 0)
+        return rc;
+    if (t->outcome == TR_FINISH) {
+        e->res->tasks_completed++;
+        e->res->flow_time_s += (double)(e->now - t->arrival) / (double)US;
+        e->res->useful_work_s += (double)(e->now - t->start) / (double)US;
+    } else {
+        e->res->tasks_failed++;
+    }
+    t->state = L_QUEUED; /* not running any more: task_leave names no machine */
+    struct task_rec *r = &e->rec[t->rec];
+    task_csv_row(e, r, t->prio, t->sched_class, &t->req, t->arrival, t->first_start, e->now,
+                 outcome_name(t->outcome), t->requeues, mname);
+    if (t->first_start < 0)
+        e->res->wait[t->prio].never_started++;
+    e->res->time_in_system_s += (double)(e->now - t->arrival) / (double)US;
+    live_release(e, l);
+    return retry_queue(e, m);
+}
+
+static int arrive(struct engine *e, size_t h, const struct crow *row, const struct lt_res *rq)
+{
+    struct task_rec *r = &e->rec[h];
+    struct lt_res req = rq ? *rq : (struct lt_res){0, 0, 0};
+
+    r->flags |= F_ARRIVED;
+    if (!rq) {
+        if (r->aux == 0 || !e->fix[r->aux - 1].set) {
+            e->res->tasks_no_requests++;
+            r->flags |= F_DONE;
+            return 0;
+        }
+        req = e->fix[r->aux - 1].req;
+    }
+    r->aux = 0;
+    e->res->tasks_submitted++;
+    if (!fits_some_machine(e, &req)) {
+        e->res->tasks_unplaceable++;
+        r->flags |= F_DONE;
+        task_csv_row(e, r, row->priority, row->sched_class, &req, row->time, -1, -1, "unplaceable",
+                     0, "");
+        return 0;
+    }
+    uint32_t l = live_alloc(e);
+    if (l == NIL)
+        return oom(e);
+    struct live *t = &e->live[l];
+    memset(t, 0, sizeof(*t));
+    t->rec = (uint32_t)h;
+    t->q_next = t->heap_pos = NIL;
+    t->prio = row->priority < SIM_N_PRIO ? row->priority : SIM_N_PRIO - 1;
+    t->sched_class = (uint8_t)(row->sched_class < 0 ? 0 : row->sched_class);
+    t->seq = e->seq++;
+    t->arrival = row->time;
+    t->first_start = -1;
+    t->req = req;
+    t->outcome = TR_N_TYPES;
+    t->demand = -1;
+    if (r->flags & F_ENDED) {
+        t->outcome = r->end_type;
+        if (r->end_type == TR_FINISH || r->end_type == TR_FAIL)
+            t->demand = r->t;
+        else if (r->end_type == TR_EVICT)
+            t->outcome = TR_N_TYPES;
+    }
+    r->aux = l + 1;
+    if (sq_add(&e->q, t->prio, l, &t->slot) != 0)
+        return oom(e);
+    if (e->t0_phase && !(r->flags & F_SCHED_AT_0)) {
+        if (grow((void **)&e->deferred, &e->cap_deferred, e->n_deferred + 1,
+                 sizeof(*e->deferred)) != 0)
+            return oom(e);
+        e->deferred[e->n_deferred++] = l;
+        t->state = L_DEFERRED;
+        return 0;
+    }
+    return place_or_queue(e, l);
+}
+
+static int on_kill(struct engine *e, size_t h, uint8_t type)
+{
+    struct task_rec *r = &e->rec[h];
+    uint32_t l = r->aux - 1;
+    struct live *t = &e->live[l];
+    size_t m = SIZE_MAX;
+    int rc;
+
+    if (t->state == L_RUNNING) {
+        char mname[32];
+        snprintf(mname, sizeof(mname), "%s", lt_cluster_name(e->cluster, t->machine));
+        if ((rc = stop_run(e, l, &m)) < 0)
+            return rc;
+        t->state = L_QUEUED;
+        task_csv_row(e, r, t->prio, t->sched_class, &t->req, t->arrival, t->first_start, e->now,
+                     outcome_name(type), t->requeues, mname);
+        if (t->first_start < 0)
+            e->res->wait[t->prio].never_started++;
+        e->res->time_in_system_s += (double)(e->now - t->arrival) / (double)US;
+        live_release(e, l);
+    } else {
+        if (t->state == L_QUEUED)
+            queue_unlink(e, l);
+        else { /* deferred at t = 0: drop it from the list */
+            for (size_t k = 0; k < e->n_deferred; k++)
+                if (e->deferred[k] == l)
+                    e->deferred[k] = NIL;
+        }
+        task_leave(e, l, type, NULL);
+    }
+    if (type == TR_KILL)
+        e->res->tasks_killed++;
+    else
+        e->res->tasks_lost++;
+    return m == SIZE_MAX ? 0 : retry_queue(e, m);
+}
+
+static int on_task_row(struct engine *e, const struct crow *row, const struct lt_res *req)
+{
+    uint32_t h = row->id;
+    struct task_rec *r = &e->rec[h];
+    if (r->flags & F_ORPHAN) {
+        e->res->orphan_rows++;
+        return 0;
+    }
+    if (!(r->flags & F_ARRIVED))
+        return arrive(e, h, row, req);
+    if ((row->type == TR_KILL || row->type == TR_LOST) && (r->flags & F_ENDED) &&
+        r->end_type == row->type && r->end_time == row->time && !(r->flags & F_DONE) && r->aux != 0)
+        return on_kill(e, h, row->type);
+    e->res->ignored_rows++;
+    return 0;
+}
+
+/* Machine incarnation k leaves (REMOVE, or its capacity changes): requeue its tasks. */
+static int machine_down(struct engine *e, size_t k)
+{
+    uint32_t *moved = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+
+    if (!lt_cluster_online(e->cluster, k))
+        return 0;
+    for (size_t p = lt_cluster_first_placement(e->cluster, k); p != LT_NO_MACHINE;) {
+        size_t next = lt_cluster_next_placement(e->cluster, p);
+        uint32_t l = (uint32_t)lt_cluster_placement_task(e->cluster, p)->id;
+        size_t m;
+        if (grow((void **)&moved, &cap, n + 1, sizeof(*moved)) != 0) {
+            free(moved);
+            return oom(e);
+        }
+        moved[n++] = l;
+        if ((rc = stop_run(e, l, &m)) < 0) {
+            free(moved);
+            return rc;
+        }
+        struct live *t = &e->live[l];
+        e->res->wasted_work_s += (double)(e->now - t->start) / (double)US;
+        e->res->requeues++;
+        t->requeues++;
+        t->state = L_QUEUED;
+        p = next;
+    }
+    if ((rc = lt_cluster_set_online(e->cluster, k, false, e->err)) < 0) {
+        free(moved);
+        return rc;
+    }
+    e->online--;
+    /* Re-place in queue order: priority, then first arrival. */
+    for (size_t a = 1; a < n; a++) {
+        uint32_t x = moved[a];
+        size_t b = a;
+        while (b > 0 && (e->live[moved[b - 1]].prio < e->live[x].prio ||
+                         (e->live[moved[b - 1]].prio == e->live[x].prio &&
+                          queue_before(&e->live[x], &e->live[moved[b - 1]])))) {
+            moved[b] = moved[b - 1];
+            b--;
+        }
+        moved[b] = x;
+    }
+    for (size_t a = 0; a < n && rc == 0; a++)
+        rc = place_or_queue(e, moved[a]);
+    free(moved);
+    return rc;
+}
+
+static int machine_up(struct engine *e, size_t k)
+{
+    if (lt_cluster_online(e->cluster, k))
+        return 0;
+    int rc = lt_cluster_set_online(e->cluster, k, true, e->err);
+    if (rc < 0)
+        return rc;
+    e->online++;
+    return retry_queue(e, k);
+}
+
+static int on_machine_row(struct engine *e, const struct mrow *m)
+{
+    if (m->inc == NIL)
+        return 0;
+    size_t k = m->inc;
+    switch (m->type) {
+    case TR_M_ADD:
+        return machine_up(e, k);
+    case TR_M_REMOVE:
+        return machine_down(e, k);
+    default: /* UPDATE: switch incarnations when the capacity changed */
+        break;
+    }
+    if (lt_cluster_online(e->cluster, k))
+        return 0;
+    /* Another incarnation of this machine online: the primary one or one of the few extras. */
+    uint64_t *hit = bsearch(&m->id, e->primary_ids, e->n_primary, sizeof(uint64_t), cmp_u64);
+    size_t j = hit ? (size_t)(hit - e->primary_ids) : SIZE_MAX;
+    for (size_t x = e->n_primary; j == SIZE_MAX || j == k || !lt_cluster_online(e->cluster, j);) {
+        if (x >= e->n_inc)
+            return 0;
+        j = e->inc[x].id == m->id ? x : SIZE_MAX;
+        x++;
+    }
+    int rc = machine_down(e, j);
+    if (rc < 0)
+        return rc;
+    return machine_up(e, k);
+}
+
+static int sample(struct engine *e, int64_t ts)
+{
+    static const double pct[SIM_N_FRAG] = SIM_FRAG_PCT;
+    struct sim_replay_result *res = e->res;
+    double alloc[3] = {0, 0, 0}, cap[3] = {0, 0, 0}, util[3];
+    size_t frag[SIM_N_FRAG];
+    size_t n = lt_cluster_size(e->cluster);
+
+    for (size_t k = 0; k < n; k++) {
+        if (!lt_cluster_online(e->cluster, k))
+            continue;
+        struct lt_res a = lt_cluster_alloc(e->cluster, k), c = lt_cluster_cap(e->cluster, k);
+        alloc[0] += a.cpu;
+        alloc[1] += a.mem;
+        alloc[2] += a.disk;
+        cap[0] += c.cpu;
+        cap[1] += c.mem;
+        cap[2] += c.disk;
+    }
+    for (int d = 0; d < 3; d++)
+        util[d] = cap[d] > 0 ? alloc[d] / cap[d] : 0.0;
+    for (int x = 0; x < SIM_N_FRAG; x++) {
+        int rc = lt_cluster_fragmentation(e->cluster, pct[x], &frag[x], e->err);
+        if (rc < 0)
+            return rc;
+    }
+    size_t unused = lt_cluster_unused(e->cluster);
+    if (e->q.active > res->queue_max)
+        res->queue_max = e->q.active;
+    res->samples++;
+    e->sum_queue += (double)e->q.active;
+    for (int d = 0; d < 3; d++)
+        e->sum_util[d] += util[d];
+    for (int x = 0; x < SIM_N_FRAG; x++)
+        e->sum_frag[x] += (double)frag[x];
+    e->sum_unused += (double)unused;
+    if (e->ts_csv)
+        fprintf(e->ts_csv,
+                "%.0f,%zu,%zu,%zu,%.6f,%.6f,%.6f,%zu,%zu,%zu,%zu,%zu,%" PRIu64 ",%" PRIu64 "\n",
+                secs(ts), e->online, lt_cluster_n_placements(e->cluster), e->q.active, util[0],
+                util[1], util[2], unused, frag[0], frag[1], frag[2], frag[3], res->tasks_completed,
+                res->requeues);
+    return 0;
+}
+
+static int run_deferred(struct engine *e)
+{
+    int rc = 0;
+    e->t0_phase = false;
+    for (size_t k = 0; k < e->n_deferred && rc == 0; k++)
+        if (e->deferred[k] != NIL)
+            rc = place_or_queue(e, e->deferred[k]);
+    e->n_deferred = 0;
+    return rc;
+}
+
+/* The next task_events row of pass 2: from the cache, then (when the cache budget ran out)
+ * from a second read of the parts, past the cached rows. Returns 1, 0 at the end of the
+ * window, or an error. */
+static int next_task_row(struct engine *e, struct tr_reader **rd, size_t *ci, struct crow *out,
+                         struct lt_res *req, bool *has_req)
+{
+    if (*ci < e->n_cache) {
+        *out = e->cache[*ci];
+        *has_req = out->req != NIL;
+        if (*has_req)
+            *req = e->creq[out->req];
+        (*ci)++;
+        return 1;
+    }
+    if (!e->cache_full || *ci >= e->rows_window)
+        return 0;
+    if (!*rd) {
+        struct tr_opts o = {.skip_bad_lines = e->cfg->skip_bad_lines};
+        *rd = tr_open(e->cfg->trace_dir, TR_TASK_EVENTS, &o, e->err);
+        if (!*rd)
+            return e->err->code ? e->err->code : LT_EIO;
+    }
+    struct tr_task_row row;
+    for (;;) {
+        int rc = tr_next(*rd, &row, e->err);
+        if (rc <= 0)
+            return rc < 0 ? rc
+                          : lt_err_set(e->err, LT_EIO, 0, 0, "task_events changed between passes");
+        if ((tr_counts(*rd)->rows & 0xffff) == 0)
+            publish(e, 2, *rd);
+        if (tr_counts(*rd)->rows > e->n_cache)
+            break;
+    }
+    uint32_t id = map_find(&e->map, row.job_id, row.task_index);
+    if (id == NIL)
+        return lt_err_set(e->err, LT_EIO, 0, 0,
+                          "task_events changed between passes (task %" PRIu64 "/%" PRIu32 ")",
+                          row.job_id, row.task_index);
+    out->time = row.time;
+    out->id = id;
+    out->type = row.type;
+    out->priority = row.priority;
+    out->sched_class = row.sched_class;
+    out->req = NIL;
+    *has_req = row.has_req;
+    *req = (struct lt_res){row.cpu, row.mem, row.disk};
+    (*ci)++;
+    return 1;
+}
+
+static int pass2(struct engine *e)
+{
+    struct tr_reader *rd = NULL;
+    struct crow row = {0};
+    struct lt_res req = {0, 0, 0};
+    bool have_row = false, has_req = false;
+    size_t mi = 0, ci = 0;
+    int64_t next_sample = TRACE_ZERO_US;
+    int rc = 0;
+
+    e->free_live = NIL;
+    e->t0_phase = true;
+    e->now = 0;
+    if (e->cfg->progress)
+        e->cfg->progress->pass = 2;
+    for (;;) {
+        if (!have_row) {
+            rc = next_task_row(e, &rd, &ci, &row, &req, &has_req);
+            if (rc < 0)
+                break;
+            have_row = rc == 1;
+            rc = 0;
+            if (e->cfg->progress && (ci & 0xffff) == 0 && e->rows_window)
+                e->cfg->progress->bytes_read = (uint64_t)((double)e->cfg->progress->bytes_total *
+                                                          (double)ci / (double)e->rows_window);
+        }
+        int64_t t_task = have_row ? row.time : T_INF;
+        int64_t t_mach =
+            mi < e->n_mrows && e->mrows[mi].time <= e->t_end ? e->mrows[mi].time : T_INF;
+        int64_t t_comp = e->n_heap && e->heap[0].time <= e->t_end ? e->heap[0].time : T_INF;
+        int64_t t_row = t_task < t_mach ? t_task : t_mach;
+        int64_t t_ev = t_row < t_comp ? t_row : t_comp;
+        if (e->t0_phase && t_ev > 0) {
+            if ((rc = run_deferred(e)) < 0)
+                break;
+            continue;
+        }
+        while (next_sample <= e->t_end && next_sample < t_ev) {
+            e->now = next_sample;
+            if ((rc = sample(e, next_sample)) < 0)
+                break;
+            next_sample += e->cfg->interval_us;
+        }
+        if (rc < 0 || t_ev == T_INF)
+            break;
+        if (e->cfg->progress)
+            e->cfg->progress->sim_time_us = t_ev;
+        if (t_comp <= t_row) {
+            rc = on_completion(e);
+        } else if (t_mach <= t_task) {
+            e->now = t_mach;
+            rc = on_machine_row(e, &e->mrows[mi++]);
+        } else {
+            e->now = t_task;
+            rc = on_task_row(e, &row, has_req ? &req : NULL);
+            have_row = false;
+        }
+        if (rc < 0)
+            break;
+    }
+    tr_close(rd);
+    if (rc < 0)
+        return rc;
+    /* The window ends: what is still running or queued. */
+    e->now = e->t_end;
+    for (size_t l = 0; l < e->n_live; l++) {
+        struct live *t = &e->live[l];
+        const struct task_rec *tr = &e->rec[t->rec];
+        if ((tr->flags & F_DONE) || tr->aux != l + 1)
+            continue;
+        if (t->state == L_RUNNING)
+            e->res->tasks_running_at_end++;
+        else
+            e->res->tasks_queued_at_end++;
+        task_leave(e, (uint32_t)l, TR_N_TYPES, t->state == L_RUNNING ? "running" : "queued");
+    }
+    return 0;
+}
+
+/* ---- outputs ------------------------------------------------------------------------------ */
+
+static char *path_join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+static FILE *open_tmp(struct engine *e, const char *final, char **tmp_out)
+{
+    size_t n = strlen(final) + 5;
+    char *tmp = malloc(n);
+    if (!tmp) {
+        oom(e);
+        return NULL;
+    }
+    snprintf(tmp, n, "%s.tmp", final);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        lt_err_set(e->err, LT_EIO, 0, 0, "cannot create '%s': %s", tmp, strerror(errno));
+        free(tmp);
+        return NULL;
+    }
+    *tmp_out = tmp;
+    return f;
+}
+
+/* Closes f (tmp) and renames it to final; on any failure removes tmp. */
+static int commit_file(struct engine *e, FILE *f, char *tmp, const char *final, int rc)
+{
+    if (fflush(f) != 0 || ferror(f))
+        rc = rc < 0
+                 ? rc
+                 : lt_err_set(e->err, LT_EIO, 0, 0, "cannot write '%s': %s", tmp, strerror(errno));
+    if (fclose(f) != 0 && rc == 0)
+        rc = lt_err_set(e->err, LT_EIO, 0, 0, "cannot write '%s': %s", tmp, strerror(errno));
+    if (rc == 0 && rename(tmp, final) != 0)
+        rc = lt_err_set(e->err, LT_EIO, 0, 0, "cannot rename '%s': %s", tmp, strerror(errno));
+    if (rc < 0)
+        remove(tmp);
+    free(tmp);
+    return rc;
+}
+
+static json_t *counts_json(enum tr_table t, const struct tr_counts *c)
+{
+    json_t *o = json_object();
+    unsigned n = t == TR_MACHINE_EVENTS ? TR_M_N_TYPES : TR_N_TYPES;
+    json_object_set_new(o, "rows", json_integer((json_int_t)c->rows));
+    for (unsigned k = 0; k < n; k++)
+        json_object_set_new(o, tr_type_name(t, k), json_integer((json_int_t)c->by_type[k]));
+    json_object_set_new(o, "bad_lines", json_integer((json_int_t)c->bad_lines));
+    json_object_set_new(o, "parts", json_integer((json_int_t)c->parts));
+    return o;
+}
+
+static double q_s(const struct sim_hist *h, double q)
+{
+    return (double)sim_hist_quantile(h, q) / (double)US;
+}
+
+json_t *sim_replay_summary_json(const struct sim_replay_config *cfg,
+                                const struct sim_replay_result *res)
+{
+    static const double pct[SIM_N_FRAG] = SIM_FRAG_PCT;
+    json_t *root = json_object();
+    json_t *run = json_object();
+    json_object_set_new(run, "lotus_version", json_string(LOTUS_VERSION));
+    json_object_set_new(run, "policy", json_string(lt_policy_name(cfg->policy)));
+    json_object_set_new(run, "seed", json_integer((json_int_t)cfg->seed));
+    json_object_set_new(run, "trace", json_string(cfg->trace_dir));
+    json_object_set_new(run, "machines_fraction_pct", json_real(cfg->machines_pct));
+    json_object_set_new(run, "window_end_s", json_real(secs(res->end_time_us)));
+    json_object_set_new(run, "interval_s", json_real((double)cfg->interval_us / US));
+    json_object_set_new(root, "run", run);
+
+    json_t *rows = json_object();
+    for (int t = 0; t < TR_N_TABLES; t++)
+        json_object_set_new(rows, tr_table_name((enum tr_table)t),
+                            counts_json((enum tr_table)t, &res->rows[t]));
+    json_object_set_new(root, "rows_read", rows);
+
+    json_t *m = json_object();
+    json_object_set_new(m, "in_trace", json_integer((json_int_t)res->machines_total));
+    json_object_set_new(m, "kept", json_integer((json_int_t)res->machines_kept));
+    json_object_set_new(root, "machines", m);
+
+    json_t *t = json_object();
+#define TASKS(k, v) json_object_set_new(t, k, json_integer((json_int_t)(v)))
+    TASKS("submitted", res->tasks_submitted);
+    TASKS("completed", res->tasks_completed);
+    TASKS("failed", res->tasks_failed);
+    TASKS("killed", res->tasks_killed);
+    TASKS("lost", res->tasks_lost);
+    TASKS("running_at_end", res->tasks_running_at_end);
+    TASKS("queued_at_end", res->tasks_queued_at_end);
+    TASKS("unplaceable", res->tasks_unplaceable);
+    TASKS("no_requests", res->tasks_no_requests);
+    TASKS("orphan_rows", res->orphan_rows);
+    TASKS("ignored_rows", res->ignored_rows);
+#undef TASKS
+    json_object_set_new(root, "tasks", t);
+
+    json_t *mt = json_object();
+    json_object_set_new(mt, "throughput", json_integer((json_int_t)res->tasks_completed));
+    json_object_set_new(mt, "flow_time_s", json_real(res->flow_time_s));
+    json_object_set_new(mt, "time_in_system_s", json_real(res->time_in_system_s));
+    json_object_set_new(mt, "useful_work_s", json_real(res->useful_work_s));
+    json_object_set_new(mt, "wasted_work_s", json_real(res->wasted_work_s));
+    json_object_set_new(mt, "requeues", json_integer((json_int_t)res->requeues));
+    json_object_set_new(mt, "placements", json_integer((json_int_t)res->placements));
+    json_object_set_new(mt, "queue_mean", json_real(res->queue_mean));
+    json_object_set_new(mt, "queue_max", json_integer((json_int_t)res->queue_max));
+    json_t *u = json_object();
+    json_object_set_new(u, "cpu", json_real(res->util_mean[0]));
+    json_object_set_new(u, "mem", json_real(res->util_mean[1]));
+    json_object_set_new(u, "disk", json_real(res->util_mean[2]));
+    json_object_set_new(mt, "utilisation_mean", u);
+    json_t *fr = json_object();
+    for (int x = 0; x < SIM_N_FRAG; x++) {
+        char key[16];
+        snprintf(key, sizeof(key), "%g", pct[x]);
+        json_object_set_new(fr, key, json_real(res->frag_mean[x]));
+    }
+    json_object_set_new(mt, "fragmentation_mean", fr);
+    json_object_set_new(mt, "unused_machines_mean", json_real(res->unused_mean));
+    json_object_set_new(mt, "samples", json_integer((json_int_t)res->samples));
+    json_t *w = json_object();
+    for (int p = 0; p < SIM_N_PRIO; p++) {
+        const struct sim_wait_stats *ws = &res->wait[p];
+        if (ws->hist.n == 0 && ws->never_started == 0)
+            continue;
+        json_t *o = json_object();
+        char key[8];
+        snprintf(key, sizeof(key), "%d", p);
+        json_object_set_new(o, "started", json_integer((json_int_t)ws->hist.n));
+        json_object_set_new(o, "never_started", json_integer((json_int_t)ws->never_started));
+        json_object_set_new(
+            o, "mean_s",
+            json_real(ws->hist.n ? (double)(ws->hist.sum / (long double)ws->hist.n) / US : 0.0));
+        json_object_set_new(o, "p50_s", json_real(q_s(&ws->hist, 0.50)));
+        json_object_set_new(o, "p90_s", json_real(q_s(&ws->hist, 0.90)));
+        json_object_set_new(o, "p99_s", json_real(q_s(&ws->hist, 0.99)));
+        json_object_set_new(o, "max_s", json_real((double)ws->hist.max / US));
+        json_object_set_new(w, key, o);
+    }
+    json_object_set_new(mt, "waiting_by_priority", w);
+    json_object_set_new(root, "metrics", mt);
+    return root;
+}
+
+static int write_outputs(struct engine *e)
+{
+    const char *dir = e->cfg->out_dir;
+    char *final = path_join(dir, "summary.json"), *tmp = NULL;
+    int rc = 0;
+    if (!final)
+        return oom(e);
+    FILE *f = open_tmp(e, final, &tmp);
+    if (!f) {
+        free(final);
+        return e->err->code;
+    }
+    json_t *j = sim_replay_summary_json(e->cfg, e->res);
+    if (!j || json_dumpf(j, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0 ||
+        fputc('\n', f) == EOF)
+        rc = lt_err_set(e->err, LT_EIO, 0, 0, "cannot write '%s'", tmp);
+    json_decref(j);
+    rc = commit_file(e, f, tmp, final, rc);
+    free(final);
+    if (rc < 0)
+        return rc;
+
+    final = path_join(dir, "waiting.csv");
+    if (!final)
+        return oom(e);
+    f = open_tmp(e, final, &tmp);
+    if (!f) {
+        free(final);
+        return e->err->code;
+    }
+    fprintf(f, "priority,quantile,waiting_s\n");
+    for (int p = 0; p < SIM_N_PRIO; p++) {
+        if (e->res->wait[p].hist.n == 0)
+            continue;
+        for (int q = 0; q <= 100; q++)
+            fprintf(f, "%d,%.2f,%.6f\n", p, q / 100.0, q_s(&e->res->wait[p].hist, q / 100.0));
+    }
+    rc = commit_file(e, f, tmp, final, 0);
+    free(final);
+    return rc;
+}
+
+static int open_streams(struct engine *e)
+{
+    const char *dir = e->cfg->out_dir;
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return lt_err_set(e->err, LT_EIO, 0, 0, "cannot create directory '%s': %s", dir,
+                          strerror(errno));
+    if (e->cfg->task_csv) {
+        char *final = path_join(dir, "tasks.csv");
+        if (!final)
+            return oom(e);
+        e->tasks_csv = open_tmp(e, final, &e->path_tasks);
+        free(final);
+        if (!e->tasks_csv)
+            return e->err->code;
+        fprintf(e->tasks_csv, "job_id,task_index,priority,sched_class,cpu,mem,disk,arrival_s,"
+                              "start_s,end_s,outcome,requeues,machine\n");
+    }
+    char *final = path_join(dir, "timeseries.csv");
+    if (!final)
+        return oom(e);
+    e->ts_csv = open_tmp(e, final, &e->path_ts);
+    free(final);
+    if (!e->ts_csv)
+        return e->err->code;
+    fprintf(e->ts_csv, "time_s,machines_online,tasks_running,tasks_queued,util_cpu,util_mem,"
+                       "util_disk,unused_machines,frag5,frag10,frag25,frag50,completed,requeues\n");
+    return 0;
+}
+
+/* Finishes (rc == 0) or abandons the two streamed files. */
+static int close_streams(struct engine *e, int rc)
+{
+    FILE *fs[2] = {e->tasks_csv, e->ts_csv};
+    char **tmps[2] = {&e->path_tasks, &e->path_ts};
+    for (int k = 0; k < 2; k++) {
+        if (!fs[k])
+            continue;
+        char *tmp = *tmps[k];
+        size_t n = strlen(tmp) - 4; /* final name: without ".tmp" */
+        char *final = malloc(n + 1);
+        if (!final) {
+            fclose(fs[k]);
+            remove(tmp);
+            free(tmp);
+            rc = rc < 0 ? rc : oom(e);
+        } else {
+            memcpy(final, tmp, n);
+            final[n] = '\0';
+            rc = commit_file(e, fs[k], tmp, final, rc);
+            free(final);
+        }
+        *tmps[k] = NULL;
+    }
+    e->tasks_csv = e->ts_csv = NULL;
+    return rc;
+}
+
+/* ---- the run ------------------------------------------------------------------------------ */
+
+static void engine_free(struct engine *e)
+{
+    free(e->mrows);
+    free(e->inc);
+    free(e->primary_ids);
+    free(e->caps);
+    free(e->map.slot);
+    free(e->fix);
+    free(e->rec);
+    free(e->cache);
+    free(e->creq);
+    lt_cluster_free(e->cluster);
+    free(e->live);
+    free(e->heap);
+    free(e->deferred);
+    sq_free(&e->q);
+}
+
+int sim_replay_run(const struct sim_replay_config *cfg, struct sim_replay_result *res,
+                   struct lt_err *err)
+{
+    struct engine e;
+    int rc;
+
+    memset(&e, 0, sizeof(e));
+    memset(res, 0, sizeof(*res));
+    for (int p = 0; p < SIM_N_PRIO; p++)
+        sim_hist_init(&res->wait[p].hist);
+    e.cfg = cfg;
+    e.res = res;
+    e.err = err;
+    if (!cfg->trace_dir || !cfg->policy || !(cfg->machines_pct > 0.0) ||
+        cfg->machines_pct > 100.0 || cfg->interval_us <= 0)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "bad replay configuration");
+    if (map_init(&e.map) != 0 || sq_init(&e.q, SIM_N_PRIO, slot_moved, &e) != 0)
+        return oom(&e);
+    if (cfg->progress)
+        cfg->progress->pass = 1;
+    rc = machines_load(&e);
+    if (rc == 0)
+        rc = cluster_build(&e);
+    if (rc == 0)
+        rc = pass1(&e);
+    if (rc == 0)
+        rc = count_jobs(&e);
+    if (rc == 0 && cfg->out_dir)
+        rc = open_streams(&e);
+    if (rc == 0)
+        rc = pass2(&e);
+    if (rc == 0) {
+        res->end_time_us = e.t_end;
+        if (res->samples) {
+            double n = (double)res->samples;
+            res->queue_mean = e.sum_queue / n;
+            for (int d = 0; d < 3; d++)
+                res->util_mean[d] = e.sum_util[d] / n;
+            for (int x = 0; x < SIM_N_FRAG; x++)
+                res->frag_mean[x] = e.sum_frag[x] / n;
+            res->unused_mean = e.sum_unused / n;
+        }
+    }
+    if (cfg->out_dir) {
+        rc = close_streams(&e, rc);
+        if (rc == 0)
+            rc = write_outputs(&e);
+        if (rc < 0) { /* nothing half-written: remove whatever this run renamed */
+            static const char *names[] = {"summary.json", "tasks.csv", "timeseries.csv",
+                                          "waiting.csv"};
+            for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+                char *p = path_join(cfg->out_dir, names[k]);
+                if (p)
+                    remove(p);
+                free(p);
+            }
+        }
+    }
+    if (rc == 0 && lt_cluster_check(e.cluster, err) != 0)
+        rc = err->code;
+    if (cfg->progress)
+        cfg->progress->pass = rc == 0 ? 3 : -1;
+    engine_free(&e);
+    return rc;
+}

@@ -1,0 +1,107 @@
+/* replay.h -- the trace-replay engine of lotus-sim (docs/simulator.md is its contract).
+ *
+ * sim_replay_run streams a Google 2011 trace directory through one placement policy: pass 1
+ * reads task_events for each task's outcome and service demand, pass 2 replays machines and
+ * tasks in time order, placing every task with lt_policy_choose, and fills a struct
+ * sim_replay_result. With an output directory it also writes summary.json, tasks.csv,
+ * timeseries.csv and waiting.csv there (each to NAME.tmp, renamed when complete).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef SIM_REPLAY_H
+#define SIM_REPLAY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hist.h"
+#include "lt_err.h"
+#include "lt_score.h"
+#include "trace.h"
+
+#define SIM_N_PRIO 12 /* trace priorities 0..11 */
+#define SIM_N_FRAG 4  /* fragmentation thresholds, SIM_FRAG_PCT */
+#define SIM_FRAG_PCT                                                                               \
+    {                                                                                              \
+        5.0, 10.0, 25.0, 50.0                                                                      \
+    }
+
+/* Progress, published by the engine for a progress bar (may be shared between processes:
+ * plain fields, written by the engine only). */
+struct sim_progress {
+    volatile int pass;             /* 0 not started, 1 pass 1, 2 pass 2, 3 done, -1 failed */
+    volatile int64_t sim_time_us;  /* simulated time reached (pass 2) */
+    volatile int64_t end_time_us;  /* end of the window, once pass 1 has found it */
+    volatile uint64_t rows;        /* task_events rows read in this pass */
+    volatile uint64_t bytes_read;  /* compressed bytes of task_events read in this pass */
+    volatile uint64_t bytes_total; /* compressed bytes of all task_events parts */
+};
+
+struct sim_replay_config {
+    const char *trace_dir;          /* holds machine_events/, task_events/ (job_events/ optional) */
+    const struct lt_policy *policy; /* placement policy */
+    uint64_t seed;                  /* policy RNG, randfirstfit order, T(x) machine subset */
+    double machines_pct;            /* keep this % of the machine IDs (0 < x <= 100) */
+    int64_t until_us;               /* last timestamp to replay; INT64_MAX = all parts */
+    int64_t interval_us;            /* time-series sampling interval (> 0) */
+    bool skip_bad_lines;            /* count bad trace lines instead of stopping */
+    const char *out_dir;            /* write the files here (created); NULL = no files */
+    bool task_csv;                  /* write tasks.csv (with out_dir) */
+    size_t cache_bytes;             /* memory for task_events rows kept from pass 1 for
+                                     * pass 2; rows beyond it are read from the parts again */
+    struct sim_progress *progress;  /* NULL = none */
+};
+
+/* Waiting-time statistics of one priority. */
+struct sim_wait_stats {
+    struct sim_hist hist;   /* first start - arrival of the started tasks, microseconds */
+    uint64_t never_started; /* simulated tasks of this priority that never started */
+};
+
+struct sim_replay_result {
+    /* The run. */
+    int64_t end_time_us;     /* T_end */
+    uint64_t machines_total; /* distinct machine IDs in machine_events */
+    uint64_t machines_kept;  /* after --machines-fraction */
+    /* Rows read per table and event type (rows before T_end; pass 2). */
+    struct tr_counts rows[TR_N_TABLES];
+    uint64_t rows_after_window; /* task rows with time TR_TIME_AFTER */
+    /* Tasks. */
+    uint64_t tasks_submitted; /* simulated tasks that arrived */
+    uint64_t tasks_completed; /* FINISH outcome, completed in the window (throughput) */
+    uint64_t tasks_failed, tasks_killed, tasks_lost;
+    uint64_t tasks_running_at_end, tasks_queued_at_end;
+    uint64_t tasks_unplaceable; /* larger than every machine */
+    uint64_t tasks_no_requests; /* no row carried requests */
+    uint64_t orphan_rows;       /* rows of tasks whose first row is neither SUBMIT nor SCHEDULE */
+    uint64_t ignored_rows;      /* rows counted and not acted on (docs/simulator.md) */
+    /* Metrics. */
+    double flow_time_s;      /* completed tasks: completion - arrival */
+    double time_in_system_s; /* all tasks: min(end, T_end) - arrival */
+    double useful_work_s;    /* completed runs */
+    double wasted_work_s;    /* runs lost to requeues */
+    uint64_t requeues;
+    uint64_t placements; /* successful choose + place */
+    uint64_t queue_max;
+    double queue_mean;   /* over the samples */
+    double util_mean[3]; /* cpu, mem, disk, over the samples */
+    double frag_mean[SIM_N_FRAG];
+    double unused_mean;
+    uint64_t samples;
+    struct sim_wait_stats wait[SIM_N_PRIO];
+};
+
+/* Runs the replay. On success returns 0 and fills *res (allocated by the caller; it is
+ * large). Errors: the trace reader's (LT_EIO, LT_EPARSE with PART:LINE:COLUMN, LT_ERANGE),
+ * LT_EINVAL for a bad configuration, LT_ENOMEM, LT_EIO for an output file. On error no output
+ * file of this run is left behind (temporary files are removed). */
+LT_MUST_CHECK int sim_replay_run(const struct sim_replay_config *cfg, struct sim_replay_result *res,
+                                 struct lt_err *err);
+
+/* The summary.json document of a run (docs/simulator.md), a new reference (json_decref) or
+ * NULL when out of memory. */
+struct json_t;
+struct json_t *sim_replay_summary_json(const struct sim_replay_config *cfg,
+                                       const struct sim_replay_result *res);
+
+#endif
