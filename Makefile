@@ -8,7 +8,7 @@ SOURCES = $(shell git ls-files '*.c' '*.h' 2>/dev/null || find scoring simulator
 
 FUZZ_BUILD ?= build-fuzz
 
-.PHONY: all deps build run test test-plain test-asan fuzz-smoke format format-check bench bench-smoke clean
+.PHONY: all deps build run run-score test test-plain test-asan fuzz-smoke format format-check bench bench-smoke clean
 
 all: build
 
@@ -19,18 +19,22 @@ build:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The demo: every policy places the same task on the example cluster.
+# The demo: a replay of the bundled real Google 2011 subset (tests/data, CC-BY 4.0) through
+# four placement policies in parallel, the policies side by side, and an HTML report.
+DEMO_TRACE = tests/data/clusterdata-2011-2-demo
+DEMO_OUT ?= out/demo
 run: build
-	@echo "== lotus-sim score: one task, every policy (tests/fixtures/score/cluster.json) =="
+	@echo "== lotus-sim replay: $(DEMO_TRACE) (Google clusterdata-2011-2 subset, CC-BY 4.0) =="
+	$(BUILD)/lotus-sim replay --trace $(DEMO_TRACE) --policy bestfit1,sos10,firstfit,randfirstfit \
+	    -j $(JOBS) --out $(DEMO_OUT)
+
+# The first demo: every policy places one task on the example cluster snapshot.
+run-score: build
 	@for p in $$($(BUILD)/lotus-sim score --list-policies); do \
 	    printf '%-13s ' "$$p"; \
 	    $(BUILD)/lotus-sim score --policy $$p --cluster tests/fixtures/score/cluster.json \
 	        --task tests/fixtures/score/task.json | grep '^chosen:' || exit 1; \
 	done
-	@echo
-	@echo "== the full ranking for sos10 =="
-	$(BUILD)/lotus-sim score --policy sos10 --cluster tests/fixtures/score/cluster.json \
-	    --task tests/fixtures/score/task.json
 
 format-check:
 	clang-format --dry-run --Werror $(SOURCES)

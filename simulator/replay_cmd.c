@@ -658,6 +658,9 @@ static int replay_main(int argc, char **argv, bool tx)
                 status = SIM_EXIT_INPUT;
             } else {
                 printf("\nreport: %s/report.html\n", o.out);
+                if (!sim_report_has_gnuplot())
+                    fprintf(stderr, "lotus-sim: warning: gnuplot is not on PATH; the report "
+                                    "has no plots (install gnuplot-nox)\n");
             }
         }
         printf("outputs: %s/<policy>/{summary.json,timeseries.csv,waiting.csv%s}\n", o.out,
