@@ -1014,12 +1014,32 @@ static int start(struct engine *e, uint32_t l, size_t m)
     return 0;
 }
 
-/* Places l on the machine the policy chooses, or queues it. */
-static int place_or_queue(struct engine *e, uint32_t l)
+/* True if a queued task asks for no more than req in every resource. Every queued task fits
+ * nowhere (the queue is retried whenever a machine gains room), so such a req fits nowhere
+ * either: choose would return LT_NO_MACHINE, and draws nothing from the RNG when nothing
+ * fits (lt_score.h). Not valid inside retry_queue, where queued tasks may fit the machine
+ * that just gained room. Jobs submit many equal tasks, so this spares most failing chooses. */
+static bool dominated_by_queue(const struct engine *e, const struct lt_res *req)
+{
+    if (e->q.active == 0)
+        return false;
+    for (unsigned p = 0; p < SIM_N_PRIO; p++)
+        if (sq_find(&e->q, p, 0, req) != SQ_NONE)
+            return true;
+    return false;
+}
+
+/* Places l on the machine the policy chooses, or queues it. in_retry: called while the queue
+ * is being retried for a machine that gained room (the dominance shortcut does not hold). */
+static int place_or_queue(struct engine *e, uint32_t l, bool in_retry)
 {
     struct live *t = &e->live[l];
     struct lt_task task = {.priority = t->prio, .sched_class = t->sched_class, .req = t->req};
     size_t m;
+    if (!in_retry && dominated_by_queue(e, &t->req)) {
+        queue_insert(e, l);
+        return 0;
+    }
     int rc = lt_policy_choose(e->cfg->policy, e->cluster, &task, &e->rng, &m, e->err);
     if (rc < 0)
         return rc;
@@ -1051,7 +1071,7 @@ static int retry_queue(struct engine *e, size_t m)
             uint32_t l = sq_item(&e->q, (unsigned)p, s);
             if (lt_cluster_fits(e->cluster, m, &e->live[l].req)) {
                 queue_unlink(e, l);
-                int rc = place_or_queue(e, l);
+                int rc = place_or_queue(e, l, true);
                 if (rc < 0)
                     return rc;
                 f = lt_cluster_free_res(e->cluster, m);
@@ -1158,7 +1178,7 @@ static int arrive(struct engine *e, size_t h, const struct crow *row, const stru
         t->state = L_DEFERRED;
         return 0;
     }
-    return place_or_queue(e, l);
+    return place_or_queue(e, l, false);
 }
 
 static int on_kill(struct engine *e, size_t h, uint8_t type)
@@ -1262,7 +1282,7 @@ static int machine_down(struct engine *e, size_t k)
         moved[b] = x;
     }
     for (size_t a = 0; a < n && rc == 0; a++)
-        rc = place_or_queue(e, moved[a]);
+        rc = place_or_queue(e, moved[a], false);
     free(moved);
     return rc;
 }
@@ -1359,7 +1379,7 @@ static int run_deferred(struct engine *e)
     e->t0_phase = false;
     for (size_t k = 0; k < e->n_deferred && rc == 0; k++)
         if (e->deferred[k] != NIL)
-            rc = place_or_queue(e, e->deferred[k]);
+            rc = place_or_queue(e, e->deferred[k], false);
     e->n_deferred = 0;
     return rc;
 }
