@@ -1447,8 +1447,11 @@ static int pass2(struct engine *e)
     e->free_live = NIL;
     e->t0_phase = true;
     e->now = 0;
-    if (e->cfg->progress)
+    if (e->cfg->progress) {
+        e->cfg->progress->bytes_read = 0;
+        e->cfg->progress->rows = 0;
         e->cfg->progress->pass = 2;
+    }
     for (;;) {
         if (!have_row) {
             rc = next_task_row(e, &rd, &ci, &row, &req, &has_req);
@@ -1456,9 +1459,11 @@ static int pass2(struct engine *e)
                 break;
             have_row = rc == 1;
             rc = 0;
-            if (e->cfg->progress && (ci & 0xffff) == 0 && e->rows_window)
+            if (e->cfg->progress && (ci & 0x3fff) == 0 && e->rows_window) {
                 e->cfg->progress->bytes_read = (uint64_t)((double)e->cfg->progress->bytes_total *
                                                           (double)ci / (double)e->rows_window);
+                e->cfg->progress->rows = ci;
+            }
         }
         int64_t t_task = have_row ? row.time : T_INF;
         int64_t t_mach =

@@ -363,7 +363,9 @@ static void draw_progress(const struct run *runs, size_t n, const struct sim_pro
         snprintf(eta, sizeof(eta), "%d:%02d", (int)(left / 60), (int)left % 60);
     }
     char simbuf[64] = "";
-    if (sim >= 0 && end > 0)
+    if (sim >= 0 && sim < 600 * US)
+        sim = 600 * US; /* t = 0 rows: "before the trace", shown as trace hour 0 */
+    if (sim >= 0 && end > 0 && !final)
         snprintf(simbuf, sizeof(simbuf), " | trace %.2f/%.2f h", (double)(sim - 600 * US) / 3.6e9,
                  (double)(end - 600 * US) / 3.6e9);
     int width = 24, fill = (int)(frac * width + 0.5);
@@ -371,10 +373,12 @@ static void draw_progress(const struct run *runs, size_t n, const struct sim_pro
     for (int k = 0; k < width; k++)
         bar[k] = k < fill ? '#' : '.';
     bar[width] = '\0';
-    fprintf(stderr, "\r[%s] %3.0f%% runs %zu active%s | %.2f M rows/s | ETA %s   ", bar,
-            frac * 100.0, active, simbuf, t > 0 ? (double)rows / t / 1e6 : 0.0, eta);
     if (final)
-        fputc('\n', stderr);
+        fprintf(stderr, "\r[%s] %3.0f%% %zu runs done in %.1f s%40s\n", bar, frac * 100.0, n, t,
+                "");
+    else
+        fprintf(stderr, "\r[%s] %3.0f%% runs %zu active%s | %.2f M rows/s | ETA %s   ", bar,
+                frac * 100.0, active, simbuf, t > 0 ? (double)rows / t / 1e6 : 0.0, eta);
     fflush(stderr);
 }
 
