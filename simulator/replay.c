@@ -68,6 +68,13 @@ struct task_map {
     size_t n;
 };
 
+/* Jobs, for "jobs completed" (the T(x) of the slides counts jobs): job ID -> tasks. */
+struct job_slot {
+    uint64_t job_id;    /* UINT64_MAX: empty */
+    uint32_t arrived;   /* simulated tasks that arrived */
+    uint32_t completed; /* of them, completed (FINISH outcome) */
+};
+
 /* A task_events row as pass 2 needs it, kept from pass 1 while the cache budget lasts. */
 struct crow {
     int64_t time;
@@ -153,6 +160,9 @@ struct engine {
     uint64_t rows_window; /* task_events rows inside the window */
     struct reqfix *fix;
     size_t n_fix, cap_fix;
+
+    struct job_slot *jobs; /* open addressing, cap_jobs a power of two */
+    size_t n_jobs, cap_jobs;
 
     struct lt_cluster *cluster;
     struct lt_rng rng;
@@ -299,6 +309,43 @@ static int map_upsert(struct task_map *m, uint64_t job, uint32_t index, uint32_t
 }
 
 /* ---- machines --------------------------------------------------------------------------- */
+
+static struct job_slot *job_find(struct job_slot *jobs, size_t cap, uint64_t job_id)
+{
+    if (cap == 0)
+        return NULL;
+    size_t h = (size_t)mix64(job_id) & (cap - 1);
+    while (jobs[h].job_id != UINT64_MAX && jobs[h].job_id != job_id)
+        h = (h + 1) & (cap - 1);
+    return &jobs[h];
+}
+
+/* The job slot of job_id, inserted if new; NULL when out of memory. A job that is already
+ * there is found without allocating. */
+static struct job_slot *job_get(struct engine *e, uint64_t job_id)
+{
+    struct job_slot *js = job_find(e->jobs, e->cap_jobs, job_id);
+    if (js && js->job_id == job_id)
+        return js;
+    if ((e->n_jobs + 1) * 2 > e->cap_jobs) {
+        size_t ncap = e->cap_jobs ? e->cap_jobs * 2 : 1024;
+        struct job_slot *nj = malloc(ncap * sizeof(*nj));
+        if (!nj)
+            return NULL;
+        for (size_t k = 0; k < ncap; k++)
+            nj[k].job_id = UINT64_MAX;
+        for (size_t k = 0; k < e->cap_jobs; k++)
+            if (e->jobs[k].job_id != UINT64_MAX)
+                *job_find(nj, ncap, e->jobs[k].job_id) = e->jobs[k];
+        free(e->jobs);
+        e->jobs = nj;
+        e->cap_jobs = ncap;
+        js = job_find(e->jobs, e->cap_jobs, job_id);
+    }
+    *js = (struct job_slot){job_id, 0, 0};
+    e->n_jobs++;
+    return js;
+}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -1106,6 +1153,7 @@ static int on_completion(struct engine *e)
         return rc;
     if (t->outcome == TR_FINISH) {
         e->res->tasks_completed++;
+        job_get(e, e->rec[t->rec].job_id)->completed++; /* present since the task arrived */
         e->res->flow_time_s += (double)(e->now - t->arrival) / (double)US;
         e->res->useful_work_s += (double)(e->now - t->start) / (double)US;
     } else {
@@ -1138,6 +1186,10 @@ static int arrive(struct engine *e, size_t h, const struct crow *row, const stru
     }
     r->aux = 0;
     e->res->tasks_submitted++;
+    struct job_slot *js = job_get(e, r->job_id);
+    if (!js)
+        return oom(e);
+    js->arrived++;
     if (!fits_some_machine(e, &req)) {
         e->res->tasks_unplaceable++;
         r->flags |= F_DONE;
@@ -1623,6 +1675,10 @@ json_t *sim_replay_summary_json(const struct sim_replay_config *cfg,
     TASKS("ignored_rows", res->ignored_rows);
 #undef TASKS
     json_object_set_new(root, "tasks", t);
+    json_t *jb = json_object();
+    json_object_set_new(jb, "submitted", json_integer((json_int_t)res->jobs_submitted));
+    json_object_set_new(jb, "completed", json_integer((json_int_t)res->jobs_completed));
+    json_object_set_new(root, "jobs", jb);
 
     json_t *mt = json_object();
     json_object_set_new(mt, "throughput", json_integer((json_int_t)res->tasks_completed));
@@ -1781,6 +1837,7 @@ static void engine_free(struct engine *e)
     free(e->caps);
     free(e->map.slot);
     free(e->fix);
+    free(e->jobs);
     free(e->rec);
     free(e->cache);
     free(e->creq);
@@ -1824,6 +1881,10 @@ int sim_replay_run(const struct sim_replay_config *cfg, struct sim_replay_result
         rc = pass2(&e);
     if (rc == 0) {
         res->end_time_us = e.t_end;
+        res->jobs_submitted = e.n_jobs;
+        for (size_t k = 0; k < e.cap_jobs; k++)
+            if (e.jobs[k].job_id != UINT64_MAX && e.jobs[k].completed == e.jobs[k].arrived)
+                res->jobs_completed++;
         if (res->samples) {
             double n = (double)res->samples;
             res->queue_mean = e.sum_queue / n;

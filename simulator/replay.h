@@ -69,6 +69,8 @@ struct sim_replay_result {
     /* Tasks. */
     uint64_t tasks_submitted; /* simulated tasks that arrived */
     uint64_t tasks_completed; /* FINISH outcome, completed in the window (throughput) */
+    uint64_t jobs_submitted;  /* jobs with at least one simulated task */
+    uint64_t jobs_completed;  /* jobs all of whose simulated tasks completed (FINISH) */
     uint64_t tasks_failed, tasks_killed, tasks_lost;
     uint64_t tasks_running_at_end, tasks_queued_at_end;
     uint64_t tasks_unplaceable; /* larger than every machine */

@@ -509,6 +509,7 @@ struct row_def {
 static const struct row_def table_rows[] = {
     {"tasks submitted", "tasks", "submitted", NULL, 1, 0},
     {"tasks completed (T)", "tasks", "completed", NULL, 1, 0},
+    {"jobs completed", "jobs", "completed", NULL, 1, 0},
     {"tasks failed", "tasks", "failed", NULL, 1, 0},
     {"tasks killed", "tasks", "killed", NULL, 1, 0},
     {"running at end", "tasks", "running_at_end", NULL, 1, 0},
@@ -670,35 +671,33 @@ static int replay_main(int argc, char **argv, bool tx)
         printf("outputs: %s/<policy>/{summary.json,timeseries.csv,waiting.csv%s}\n", o.out,
                o.task_csv ? ",tasks.csv" : "");
     } else {
-        /* T(x): completed tasks per x (rows) and policy (columns); also tx.csv. */
+        /* T(x): tasks and jobs completed per x (rows) and policy (columns); tx.csv holds
+         * the same in long form: x,policy,tasks_completed,jobs_completed. */
+        static const char *what[2] = {"tasks", "jobs"};
+        for (int w = 0; w < 2; w++) {
+            printf("%sT(x): %s completed with x%% of the machines\n%-8s", w ? "\n" : "", what[w],
+                   "x");
+            for (size_t k = 0; k < o.n_policy; k++)
+                printf(" %12s", lt_policy_name(o.policy[k]));
+            printf("\n");
+            for (size_t xi = 0; xi < n_x; xi++) {
+                printf("%-8g", o.x[xi]);
+                for (size_t k = 0; k < o.n_policy; k++)
+                    printf(" %12.0f", jnum(sum[xi * o.n_policy + k], what[w], "completed", NULL));
+                printf("\n");
+            }
+        }
         char path[4200], tmp[4300];
         snprintf(path, sizeof(path), "%s/tx.csv", o.out);
         snprintf(tmp, sizeof(tmp), "%s.tmp", path);
         FILE *f = fopen(tmp, "w");
-        printf("T(x): tasks completed with x%% of the machines\n%-8s", "x");
-        if (f)
-            fprintf(f, "x");
-        for (size_t k = 0; k < o.n_policy; k++) {
-            printf(" %12s", lt_policy_name(o.policy[k]));
-            if (f)
-                fprintf(f, ",%s", lt_policy_name(o.policy[k]));
-        }
-        printf("\n");
-        if (f)
-            fprintf(f, "\n");
-        for (size_t xi = 0; xi < n_x; xi++) {
-            printf("%-8g", o.x[xi]);
-            if (f)
-                fprintf(f, "%g", o.x[xi]);
-            for (size_t k = 0; k < o.n_policy; k++) {
-                double v = jnum(sum[xi * o.n_policy + k], "tasks", "completed", NULL);
-                printf(" %12.0f", v);
-                if (f)
-                    fprintf(f, ",%.0f", v);
-            }
-            printf("\n");
-            if (f)
-                fprintf(f, "\n");
+        if (f) {
+            fprintf(f, "x,policy,tasks_completed,jobs_completed\n");
+            for (size_t xi = 0; xi < n_x; xi++)
+                for (size_t k = 0; k < o.n_policy; k++)
+                    fprintf(f, "%g,%s,%.0f,%.0f\n", o.x[xi], lt_policy_name(o.policy[k]),
+                            jnum(sum[xi * o.n_policy + k], "tasks", "completed", NULL),
+                            jnum(sum[xi * o.n_policy + k], "jobs", "completed", NULL));
         }
         if (!f || fflush(f) != 0 || ferror(f) || fclose(f) != 0 || rename(tmp, path) != 0) {
             fprintf(stderr, "lotus-sim: cannot write '%s': %s\n", path, strerror(errno));
