@@ -486,7 +486,10 @@ static int machines_load(struct engine *e)
                     continue;
             } else {
                 const struct incarnation *ci = &e->inc[cur[mk]];
-                if (same_cap(ci->cpu, m->cpu) && same_cap(ci->mem, m->mem)) {
+                /* A REMOVE takes off whatever is online, whatever capacities it carries;
+                 * only ADD and UPDATE rows bring new capacities. */
+                if (m->type == TR_M_REMOVE ||
+                    (same_cap(ci->cpu, m->cpu) && same_cap(ci->mem, m->mem))) {
                     m->inc = cur[mk];
                     continue;
                 }
@@ -635,7 +638,7 @@ static int pass1(struct engine *e)
     struct tr_opts o = {.skip_bad_lines = e->cfg->skip_bad_lines};
     struct tr_reader *r = tr_open(e->cfg->trace_dir, TR_TASK_EVENTS, &o, e->err);
     int64_t last = 0;
-    bool any = false;
+    bool any = false, cut = false;
     int rc;
 
     if (!r)
@@ -647,8 +650,14 @@ static int pass1(struct engine *e)
             break;
         if ((tr_counts(r)->rows & 0xffff) == 0)
             publish(e, 1, r);
-        if (row.time > e->cfg->until_us || row.time == TR_TIME_AFTER)
+        if (row.time == TR_TIME_AFTER) { /* sorted last: count them, replay nothing */
+            e->res->rows_after_window++;
+            continue;
+        }
+        if (row.time > e->cfg->until_us) {
+            cut = true;
             break;
+        }
         last = row.time;
         any = true;
         e->rows_window++;
@@ -724,7 +733,7 @@ static int pass1(struct engine *e)
     if (!any)
         return lt_err_set(e->err, LT_EINVAL, 0, 0, "task_events under '%s' has no rows%s",
                           e->cfg->trace_dir, e->cfg->until_us < T_INF ? " before --until" : "");
-    e->t_end = last;
+    e->t_end = cut ? e->cfg->until_us : last; /* --until S ends the window at S */
     if (e->cfg->progress)
         e->cfg->progress->end_time_us = last;
     return 0;
@@ -1653,6 +1662,8 @@ json_t *sim_replay_summary_json(const struct sim_replay_config *cfg,
     for (int t = 0; t < TR_N_TABLES; t++)
         json_object_set_new(rows, tr_table_name((enum tr_table)t),
                             counts_json((enum tr_table)t, &res->rows[t]));
+    json_object_set_new(json_object_get(rows, tr_table_name(TR_TASK_EVENTS)), "after_window",
+                        json_integer((json_int_t)res->rows_after_window));
     json_object_set_new(root, "rows_read", rows);
 
     json_t *m = json_object();
