@@ -87,11 +87,13 @@ test: format-check test-plain test-asan fuzz-smoke
 
 bench:
 	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DLOTUS_BENCH=ON >/dev/null
-	cmake --build $(BENCH_BUILD) -j $(JOBS) --target bench_choose
+	cmake --build $(BENCH_BUILD) -j $(JOBS) --target bench_choose bench_replay
 	$(BENCH_BUILD)/bench_choose
+	$(BENCH_BUILD)/bench_replay
 
 bench-smoke: build
 	$(BUILD)/bench_choose --smoke
+	$(BUILD)/bench_replay --smoke
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD) $(FUZZ_BUILD)

@@ -1,0 +1,767 @@
+/* bench_replay.c -- replay benchmark: sim_replay_run on real trace parts against zcat.
+ *
+ * What: for each policy, the whole replay engine (machine_events read whole, pass 1 over
+ * task_events, job_events counted, pass 2 placing every task with lt_policy_choose) runs on
+ * --trace DIR without output files, --repeat times; the median wall time, the median CPU
+ * time (getrusage) and the peak RSS are reported. Next to it, in the same run, `zcat` is
+ * timed decompressing the same task_events parts to /dev/null (median of 3 runs), and the
+ * ratio of the two row rates is reported: issue 5 asks for lotus' rows/s >= 0.33 x zcat's.
+ *
+ * Why a child process per replay: the replay runs in-process, and ru_maxrss only grows, so
+ * each run is forked off. The child measures its own wall and CPU time around
+ * sim_replay_run only (not the fork), reads its ru_maxrss before the run (the baseline) and
+ * after it (its peak), and sends the figures to the parent through a pipe.
+ *
+ * Extrapolation to the whole trace (144,648,288 task_events rows; about 25 M tasks, a
+ * figure docs/spec calls recalled, not verified): time at this run's rows/s, and again with
+ * the rows beyond the 1 GiB row cache re-read from the parts at the rate of a run with no
+ * cache; RSS as baseline + cached rows x bytes per cached row (capped by the cache budget) +
+ * tasks x bytes per task. Bytes per cached row come from the RSS difference between the run
+ * with the cache and a run without it; bytes per task from the no-cache run's RSS over the
+ * baseline, divided by the tasks submitted (so every fixed cost is charged to the tasks).
+ * These are extrapolations from a two-part sample, not measurements (docs/benchmarks.md).
+ *
+ * Every repeat must give the same tasks_completed, placements and events, with and without
+ * the cache: a difference is a determinism bug, reported on stderr as exit status 1.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "lt_err.h"
+#include "lt_mem.h"
+#include "lt_score.h"
+#include "replay.h"
+
+#define PROG "bench_replay"
+
+/* Defaults; BENCH_TRACE_DIR and BENCH_DEMO_DIR come from CMake (absolute paths). */
+#ifndef BENCH_TRACE_DIR
+#define BENCH_TRACE_DIR "../shared/data/clusterdata-2011-2"
+#endif
+#ifndef BENCH_DEMO_DIR
+#define BENCH_DEMO_DIR "tests/data/clusterdata-2011-2-demo"
+#endif
+#define DEFAULT_POLICIES "bestfit1,sos10"
+#define DEFAULT_REPEAT   3
+#define MAX_REPEAT       101
+#define ZCAT_REPEAT      3 /* zcat runs per policy; the median is used */
+
+/* The run's engine settings, as the issue fixes them: no files, 1 GiB of cached rows,
+ * a time-series sample every 300 s. NO_CACHE_BYTES = 1 keeps no row (each costs more). */
+#define CACHE_BYTES    ((size_t)1 << 30)
+#define NO_CACHE_BYTES ((size_t)1)
+#define INTERVAL_US    (300LL * 1000000LL)
+
+/* The whole 2011 trace (docs/spec/google-trace-2011.md): task_events rows (third-party
+ * count) and distinct tasks (the usually quoted figure, recalled, not verified). */
+#define FULL_TRACE_ROWS  144648288.0
+#define FULL_TRACE_TASKS 25000000.0
+
+/* Longest path built from --trace and a part name. */
+#define PATH_BYTES 4096
+
+extern char **environ;
+
+/* Command-line options after defaults were applied. */
+struct opts {
+    const struct lt_policy **pol; /* owned array of borrowed policies, in --policy order */
+    size_t n_pol;                 /* policies to run */
+    const char *trace;            /* trace directory (borrowed from argv or a literal) */
+    unsigned repeat;              /* timed replays per policy */
+    bool smoke;                   /* --smoke: the bundled demo subset, 1 repeat */
+};
+
+/* The task_events parts of the trace, for zcat. */
+struct parts {
+    char **path;   /* owned, each owned; sorted by name (= part order) */
+    size_t n;      /* parts */
+    uint64_t rows; /* lines of the decompressed parts (counted with zlib, untimed) */
+};
+
+/* What a replay child sends back through its pipe. */
+struct run_out {
+    double seconds;        /* wall time of sim_replay_run */
+    double cpu_seconds;    /* user + system CPU time of sim_replay_run */
+    long base_rss_kb;      /* the child's ru_maxrss before the run */
+    long peak_rss_kb;      /* the child's ru_maxrss after the run: its peak */
+    uint64_t task_rows;    /* res.rows[TR_TASK_EVENTS].rows */
+    uint64_t machine_rows; /* res.rows[TR_MACHINE_EVENTS].rows */
+    uint64_t completions;  /* res.tasks_completed + res.tasks_failed */
+    uint64_t tasks;        /* res.tasks_submitted */
+    uint64_t completed;    /* res.tasks_completed */
+    uint64_t placements;   /* res.placements */
+    int64_t end_time_us;   /* res.end_time_us: T_end */
+};
+
+static void usage(FILE *f)
+{
+    fputs("usage: " PROG " [--policy LIST] [--trace DIR] [--repeat N] [--smoke] [--help]\n"
+          "\n"
+          "Replays a Google 2011 trace directory with sim_replay_run (no output files) for\n"
+          "each policy and times zcat on the same task_events parts in the same run.\n"
+          "Prints one JSON line per policy on stdout; exits 1 if a replay or zcat fails or\n"
+          "repeats disagree, 2 on a bad option.\n"
+          "\n"
+          "  --policy LIST   comma-separated policy names (default " DEFAULT_POLICIES ")\n"
+          "  --trace DIR     trace directory (default " BENCH_TRACE_DIR ")\n"
+          "  --repeat N      timed replays per policy, median reported (default 3)\n"
+          "  --smoke         the bundled demo subset (" BENCH_DEMO_DIR "), 1 repeat;\n"
+          "                  explicit options still win\n"
+          "  --help          this text\n",
+          f);
+}
+
+/* ---- option parsing ---- */
+
+/* Parses s as a decimal integer in [lo, hi]. 0, or -1 after printing what is wrong. */
+static int parse_uint(const char *flag, const char *s, unsigned lo, unsigned hi, unsigned *out)
+{
+    unsigned long v;
+    char *end;
+
+    if (s[0] < '0' || s[0] > '9') {
+        fprintf(stderr, PROG ": invalid value '%s' for %s: expected an integer\n", s, flag);
+        return -1;
+    }
+    errno = 0;
+    v = strtoul(s, &end, 10);
+    if (*end != '\0') {
+        fprintf(stderr, PROG ": invalid value '%s' for %s: expected an integer\n", s, flag);
+        return -1;
+    }
+    if (errno == ERANGE || v < lo || v > hi) {
+        fprintf(stderr, PROG ": value '%s' for %s is out of range (expected %u..%u)\n", s, flag, lo,
+                hi);
+        return -1;
+    }
+    *out = (unsigned)v;
+    return 0;
+}
+
+/* Resolves a comma-separated list of policy names into o->pol. 0, or -1 after printing. */
+static int parse_policies(const char *list, struct opts *o)
+{
+    size_t n = 1, k = 0;
+    char *copy, *name, *next;
+    struct lt_err err;
+
+    for (const char *s = list; *s != '\0'; s++)
+        n += *s == ',';
+    copy = lt_strdup(list);
+    o->pol = lt_calloc(n, sizeof(*o->pol));
+    if (copy == NULL || o->pol == NULL) {
+        fprintf(stderr, PROG ": out of memory\n");
+        lt_free(copy);
+        return -1;
+    }
+    for (name = copy; name != NULL; name = next) {
+        next = strchr(name, ',');
+        if (next != NULL)
+            *next++ = '\0';
+        lt_err_init(&err, NULL);
+        o->pol[k] = name[0] == '\0' ? NULL : lt_policy_find(name, &err);
+        if (o->pol[k] == NULL) {
+            if (name[0] == '\0')
+                fprintf(stderr, PROG ": empty policy name in --policy '%s'\n", list);
+            else
+                fprintf(stderr, PROG ": invalid --policy: %s\n", err.text);
+            lt_free(copy);
+            return -1;
+        }
+        k++;
+    }
+    o->n_pol = k;
+    lt_free(copy);
+    return 0;
+}
+
+/* The value of option argv[*i] (either "--flag=value" or "--flag value"), advancing *i past
+ * a separate value; NULL if arg is not flag. Prints and sets *bad if the value is missing. */
+static const char *flag_value(int argc, char **argv, int *i, const char *flag, bool *bad)
+{
+    const char *arg = argv[*i];
+    size_t len = strlen(flag);
+
+    if (strncmp(arg, flag, len) != 0)
+        return NULL;
+    if (arg[len] == '=')
+        return arg + len + 1;
+    if (arg[len] != '\0')
+        return NULL;
+    if (*i + 1 >= argc) {
+        fprintf(stderr, PROG ": option %s needs a value (try --help)\n", flag);
+        *bad = true;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+/* Raw option strings, before defaults: NULL when not given. */
+struct raw_opts {
+    const char *policy, *trace, *repeat;
+};
+
+/* Sorts argv into *r. 1 for --help, 0, or -1 after printing. */
+static int scan_args(int argc, char **argv, struct raw_opts *r, bool *smoke)
+{
+    for (int i = 1; i < argc; i++) {
+        bool bad = false;
+        const char *v;
+
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return 1;
+        if (strcmp(argv[i], "--smoke") == 0) {
+            *smoke = true;
+            continue;
+        }
+        if ((v = flag_value(argc, argv, &i, "--policy", &bad)) != NULL)
+            r->policy = v;
+        else if ((v = flag_value(argc, argv, &i, "--trace", &bad)) != NULL)
+            r->trace = v;
+        else if ((v = flag_value(argc, argv, &i, "--repeat", &bad)) != NULL)
+            r->repeat = v;
+        else if (!bad)
+            fprintf(stderr, PROG ": unknown option '%s' (try --help)\n", argv[i]);
+        if (v == NULL)
+            return -1;
+    }
+    return 0;
+}
+
+/* Fills *o from argv. 1 for --help (usage printed), 0, or -1 after printing the error. */
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+    struct raw_opts r = {NULL, NULL, NULL};
+    int rc;
+
+    memset(o, 0, sizeof(*o));
+    rc = scan_args(argc, argv, &r, &o->smoke);
+    if (rc != 0) {
+        if (rc > 0)
+            usage(stdout);
+        return rc;
+    }
+    o->trace = r.trace ? r.trace : o->smoke ? BENCH_DEMO_DIR : BENCH_TRACE_DIR;
+    o->repeat = o->smoke ? 1 : DEFAULT_REPEAT;
+    if (r.repeat && parse_uint("--repeat", r.repeat, 1, MAX_REPEAT, &o->repeat) < 0)
+        return -1;
+    return parse_policies(r.policy ? r.policy : DEFAULT_POLICIES, o);
+}
+
+/* ---- the parts and zcat ---- */
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static void parts_release(struct parts *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        lt_free(p->path[i]);
+    lt_free(p->path);
+    memset(p, 0, sizeof(*p));
+}
+
+/* Adds dir/name to p. 0, or -1 after printing. */
+static int parts_add(struct parts *p, const char *dir, const char *name)
+{
+    char buf[PATH_BYTES];
+    char **grown;
+    int len = snprintf(buf, sizeof(buf), "%s/%s", dir, name);
+
+    if (len < 0 || (size_t)len >= sizeof(buf)) {
+        fprintf(stderr, PROG ": path too long in '%s'\n", dir);
+        return -1;
+    }
+    grown = lt_reallocarray(p->path, p->n + 1, sizeof(*p->path));
+    if (grown == NULL || (grown[p->n] = lt_strdup(buf)) == NULL) {
+        if (grown != NULL)
+            p->path = grown;
+        fprintf(stderr, PROG ": out of memory\n");
+        return -1;
+    }
+    p->path = grown;
+    p->n++;
+    return 0;
+}
+
+/* Lists TRACE/task_events/part-*.csv.gz in name order. zcat cannot stand in for the
+ * reader on uncompressed parts, so a .csv part is an error. 0, or -1 after printing. */
+static int parts_list(const char *trace, struct parts *p)
+{
+    char dir[PATH_BYTES];
+    struct dirent *de;
+    DIR *d;
+    int rc = 0;
+
+    memset(p, 0, sizeof(*p));
+    if ((size_t)snprintf(dir, sizeof(dir), "%s/task_events", trace) >= sizeof(dir) ||
+        (d = opendir(dir)) == NULL) {
+        fprintf(stderr, PROG ": cannot open directory '%s/task_events': %s\n", trace,
+                strerror(errno));
+        return -1;
+    }
+    while (rc == 0 && (de = readdir(d)) != NULL) {
+        if (strncmp(de->d_name, "part-", 5) != 0)
+            continue;
+        if (ends_with(de->d_name, ".csv.gz")) {
+            rc = parts_add(p, dir, de->d_name);
+        } else if (ends_with(de->d_name, ".csv")) {
+            fprintf(stderr, PROG ": part '%s/%s' is not gzipped: zcat cannot be compared\n", dir,
+                    de->d_name);
+            rc = -1;
+        }
+    }
+    closedir(d);
+    if (rc == 0 && p->n == 0) {
+        fprintf(stderr, PROG ": no part-*.csv.gz under '%s'\n", dir);
+        rc = -1;
+    }
+    if (rc < 0)
+        parts_release(p);
+    else
+        qsort(p->path, p->n, sizeof(*p->path), cmp_str);
+    return rc;
+}
+
+/* Counts the lines of the decompressed parts into p->rows (a last line without '\n'
+ * counts). 0, or -1 after printing. */
+static int parts_count_rows(struct parts *p)
+{
+    enum { BUF_BYTES = 1 << 16 };
+    char *buf = lt_malloc(BUF_BYTES);
+    int rc = 0;
+
+    if (buf == NULL) {
+        fprintf(stderr, PROG ": out of memory\n");
+        return -1;
+    }
+    p->rows = 0;
+    for (size_t i = 0; rc == 0 && i < p->n; i++) {
+        gzFile f = gzopen(p->path[i], "rb");
+        char last = '\n';
+        int n;
+
+        if (f == NULL) {
+            fprintf(stderr, PROG ": cannot open '%s'\n", p->path[i]);
+            rc = -1;
+            break;
+        }
+        while ((n = gzread(f, buf, BUF_BYTES)) > 0) {
+            for (const char *s = buf, *end = buf + n; (s = memchr(s, '\n', (size_t)(end - s))); s++)
+                p->rows++;
+            last = buf[n - 1];
+        }
+        gzclose(f);
+        if (n < 0) {
+            fprintf(stderr, PROG ": cannot decompress '%s'\n", p->path[i]);
+            rc = -1;
+        }
+        p->rows += last != '\n';
+    }
+    lt_free(buf);
+    return rc;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Runs `zcat PART... > /dev/null` once; *seconds is its wall time from spawn to reaped.
+ * 0, or -1 after printing. */
+static int zcat_once(const struct parts *p, double *seconds)
+{
+    char zcat_name[] = "zcat"; /* argv wants char *, not a string literal */
+    posix_spawn_file_actions_t fa;
+    char **argv = lt_calloc(p->n + 2, sizeof(*argv));
+    int rc, status;
+    pid_t pid;
+    double t0;
+
+    if (argv == NULL) {
+        fprintf(stderr, PROG ": out of memory\n");
+        return -1;
+    }
+    argv[0] = zcat_name;
+    for (size_t i = 0; i < p->n; i++)
+        argv[i + 1] = p->path[i];
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    t0 = now_s();
+    rc = posix_spawnp(&pid, "zcat", &fa, NULL, argv, environ);
+    if (rc == 0 && waitpid(pid, &status, 0) == pid)
+        *seconds = now_s() - t0;
+    else if (rc == 0)
+        rc = errno;
+    posix_spawn_file_actions_destroy(&fa);
+    lt_free(argv);
+    if (rc != 0) {
+        fprintf(stderr, PROG ": cannot run 'zcat': %s\n", strerror(rc));
+        return -1;
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, PROG ": 'zcat' on the parts of '%s' failed (status %d)\n", p->path[0],
+                status);
+        return -1;
+    }
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of v[0..n-1] (sorts v); n >= 1. */
+static double median(double *v, size_t n)
+{
+    qsort(v, n, sizeof(*v), cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Median wall time of ZCAT_REPEAT zcat runs. 0, or -1 after printing. */
+static int zcat_median(const struct parts *p, double *seconds)
+{
+    double t[ZCAT_REPEAT];
+
+    for (size_t i = 0; i < ZCAT_REPEAT; i++)
+        if (zcat_once(p, &t[i]) < 0)
+            return -1;
+    *seconds = median(t, ZCAT_REPEAT);
+    return 0;
+}
+
+/* ---- the replay, in a child ---- */
+
+static double cpu_s(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+/* How one replay is run. */
+struct run_spec {
+    const struct lt_policy *pol; /* the policy */
+    size_t cache_bytes;          /* CACHE_BYTES or NO_CACHE_BYTES */
+    int64_t until_us;            /* INT64_MAX: all parts */
+};
+
+/* The child: one sim_replay_run, its figures written to fd. Returns the exit status. */
+static int child_main(const struct opts *o, const struct run_spec *rs, int fd)
+{
+    struct sim_replay_result *res = lt_malloc(sizeof(*res));
+    struct sim_replay_config cfg = {.trace_dir = o->trace,
+                                    .policy = rs->pol,
+                                    .seed = 1,
+                                    .machines_pct = 100.0,
+                                    .until_us = rs->until_us,
+                                    .interval_us = INTERVAL_US,
+                                    .out_dir = NULL,
+                                    .cache_bytes = rs->cache_bytes};
+    struct run_out out;
+    struct rusage ru;
+    struct lt_err err;
+    double w0, c0;
+    int rc;
+
+    if (res == NULL) {
+        fprintf(stderr, PROG ": out of memory\n");
+        return 1;
+    }
+    memset(&out, 0, sizeof(out));
+    getrusage(RUSAGE_SELF, &ru);
+    out.base_rss_kb = ru.ru_maxrss;
+    lt_err_init(&err, o->trace);
+    w0 = now_s();
+    c0 = cpu_s();
+    rc = sim_replay_run(&cfg, res, &err);
+    out.cpu_seconds = cpu_s() - c0;
+    out.seconds = now_s() - w0;
+    getrusage(RUSAGE_SELF, &ru);
+    out.peak_rss_kb = ru.ru_maxrss;
+    if (rc < 0) {
+        fprintf(stderr, PROG ": %s: %s:%ld:%d: %s\n", lt_policy_name(rs->pol), err.source, err.line,
+                err.column, err.text);
+        lt_free(res);
+        return 1;
+    }
+    out.task_rows = res->rows[TR_TASK_EVENTS].rows;
+    out.machine_rows = res->rows[TR_MACHINE_EVENTS].rows;
+    out.completions = res->tasks_completed + res->tasks_failed;
+    out.tasks = res->tasks_submitted;
+    out.completed = res->tasks_completed;
+    out.placements = res->placements;
+    out.end_time_us = res->end_time_us;
+    lt_free(res);
+    return write(fd, &out, sizeof(out)) == (ssize_t)sizeof(out) ? 0 : 1;
+}
+
+/* Runs one replay in a forked child and fills *r. 0, or -1 after printing. */
+static int run_child(const struct opts *o, const struct run_spec *rs, struct run_out *r)
+{
+    int fd[2], status;
+    ssize_t got;
+    pid_t pid;
+
+    if (pipe(fd) != 0) {
+        fprintf(stderr, PROG ": pipe: %s\n", strerror(errno));
+        return -1;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, PROG ": fork: %s\n", strerror(errno));
+        close(fd[0]);
+        close(fd[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        close(fd[0]);
+        /* exit(), not _exit(): the sanitizer build checks the child for leaks too. */
+        exit(child_main(o, rs, fd[1]));
+    }
+    close(fd[1]);
+    do
+        got = read(fd[0], r, sizeof(*r));
+    while (got < 0 && errno == EINTR);
+    close(fd[0]);
+    if (waitpid(pid, &status, 0) != pid) {
+        fprintf(stderr, PROG ": waitpid: %s\n", strerror(errno));
+        return -1;
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || got != (ssize_t)sizeof(*r)) {
+        fprintf(stderr, PROG ": %s: the replay failed (status %d)\n", lt_policy_name(rs->pol),
+                status);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- per policy ---- */
+
+/* Medians of n runs, peak RSS the largest. */
+struct summary {
+    struct run_out out; /* counts of run 0; seconds and cpu_seconds the medians */
+    long peak_rss_kb;   /* max over the runs */
+};
+
+static bool same_counts(const struct run_out *a, const struct run_out *b)
+{
+    return a->task_rows == b->task_rows && a->machine_rows == b->machine_rows &&
+           a->completions == b->completions && a->completed == b->completed &&
+           a->placements == b->placements && a->tasks == b->tasks;
+}
+
+/* Runs n replays of rs into *s; every run must give the counts of *ref, or of the first
+ * run when ref is NULL. 0, or -1 after printing. */
+static int run_series(const struct opts *o, const struct run_spec *rs, unsigned n,
+                      const struct run_out *ref, struct summary *s)
+{
+    double wall[MAX_REPEAT], cpu[MAX_REPEAT];
+    struct run_out r;
+
+    memset(s, 0, sizeof(*s));
+    for (unsigned i = 0; i < n; i++) {
+        if (run_child(o, rs, &r) < 0)
+            return -1;
+        if (i == 0)
+            s->out = r;
+        if (ref == NULL)
+            ref = &s->out;
+        if (!same_counts(&r, ref)) {
+            fprintf(stderr,
+                    PROG ": %s: replays disagree (cache %zu bytes): placements %" PRIu64
+                         " vs %" PRIu64 ", completed %" PRIu64 " vs %" PRIu64 "\n",
+                    lt_policy_name(rs->pol), rs->cache_bytes, r.placements, ref->placements,
+                    r.completed, ref->completed);
+            return -1;
+        }
+        wall[i] = r.seconds;
+        cpu[i] = r.cpu_seconds;
+        if (r.peak_rss_kb > s->peak_rss_kb)
+            s->peak_rss_kb = r.peak_rss_kb;
+    }
+    s->out.seconds = median(wall, n);
+    s->out.cpu_seconds = median(cpu, n);
+    return 0;
+}
+
+/* Everything measured for one policy. */
+struct measured {
+    double zcat_s;       /* median zcat wall time */
+    struct summary c;    /* the timed replays, 1 GiB row cache */
+    struct summary nc;   /* the same without the cache */
+    struct run_out half; /* one replay without the cache, first half of the window */
+};
+
+/* The RSS model of the whole trace (docs/benchmarks.md, "Replay benchmark"). */
+struct rss_model {
+    double per_row;       /* bytes per cached row: cached peak - uncached peak, per row */
+    double per_task;      /* bytes per task: uncached peaks of two windows, per task more */
+    double per_task_all;  /* upper bound: uncached peak - baseline, all charged to the tasks */
+    double fixed_kb;      /* uncached peak - per_task x tasks: the intercept */
+    double cached_rows;   /* rows of the whole trace that fit the 1 GiB cache */
+    double full_mb;       /* fixed + cached rows + FULL_TRACE_TASKS x per_task */
+    double full_upper_mb; /* baseline + cached rows + FULL_TRACE_TASKS x per_task_all */
+};
+
+static void rss_extrapolate(const struct measured *m, struct rss_model *x)
+{
+    const struct run_out *r = &m->c.out;
+    double nc_kb = (double)m->nc.peak_rss_kb, half_kb = (double)m->half.peak_rss_kb;
+    double d_tasks = (double)r->tasks - (double)m->half.tasks;
+    double rows_mb;
+
+    x->per_row = ((double)m->c.peak_rss_kb - nc_kb) * 1024.0 / (double)r->task_rows;
+    if (x->per_row < 0)
+        x->per_row = 0;
+    x->per_task_all = (nc_kb - (double)r->base_rss_kb) * 1024.0 / (double)r->tasks;
+    x->per_task = d_tasks > 0 ? (nc_kb - half_kb) * 1024.0 / d_tasks : x->per_task_all;
+    x->fixed_kb = nc_kb - x->per_task * (double)r->tasks / 1024.0;
+    x->cached_rows = FULL_TRACE_ROWS;
+    if (x->per_row * FULL_TRACE_ROWS > (double)CACHE_BYTES)
+        x->cached_rows = (double)CACHE_BYTES / x->per_row;
+    rows_mb = x->cached_rows * x->per_row / (1024.0 * 1024.0);
+    x->full_mb = x->fixed_kb / 1024.0 + rows_mb + FULL_TRACE_TASKS * x->per_task / 1048576.0;
+    x->full_upper_mb =
+        (double)r->base_rss_kb / 1024.0 + rows_mb + FULL_TRACE_TASKS * x->per_task_all / 1048576.0;
+}
+
+/* Prints s as a JSON string. */
+static void json_str(const char *s)
+{
+    putchar('"');
+    for (; *s != '\0'; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
+}
+
+/* Prints the JSON line of one policy (docs/benchmarks.md lists the keys, in this order). */
+static void report(const struct opts *o, const struct lt_policy *pol, const struct parts *p,
+                   const struct measured *m)
+{
+    const struct run_out *r = &m->c.out;
+    double rows = (double)r->task_rows;
+    double events = rows + (double)r->machine_rows + (double)r->completions;
+    double rate = rows / r->seconds, rate_nc = rows / m->nc.out.seconds;
+    double zrate = (double)p->rows / m->zcat_s;
+    struct rss_model x;
+
+    rss_extrapolate(m, &x);
+    printf("{\"bench\":\"replay\",\"policy\":");
+    json_str(lt_policy_name(pol));
+    printf(",\"trace\":");
+    json_str(o->trace);
+    printf(",\"task_rows\":%" PRIu64 ",\"machine_rows\":%" PRIu64 ",\"events\":%.0f", r->task_rows,
+           r->machine_rows, events);
+    printf(",\"seconds\":%.3f,\"cpu_seconds\":%.3f,\"rows_per_s\":%.0f,\"events_per_s\":%.0f",
+           r->seconds, r->cpu_seconds, rate, events / r->seconds);
+    printf(",\"peak_rss_kb\":%ld,\"zcat_seconds\":%.3f,\"zcat_rows_per_s\":%.0f", m->c.peak_rss_kb,
+           m->zcat_s, zrate);
+    printf(",\"ratio_vs_zcat\":%.3f,\"extrapolated_full_trace_s\":%.1f", rate / zrate,
+           FULL_TRACE_ROWS / rate);
+    printf(",\"tasks_completed\":%" PRIu64 ",\"placements\":%" PRIu64, r->completed, r->placements);
+    /* Beyond the issue's keys: the repeat count, zcat's rows and the extrapolations. */
+    printf(",\"repeat\":%u,\"zcat_rows\":%" PRIu64 ",\"tasks\":%" PRIu64, o->repeat, p->rows,
+           r->tasks);
+    printf(",\"nocache_seconds\":%.3f,\"nocache_rows_per_s\":%.0f", m->nc.out.seconds, rate_nc);
+    printf(",\"extrapolated_full_trace_reread_s\":%.1f",
+           x.cached_rows / rate + (FULL_TRACE_ROWS - x.cached_rows) / rate_nc);
+    printf(",\"base_rss_kb\":%ld,\"nocache_peak_rss_kb\":%ld", r->base_rss_kb, m->nc.peak_rss_kb);
+    printf(",\"half_tasks\":%" PRIu64 ",\"half_nocache_peak_rss_kb\":%ld", m->half.tasks,
+           m->half.peak_rss_kb);
+    printf(",\"bytes_per_cached_row\":%.1f,\"bytes_per_task\":%.1f,\"bytes_per_task_all\":%.1f",
+           x.per_row, x.per_task, x.per_task_all);
+    printf(",\"extrapolated_full_trace_rss_mb\":%.0f", x.full_mb);
+    printf(",\"extrapolated_full_trace_rss_upper_mb\":%.0f}\n", x.full_upper_mb);
+}
+
+/* Trace timestamp of trace second 0 (docs/simulator.md). */
+#define TRACE_ZERO_US (600LL * 1000000LL)
+
+/* zcat, the cached replays, the uncached ones and one uncached replay of the first half of
+ * the window, for one policy. 0, or -1 after printing. */
+static int run_policy(const struct opts *o, const struct lt_policy *pol, const struct parts *p)
+{
+    struct run_spec cached = {pol, CACHE_BYTES, INT64_MAX};
+    struct run_spec uncached = {pol, NO_CACHE_BYTES, INT64_MAX};
+    struct measured m;
+
+    fprintf(stderr, PROG ": %s: zcat x%d, replay x%u, replay without cache x%u + 1\n",
+            lt_policy_name(pol), ZCAT_REPEAT, o->repeat, o->repeat);
+    if (zcat_median(p, &m.zcat_s) < 0 || run_series(o, &cached, o->repeat, NULL, &m.c) < 0 ||
+        run_series(o, &uncached, o->repeat, &m.c.out, &m.nc) < 0)
+        return -1;
+    if (m.c.out.task_rows == 0 || m.c.out.tasks == 0 || !(m.c.out.seconds > 0) ||
+        !(m.nc.out.seconds > 0) || !(m.zcat_s > 0)) {
+        fprintf(stderr, PROG ": %s: the replay of '%s' read no task or took no time\n",
+                lt_policy_name(pol), o->trace);
+        return -1;
+    }
+    uncached.until_us = TRACE_ZERO_US + (m.c.out.end_time_us - TRACE_ZERO_US) / 2;
+    if (run_child(o, &uncached, &m.half) < 0)
+        return -1;
+    report(o, pol, p, &m);
+    return fflush(stdout) == 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+    struct parts p;
+    struct opts o;
+    int rc;
+
+    rc = parse_args(argc, argv, &o);
+    if (rc != 0) {
+        lt_free(o.pol);
+        return rc > 0 ? 0 : 2;
+    }
+    rc = parts_list(o.trace, &p);
+    if (rc == 0) {
+        rc = parts_count_rows(&p);
+        for (size_t i = 0; rc == 0 && i < o.n_pol; i++)
+            rc = run_policy(&o, o.pol[i], &p);
+        parts_release(&p);
+    }
+    lt_free(o.pol);
+    return rc < 0 ? 1 : 0;
+}
