@@ -54,7 +54,8 @@ static void path_key(char *dst, const char *at, const char *key)
     int w = snprintf(dst, PATH_LEN, "%s.%s", at, key);
 
     assert(w > 0 && w < PATH_LEN);
-    (void)w;
+    if (w < 0 || w >= PATH_LEN) /* cannot happen (see PATH_LEN); keep the cut visible */
+        memcpy(dst + PATH_LEN - 4, "...", 4);
 }
 
 /* dst = at + "[" + i + "]" (dst has PATH_LEN bytes). */
@@ -63,7 +64,8 @@ static void path_index(char *dst, const char *at, size_t i)
     int w = snprintf(dst, PATH_LEN, "%s[%zu]", at, i);
 
     assert(w > 0 && w < PATH_LEN);
-    (void)w;
+    if (w < 0 || w >= PATH_LEN) /* cannot happen (see PATH_LEN); keep the cut visible */
+        memcpy(dst + PATH_LEN - 4, "...", 4);
 }
 
 /* Records "AT: message" as error code on err. */

@@ -525,7 +525,7 @@ static int timeseries_load(struct rp *rp, size_t i)
     char *dat = NULL;
     FILE *out = NULL;
     struct csv c;
-    double v[TS_NCOLS];
+    double v[TS_NCOLS] = {0};
     int rc;
 
     if (file == NULL)
@@ -606,7 +606,7 @@ static int waiting_load(struct rp *rp, struct rp_policy *p)
 {
     char *file = str_fmt("%s/%s/waiting.csv", rp->dir, p->name);
     struct csv c;
-    double v[WAIT_NCOLS];
+    double v[WAIT_NCOLS] = {0};
     size_t cap = 0;
     int rc;
 
