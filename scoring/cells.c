@@ -91,6 +91,7 @@ void lt__cell_insert(struct lt__cell *cl, uint32_t i, const struct lt_res *f)
     memmove(cl->f + pos + 1, cl->f + pos, (size_t)(cl->n - pos) * sizeof(*cl->f));
     cl->mem[pos] = i;
     cl->f[pos] = *f;
+    cl->min_i = cl->mem[0];
     if (cl->n++ == 0) {
         cl->lo = cl->hi = *f;
         cl->n_removed = 0;
@@ -134,6 +135,7 @@ void lt__cell_remove(struct lt__cell *cl, uint32_t i)
     memmove(cl->mem + pos, cl->mem + pos + 1, (size_t)(cl->n - pos - 1) * sizeof(*cl->mem));
     memmove(cl->f + pos, cl->f + pos + 1, (size_t)(cl->n - pos - 1) * sizeof(*cl->f));
     cl->n--;
+    cl->min_i = cl->n > 0 ? cl->mem[0] : UINT32_MAX;
     box_after_leave(cl, boundary);
 }
 
@@ -176,6 +178,9 @@ int lt__cell_check(const struct lt__cell *cl, const struct lt_cluster *c, const 
             return lt_err_set(err, LT_EINVAL, 0, 0, "%s: machine %u lies outside the cell's box",
                               what, (unsigned)cl->mem[k]);
     }
+    if (cl->n > 0 && cl->min_i != cl->mem[0])
+        return lt_err_set(err, LT_EINVAL, 0, 0, "%s: lowest member %u, recorded %u", what,
+                          (unsigned)cl->mem[0], (unsigned)cl->min_i);
     return 0;
 }
 

@@ -419,7 +419,7 @@ struct lt__cell {
     double *key;        /* heap cells only: key[k] of mem[k], key[(k - 1) / 2] >= key[k] */
     uint32_t n, cap;    /* members and allocated */
     uint32_t n_removed; /* removals since the box was last recomputed */
-    uint32_t min_i;     /* heap cells: the lowest member index (n > 0) */
+    uint32_t min_i;     /* the lowest member index (n > 0): mem[0] in an index-ordered cell */
     bool heap;          /* set before the first reserve: heap order by key, not index order */
     struct lt_res lo;   /* component-wise lower bound of members' free vectors (n > 0) */
     struct lt_res hi;   /* component-wise upper bound (n > 0) */
