@@ -39,6 +39,12 @@ int lt__cell_reserve(struct lt__cell *cl)
     if (f == NULL)
         return LT_ENOMEM; /* mem grew, f did not: cap is unchanged, so nothing is wrong */
     cl->f = f;
+    if (cl->heap) {
+        double *k = lt_reallocarray(cl->key, cap, sizeof(*k));
+        if (k == NULL)
+            return LT_ENOMEM; /* likewise */
+        cl->key = k;
+    }
     cl->cap = cap;
     return 0;
 }
@@ -85,6 +91,7 @@ void lt__cell_insert(struct lt__cell *cl, uint32_t i, const struct lt_res *f)
     memmove(cl->f + pos + 1, cl->f + pos, (size_t)(cl->n - pos) * sizeof(*cl->f));
     cl->mem[pos] = i;
     cl->f[pos] = *f;
+    cl->min_i = cl->mem[0];
     if (cl->n++ == 0) {
         cl->lo = cl->hi = *f;
         cl->n_removed = 0;
@@ -128,6 +135,7 @@ void lt__cell_remove(struct lt__cell *cl, uint32_t i)
     memmove(cl->mem + pos, cl->mem + pos + 1, (size_t)(cl->n - pos - 1) * sizeof(*cl->mem));
     memmove(cl->f + pos, cl->f + pos + 1, (size_t)(cl->n - pos - 1) * sizeof(*cl->f));
     cl->n--;
+    cl->min_i = cl->n > 0 ? cl->mem[0] : UINT32_MAX;
     box_after_leave(cl, boundary);
 }
 
@@ -170,12 +178,148 @@ int lt__cell_check(const struct lt__cell *cl, const struct lt_cluster *c, const 
             return lt_err_set(err, LT_EINVAL, 0, 0, "%s: machine %u lies outside the cell's box",
                               what, (unsigned)cl->mem[k]);
     }
+    if (cl->n > 0 && cl->min_i != cl->mem[0])
+        return lt_err_set(err, LT_EINVAL, 0, 0, "%s: lowest member %u, recorded %u", what,
+                          (unsigned)cl->mem[0], (unsigned)cl->min_i);
     return 0;
 }
 
 void lt__cell_release(struct lt__cell *cl)
 {
+    bool heap = cl->heap;
+
     lt_free(cl->mem);
     lt_free(cl->f);
+    lt_free(cl->key);
     memset(cl, 0, sizeof(*cl));
+    cl->heap = heap;
+}
+
+/* ---- heap cells ---- */
+
+static void heap_put(struct lt__cell *cl, uint32_t k, uint32_t i, const struct lt_res *f,
+                     double key, uint32_t *pos)
+{
+    cl->mem[k] = i;
+    cl->f[k] = *f;
+    cl->key[k] = key;
+    pos[i] = k;
+}
+
+/* Moves the entry (i, f, key) from a hole at k up or down to its place. */
+static void heap_place(struct lt__cell *cl, uint32_t k, uint32_t i, const struct lt_res *f,
+                       double key, uint32_t *pos)
+{
+    while (k > 0 && cl->key[(k - 1) / 2] < key) {
+        uint32_t p = (k - 1) / 2;
+        heap_put(cl, k, cl->mem[p], &cl->f[p], cl->key[p], pos);
+        k = p;
+    }
+    for (;;) {
+        uint32_t c = 2 * k + 1;
+        if (c >= cl->n)
+            break;
+        if (c + 1 < cl->n && cl->key[c + 1] > cl->key[c])
+            c++;
+        if (!(cl->key[c] > key))
+            break;
+        heap_put(cl, k, cl->mem[c], &cl->f[c], cl->key[c], pos);
+        k = c;
+    }
+    heap_put(cl, k, i, f, key, pos);
+}
+
+static void min_recompute(struct lt__cell *cl)
+{
+    cl->min_i = UINT32_MAX;
+    for (uint32_t k = 0; k < cl->n; k++) {
+        if (cl->mem[k] < cl->min_i)
+            cl->min_i = cl->mem[k];
+    }
+}
+
+void lt__cell_heap_insert(struct lt__cell *cl, uint32_t i, const struct lt_res *f, double key,
+                          uint32_t *pos)
+{
+    assert(cl->heap && cl->n < cl->cap);
+    if (cl->n++ == 0) {
+        cl->lo = cl->hi = *f;
+        cl->n_removed = 0;
+        cl->min_i = i;
+    } else {
+        box_extend(cl, f);
+        if (i < cl->min_i)
+            cl->min_i = i;
+    }
+    heap_place(cl, cl->n - 1, i, f, key, pos);
+}
+
+void lt__cell_heap_remove(struct lt__cell *cl, uint32_t i, uint32_t *pos)
+{
+    uint32_t k = pos[i], last;
+    bool boundary;
+
+    assert(cl->heap && k < cl->n && cl->mem[k] == i);
+    boundary = on_boundary(cl, &cl->f[k]);
+    last = --cl->n;
+    if (k < last) {
+        struct lt_res f = cl->f[last];
+        heap_place(cl, k, cl->mem[last], &f, cl->key[last], pos);
+    }
+    if (cl->n > 0 && i == cl->min_i)
+        min_recompute(cl);
+    box_after_leave(cl, boundary);
+}
+
+void lt__cell_heap_update(struct lt__cell *cl, uint32_t i, const struct lt_res *f, double key,
+                          uint32_t *pos)
+{
+    uint32_t k = pos[i];
+    bool boundary;
+
+    assert(cl->heap && k < cl->n && cl->mem[k] == i);
+    boundary = on_boundary(cl, &cl->f[k]);
+    heap_place(cl, k, i, f, key, pos);
+    box_extend(cl, f);
+    box_after_leave(cl, boundary);
+}
+
+int lt__cell_heap_check(const struct lt__cell *cl, const struct lt_cluster *c, const uint32_t *pos,
+                        double (*key_of)(const void *ctx, const struct lt_res *f), const void *ctx,
+                        const char *what, struct lt_err *err)
+{
+    uint32_t min_i = UINT32_MAX;
+
+    if (!cl->heap || cl->n > cl->cap)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "%s: not a heap cell, or %u members exceed %u",
+                          what, (unsigned)cl->n, (unsigned)cl->cap);
+    for (uint32_t k = 0; k < cl->n; k++) {
+        uint32_t i = cl->mem[k];
+        struct lt_res f;
+        double key;
+
+        if (i >= c->n || pos[i] != k)
+            return lt_err_set(err, LT_EINVAL, 0, 0, "%s: member %u at %u misplaced", what,
+                              (unsigned)i, (unsigned)k);
+        if (k > 0 && cl->key[(k - 1) / 2] < cl->key[k])
+            return lt_err_set(err, LT_EINVAL, 0, 0, "%s: heap order broken at %u", what,
+                              (unsigned)k);
+        f = lt__free(&c->m[i]);
+        if (!lt__res_ge(&f, &cl->f[k]) || !lt__res_ge(&cl->f[k], &f))
+            return lt_err_set(err, LT_EINVAL, 0, 0, "%s: stored free vector of machine %u is stale",
+                              what, (unsigned)i);
+        if (!lt__res_ge(&f, &cl->lo) || !lt__res_ge(&cl->hi, &f))
+            return lt_err_set(err, LT_EINVAL, 0, 0, "%s: machine %u lies outside the cell's box",
+                              what, (unsigned)i);
+        key = key_of(ctx, &f);
+        if (key < cl->key[k] || key > cl->key[k])
+            return lt_err_set(err, LT_EINVAL, 0, 0, "%s: stored key of machine %u is stale", what,
+                              (unsigned)i);
+        if (i < min_i)
+            min_i = i;
+    }
+    if (cl->n > 0 && min_i != cl->min_i)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "%s: lowest member %u, recorded %u", what,
+                          (unsigned)min_i, (unsigned)cl->min_i);
+    return 0;
 }

@@ -125,29 +125,60 @@ static double brfs_dot_bound(const struct lt_res *cap, const struct lt_res *lo, 
     return -(alpha * aux[k] + beta * aux[k + 1]) * (1 + 1e-12) - 1e-300;
 }
 
+/* ---- keys of the grid's heap cells (grid.c) ----
+ *
+ * With x, y, z = free cpu, mem, disk over capacity, each formula is its key's negation plus a
+ * term that depends on the request and, weakly, on where the machine lies; grid.c bounds that
+ * term over a cell from the cell's edges (see its corr_* functions). */
+
+static double p10_sum(const struct lt_res *cap, const struct lt_res *f)
+{
+    return lt__p10(f->cpu / cap->cpu) + lt__p10(f->mem / cap->mem) + lt__p10(f->disk / cap->disk);
+}
+
+/* bestfit4 = sum 10^(x - u) = sum 10^x - sum (1 - 10^-u) 10^x: key -sum 10^x. */
+static double bestfit4_key(const struct lt_res *cap, const struct lt_res *f)
+{
+    return -p10_sum(cap, f);
+}
+
+/* bestfit5 = max(x - u, y - v) - sum 10^x + sum (1 - 10^-u) 10^x: key sum 10^x. */
+static double bestfit5_key(const struct lt_res *cap, const struct lt_res *f)
+{
+    return p10_sum(cap, f);
+}
+
+/* epvm2 = -(x^2 + y^2) + 2 (u x + v y) - (u^2 + v^2): key x^2 + y^2. */
+static double epvm2_key(const struct lt_res *cap, const struct lt_res *f)
+{
+    double x = f->cpu / cap->cpu, y = f->mem / cap->mem;
+
+    return x * x + y * y;
+}
+
 /* Which index serves which formula was decided by measurement (docs/benchmarks.md): the grid
  * for the best fits and for epvm2 and bestfit5; the box tree for epvm and brfs-dot, whose
  * policy bounds (above) are tight. */
-#define BEST_FIT_GRID(name, pname, disk)                                                           \
-    static const struct lt__fit_params name##_params = {lt__##name, +1, disk, 0, NULL, NULL};      \
+#define BEST_FIT_GRID(name, pname, disk, key)                                                      \
+    static const struct lt__fit_params name##_params = {lt__##name, +1, disk, 0, NULL, NULL, key}; \
     const struct lt_policy lt__##name##_policy = {pname, lt__fit_rank, lt__grid_choose_##name,     \
                                                   lt__grid_index_new, &name##_params}
-#define WORST_FIT_GRID(name, pname)                                                                \
-    static const struct lt__fit_params name##_params = {lt__##name, -1, true, 0, NULL, NULL};      \
+#define WORST_FIT_GRID(name, pname, key)                                                           \
+    static const struct lt__fit_params name##_params = {lt__##name, -1, true, 0, NULL, NULL, key}; \
     const struct lt_policy lt__##name##_policy = {pname, lt__fit_rank, lt__grid_choose_##name,     \
                                                   lt__grid_index_new, &name##_params}
 #define WORST_FIT_BOXES(name, pname, n_aux)                                                        \
-    static const struct lt__fit_params name##_params = {lt__##name, -1,         true,              \
-                                                        n_aux,      name##_aux, name##_bound};     \
+    static const struct lt__fit_params name##_params = {lt__##name, -1,           true, n_aux,     \
+                                                        name##_aux, name##_bound, NULL};           \
     const struct lt_policy lt__##name##_policy = {pname, lt__fit_rank, lt__box_choose_##name,      \
                                                   lt__box_index_new, &name##_params}
 
-BEST_FIT_GRID(bestfit1, "bestfit1", false);
-BEST_FIT_GRID(bestfit2, "bestfit2", false);
-BEST_FIT_GRID(bestfit3, "bestfit3", false);
-BEST_FIT_GRID(bestfit4, "bestfit4", true);
-BEST_FIT_GRID(brfs_norm, "brfs-norm", false);
-WORST_FIT_GRID(bestfit5, "bestfit5");
-WORST_FIT_GRID(epvm2, "epvm2");
+BEST_FIT_GRID(bestfit1, "bestfit1", false, NULL);
+BEST_FIT_GRID(bestfit2, "bestfit2", false, NULL);
+BEST_FIT_GRID(bestfit3, "bestfit3", false, NULL);
+BEST_FIT_GRID(bestfit4, "bestfit4", true, bestfit4_key);
+BEST_FIT_GRID(brfs_norm, "brfs-norm", false, NULL);
+WORST_FIT_GRID(bestfit5, "bestfit5", bestfit5_key);
+WORST_FIT_GRID(epvm2, "epvm2", epvm2_key);
 WORST_FIT_BOXES(epvm, "epvm", 1);
 WORST_FIT_BOXES(brfs_dot, "brfs-dot", BRFS_DIRS);

@@ -27,6 +27,18 @@
  * score, ties by index, so choose() returns what the naive rank scan returns
  * (test_property.c).
  *
+ * Keyed formulas (bestfit4, bestfit5, epvm2; fp->key): each is, exactly, a task-independent
+ * key of the machine (negated) plus a term that depends on the request and only weakly on where
+ * the machine lies (epvm2 = -(x^2 + y^2) + 2 (u x + v y) - (u^2 + v^2), with x, y the free
+ * fractions and u, v the request's). The worst fits pack thousands of machines of a
+ * configuration into a few cells, where box corners bound nothing, and for bestfit4 free disk
+ * (10^d, about 10) outweighs the cell's position. So their cells keep members in a max-heap by
+ * key (cells.c), each column and configuration keep their largest key, and a cell, a column or
+ * a configuration is bounded by the request term at its edges (corr_*) minus its largest key;
+ * a cell is searched depth-first down its heap, skipping every subtree whose key is too low.
+ * Their corner bounds come from a table of 10^(k/64) and Taylor bounds of 10^-u (corner_*),
+ * with no call to exp.
+ *
  * Cost: a placement or removal moves a machine between two cells (O(cell) memmove);
  * choose() visits a few cells near the answer. Workload assumption: a Google-like cell,
  * 12,500 machines in ~10 configurations, many more placements than machine events; machine
@@ -60,6 +72,9 @@ struct grid_cfg {
                          * for formulas that use disk (fp->disk) */
     uint32_t *col_n;    /* per column: members */
     uint32_t *col_rm;   /* per column: departures since col_dlo was recomputed */
+    double *col_key;    /* keyed formulas: per column, the largest key of its members (-inf if
+                         * none) */
+    double key_max;     /* keyed formulas: the largest key of the configuration (-inf if none) */
     uint32_t n;         /* online machines of this configuration in the grid */
     uint32_t n_changes; /* updates since dlo/dhi were recomputed */
 };
@@ -69,8 +84,10 @@ struct grid_index {
     const struct lt__fit_params *fp;
     struct grid_cfg *cfg; /* one per cluster configuration */
     size_t n_cfg;
-    uint32_t *cell; /* machine -> cell number in its configuration's grid, or NO_CELL */
-    size_t n;       /* machines covered by `cell` */
+    uint32_t *cell;           /* machine -> cell number in its configuration's grid, or NO_CELL */
+    uint32_t *pos;            /* keyed formulas (fp->key): machine -> position in its heap cell */
+    size_t n;                 /* machines covered by `cell` */
+    double p10[GRID_MAX + 1]; /* p10[k] = 10^(k / GRID_MAX): powers at the grid lines */
 };
 
 static uint32_t coord(double f, double inv_w, uint32_t g)
@@ -87,6 +104,18 @@ static uint32_t coord(double f, double inv_w, uint32_t g)
 static uint32_t cell_number(const struct grid_cfg *g, const struct lt_res *f)
 {
     return coord(f->cpu, g->inv_wc, g->g) * g->g + coord(f->mem, g->inv_wm, g->g);
+}
+
+/* max and min for finite operands: fmax/fmin are library calls under GCC without
+ * -ffinite-math-only. */
+static double dmax(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+static double dmin(double a, double b)
+{
+    return a < b ? a : b;
 }
 
 static double padded(double s)
@@ -166,6 +195,36 @@ static void col_leave(struct grid_cfg *g, uint32_t a)
     g->col_rm[a] = 0;
 }
 
+static void cell_insert(struct grid_index *gi, struct grid_cfg *g, uint32_t to, uint32_t i,
+                        const struct lt_res *f)
+{
+    if (gi->pos != NULL)
+        lt__cell_heap_insert(&g->cells[to], i, f, gi->fp->key(&g->cap, f), gi->pos);
+    else
+        lt__cell_insert(&g->cells[to], i, f);
+}
+
+/* Keyed formulas: column a's members changed. Recomputes its largest key from its cells'
+ * heap tops, and the configuration's from the columns' (O(g)). */
+static void key_refresh(struct grid_cfg *g, uint32_t a)
+{
+    double k = -HUGE_VAL;
+
+    for (uint64_t m = g->rows[a]; m != 0; m &= m - 1) {
+        const struct lt__cell *cl = &g->cells[a * g->g + (uint32_t)__builtin_ctzll(m)];
+        if (cl->key[0] > k)
+            k = cl->key[0];
+    }
+    g->col_key[a] = k;
+    k = -HUGE_VAL;
+    for (uint64_t m = g->cols; m != 0; m &= m - 1) {
+        uint32_t b = (uint32_t)__builtin_ctzll(m);
+        if (g->col_key[b] > k)
+            k = g->col_key[b];
+    }
+    g->key_max = k;
+}
+
 static int grid_prepare(struct lt_index *ix, const struct lt_cluster *c, size_t i,
                         const struct lt_res *nf, bool non)
 {
@@ -195,17 +254,26 @@ static void grid_commit(struct lt_index *ix, const struct lt_cluster *c, size_t 
     (void)oon;
     if (from == to) {
         if (to != NO_CELL) {
-            lt__cell_update(&g->cells[to], (uint32_t)i, &f);
+            if (gi->pos != NULL)
+                lt__cell_heap_update(&g->cells[to], (uint32_t)i, &f, gi->fp->key(&g->cap, &f),
+                                     gi->pos);
+            else
+                lt__cell_update(&g->cells[to], (uint32_t)i, &f);
             if (cols) {
                 col_note(g, to / g->g, f.disk);
                 col_leave(g, to / g->g);
             }
             disk_note(g, f.disk);
+            if (gi->pos != NULL)
+                key_refresh(g, to / g->g);
         }
         return;
     }
     if (from != NO_CELL) {
-        lt__cell_remove(&g->cells[from], (uint32_t)i);
+        if (gi->pos != NULL)
+            lt__cell_heap_remove(&g->cells[from], (uint32_t)i, gi->pos);
+        else
+            lt__cell_remove(&g->cells[from], (uint32_t)i);
         mark(g, from);
         if (cols) {
             g->col_n[from / g->g]--;
@@ -214,7 +282,7 @@ static void grid_commit(struct lt_index *ix, const struct lt_cluster *c, size_t 
         g->n--;
     }
     if (to != NO_CELL) {
-        lt__cell_insert(&g->cells[to], (uint32_t)i, &f);
+        cell_insert(gi, g, to, (uint32_t)i, &f);
         mark(g, to);
         if (cols) {
             g->col_n[to / g->g]++;
@@ -224,6 +292,12 @@ static void grid_commit(struct lt_index *ix, const struct lt_cluster *c, size_t 
         disk_note(g, f.disk);
     }
     gi->cell[i] = to;
+    if (gi->pos != NULL) {
+        if (from != NO_CELL)
+            key_refresh(g, from / g->g);
+        if (to != NO_CELL && (from == NO_CELL || to / g->g != from / g->g))
+            key_refresh(g, to / g->g);
+    }
 }
 
 static void grid_free(struct lt_index *ix)
@@ -243,10 +317,24 @@ static void grid_free(struct lt_index *ix)
         lt_free(g->col_dlo);
         lt_free(g->col_n);
         lt_free(g->col_rm);
+        lt_free(g->col_key);
     }
     lt_free(gi->cfg);
     lt_free(gi->cell);
+    lt_free(gi->pos);
     lt_free(gi);
+}
+
+struct key_ctx {
+    const struct lt__fit_params *fp;
+    const struct lt_res *cap;
+};
+
+static double key_of(const void *ctx, const struct lt_res *f)
+{
+    const struct key_ctx *k = ctx;
+
+    return k->fp->key(k->cap, f);
 }
 
 static int grid_check(const struct lt_index *ix, const struct lt_cluster *c, struct lt_err *err)
@@ -280,16 +368,22 @@ static int grid_check(const struct lt_index *ix, const struct lt_cluster *c, str
             if (cl->mem[j] == i)
                 break;
         }
+        if (gi->pos != NULL && gi->pos[i] >= cl->n)
+            return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: machine %zu position wrong", name,
+                              i);
     }
     for (size_t k = 0; k < gi->n_cfg; k++) {
         const struct grid_cfg *g = &gi->cfg[k];
         uint32_t total = 0;
         uint64_t cols = 0;
+        struct key_ctx kc = {gi->fp, &g->cap};
         for (uint32_t a = 0; a < g->g; a++) {
             uint64_t row = 0;
             for (uint32_t b = 0; b < g->g; b++) {
                 const struct lt__cell *cl = &g->cells[a * g->g + b];
-                int rc = lt__cell_check(cl, c, name, err);
+                int rc = gi->pos != NULL
+                             ? lt__cell_heap_check(cl, c, gi->pos, key_of, &kc, name, err)
+                             : lt__cell_check(cl, c, name, err);
                 if (rc < 0)
                     return rc;
                 total += cl->n;
@@ -318,6 +412,24 @@ static int grid_check(const struct lt_index *ix, const struct lt_cluster *c, str
         if (cols != g->cols || total != g->n)
             return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: configuration %zu counts wrong",
                               name, k);
+        if (gi->pos != NULL) {
+            double kmax = -HUGE_VAL;
+            for (uint32_t a = 0; a < g->g; a++) {
+                double ka = -HUGE_VAL;
+                for (uint32_t b = 0; b < g->g; b++) {
+                    const struct lt__cell *cl = &g->cells[a * g->g + b];
+                    for (uint32_t j = 0; j < cl->n; j++)
+                        ka = cl->key[j] > ka ? cl->key[j] : ka;
+                }
+                if (ka < g->col_key[a] || ka > g->col_key[a])
+                    return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: column %u key maximum", name,
+                                      (unsigned)a);
+                kmax = ka > kmax ? ka : kmax;
+            }
+            if (kmax < g->key_max || kmax > g->key_max)
+                return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: configuration %zu key maximum",
+                                  name, k);
+        }
     }
     return 0;
 }
@@ -349,6 +461,10 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
     gi->cell = lt_calloc(c->n, sizeof(*gi->cell));
     if (gi->cfg == NULL || gi->cell == NULL)
         goto out_nomem;
+    if (gi->fp->key != NULL && (gi->pos = lt_calloc(c->n, sizeof(*gi->pos))) == NULL)
+        goto out_nomem;
+    for (uint32_t k = 0; k <= GRID_MAX; k++)
+        gi->p10[k] = lt__p10((double)k / GRID_MAX);
     for (size_t k = 0; k < c->n_cfg; k++) {
         struct grid_cfg *g = &gi->cfg[k];
         g->cap = c->cfg[k].cap;
@@ -362,9 +478,15 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
         g->col_dlo = lt_calloc(g->g, sizeof(*g->col_dlo));
         g->col_n = lt_calloc(g->g, sizeof(*g->col_n));
         g->col_rm = lt_calloc(g->g, sizeof(*g->col_rm));
+        g->col_key = lt_calloc(g->g, sizeof(*g->col_key));
         if (g->cells == NULL || g->rows == NULL || g->col_dlo == NULL || g->col_n == NULL ||
-            g->col_rm == NULL)
+            g->col_rm == NULL || g->col_key == NULL)
             goto out_nomem;
+        for (uint32_t a = 0; a < g->g; a++)
+            g->col_key[a] = -HUGE_VAL;
+        g->key_max = -HUGE_VAL;
+        for (uint32_t j = 0; j < g->g * g->g; j++)
+            g->cells[j].heap = gi->pos != NULL;
     }
     for (size_t i = 0; i < c->n; i++) {
         const struct lt__machine *m = &c->m[i];
@@ -378,7 +500,7 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
         to = cell_number(g, &f);
         if (lt__cell_reserve(&g->cells[to]) < 0)
             goto out_nomem;
-        lt__cell_insert(&g->cells[to], (uint32_t)i, &f);
+        cell_insert(gi, g, to, (uint32_t)i, &f);
         mark(g, to);
         if (gi->fp->disk) {
             g->col_n[to / g->g]++;
@@ -387,6 +509,10 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
         g->n++;
         disk_note(g, f.disk);
         gi->cell[i] = to;
+    }
+    for (size_t k = 0; gi->pos != NULL && k < c->n_cfg; k++) {
+        for (uint32_t a = 0; a < gi->cfg[k].g; a++)
+            key_refresh(&gi->cfg[k], a);
     }
     *out = &gi->base;
     return 0;
@@ -398,31 +524,50 @@ out_nomem:
 
 /* ---- choose ---- */
 
+struct query;
+/* Keyed formulas: per-configuration set-up of the request's terms, and a lower bound of
+ * score + key over the feasible members of cell (a, b) (see the corr_* functions). The
+ * search passes the formula, prep and corr as arguments, constants in each instance (not
+ * fields of the query, whose address the calls would otherwise see escape), so that they
+ * are inlined. */
+typedef void prep_fn(struct query *q);
+typedef double corr_fn(const struct query *q, uint32_t a0, uint32_t b0, uint32_t a1, uint32_t b1);
+typedef double corner_fn(const struct query *q, uint32_t a, uint32_t b, double d);
+#define FORMULA lt__fit_score_fn *score, prep_fn *prep, corr_fn *corr, corner_fn *corner
+#define PASS    score, prep, corr, corner
+
 struct query {
+    const struct grid_index *gi;
     const struct lt__fit_params *fp;
-    lt__fit_score_fn *score; /* fp->score, a constant in each instance (inlined) */
     const struct lt_cluster *c;
     const struct grid_cfg *g;
     const struct lt_res *r;
+    double u, v;   /* the request over the configuration's capacity: cpu, mem */
+    double k[3];   /* per-formula terms of corr, set by its prep_fn */
+    double e[3];   /* per-formula terms of corner */
+    double zb, zc; /* per-formula disk terms of corr and corner */
+    uint32_t step; /* GRID_MAX / g: grid line j is p10[j * step] */
 };
 
 /* Lower bound of the score over the feasible part of the box [lo, hi]: the formula at the
  * low corner (clamped to the request) for best fits, at the high corner for worst fits. */
-static double box_bound(const struct query *q, const struct lt_res *lo, const struct lt_res *hi)
+static double box_bound(const struct query *q, const struct lt_res *lo, const struct lt_res *hi,
+                        lt__fit_score_fn *score)
 {
     const struct lt_res *c = q->fp->dir > 0 ? lo : hi;
     struct lt_res p;
 
-    p.cpu = fmax(c->cpu, q->r->cpu);
-    p.mem = fmax(c->mem, q->r->mem);
-    p.disk = fmax(c->disk, q->r->disk);
-    return padded(q->score(&q->g->cap, &p, q->r, &q->c->ref));
+    p.cpu = dmax(c->cpu, q->r->cpu);
+    p.mem = dmax(c->mem, q->r->mem);
+    p.disk = dmax(c->disk, q->r->disk);
+    return padded(score(&q->g->cap, &p, q->r, &q->c->ref));
 }
 
 /* Best fits: bound for all cells (>= a, >= b) whose members have at least free disk d, the
  * formula at the corner (a, b, d). Worst fits: bound for all cells (<= a, <= b), the formula
  * at their high corner (a + 1, b + 1, dhi). */
-static double corner_bound(const struct query *q, uint32_t a, uint32_t b, double d)
+static double corner_bound(const struct query *q, uint32_t a, uint32_t b, double d,
+                           lt__fit_score_fn *score)
 {
     const struct grid_cfg *g = q->g;
     struct lt_res p;
@@ -436,27 +581,235 @@ static double corner_bound(const struct query *q, uint32_t a, uint32_t b, double
         p.mem = (b + 1) * g->wm;
         p.disk = g->dhi;
     }
-    return box_bound(q, &p, &p);
+    return box_bound(q, &p, &p, score);
 }
 
-static void scan_cell(const struct query *q, const struct lt__cell *cl, struct lt__best *b)
+/* ---- the keyed formulas' cell terms ----
+ *
+ * x, y, z are a member's free cpu, mem, disk over capacity, u, v, w the request's; a member
+ * of cell (a, b) has x in [a/g, (a+1)/g] and y in [b/g, (b+1)/g], and a feasible one also
+ * x >= u, y >= v. With t = u ln 10, 1 - 10^-u = 1 - e^-t lies in [t - t^2/2, t - t^2/2 +
+ * t^3/6] for every t >= 0 (alternating Taylor remainders), and 10^u >= 1 + t. Each corr_*
+ * is a lower bound of score + key over the cell in exact arithmetic; scan_heap pads it. */
+
+/* Bounds of 10^z for 0 <= z from the table: 10^z = p10[k] 10^(z - k/64), and e^x >= 1 + x +
+ * x^2/2 for x >= 0. */
+static double p10_lower(const struct query *q, double z)
+{
+    double x = z * GRID_MAX;
+    uint32_t k = x >= GRID_MAX ? GRID_MAX : (uint32_t)x;
+    double t = (z - (double)k / GRID_MAX) * LT__LN10;
+
+    return q->gi->p10[k] * (1.0 + t + 0.5 * t * t);
+}
+
+static double p10_upper(const struct query *q, double z)
+{
+    double x = z * GRID_MAX;
+
+    if (!(x < GRID_MAX))
+        return lt__p10(z) * (1 + 1e-12);
+    return q->gi->p10[(uint32_t)x + 1];
+}
+
+static double low_p10(double t) /* a lower bound of 1 - e^-t, t >= 0 */
+{
+    return dmax(t - 0.5 * t * t, 0.0);
+}
+
+/* e^-t >= 1 - t + t^2/2 - t^3/6 for t >= 0; high_exp stores 1 - that (an upper bound of
+ * 1 - e^-t) and low_exp_mul turns it back into the lower bound of e^-t. */
+static double high_exp(double t)
+{
+    return t - 0.5 * t * t + t * t * t / 6.0;
+}
+
+static double low_exp_mul(double h)
+{
+    return dmax(1.0 - h, 0.0);
+}
+
+static double high_p10(double t) /* an upper bound of 1 - e^-t, t >= 0 */
+{
+    return dmin(t - 0.5 * t * t + t * t * t / 6.0, 1.0);
+}
+
+/* epvm2 + key = 2 (u x + v y) - (u^2 + v^2): at the low edges, clamped to the request. */
+static inline __attribute__((always_inline)) void prep_epvm2(struct query *q)
+{
+    q->k[0] = q->u * q->u + q->v * q->v;
+}
+
+static inline __attribute__((always_inline)) double corr_epvm2(const struct query *q, uint32_t a,
+                                                               uint32_t b, uint32_t a1, uint32_t b1)
+{
+    (void)a1;
+    (void)b1;
+    double ig = 1.0 / q->g->g;
+
+    return 2 * (q->u * dmax(a * ig, q->u) + q->v * dmax(b * ig, q->v)) - q->k[0];
+}
+
+/* bestfit5 + key = max(x - u, y - v) + sum (1 - 10^-u) 10^x: at the low edges. */
+static inline __attribute__((always_inline)) void prep_bestfit5(struct query *q)
+{
+    const struct grid_cfg *g = q->g;
+    double w = q->r->disk / g->cap.disk;
+
+    q->k[0] = low_p10(q->u * LT__LN10);
+    q->k[1] = low_p10(q->v * LT__LN10);
+    q->k[2] = low_p10(w * LT__LN10);
+    q->zb = q->k[2] * p10_lower(q, dmax(g->dlo / g->cap.disk, w));
+    q->zc = (1.0 - q->k[2]) * p10_upper(q, g->dhi / g->cap.disk);
+}
+
+/* bestfit5 at the high corner (a + 1, b + 1, dhi) bounds every member of the cells (<= a,
+ * <= b): max(x - u, y - v) - sum 10^-u 10^x, with 10^-u <= 1 - low_p10(t). */
+static inline __attribute__((always_inline)) double
+corner_bestfit5(const struct query *q, uint32_t a, uint32_t b, double d)
+{
+    const double *p10 = q->gi->p10;
+    double ig = 1.0 / q->g->g;
+
+    (void)d;
+    return padded(dmax((a + 1) * ig - q->u, (b + 1) * ig - q->v) -
+                  (1.0 - q->k[0]) * p10[(a + 1) * q->step] -
+                  (1.0 - q->k[1]) * p10[(b + 1) * q->step] - q->zc);
+}
+
+static inline __attribute__((always_inline)) double
+corr_bestfit5(const struct query *q, uint32_t a, uint32_t b, uint32_t a1, uint32_t b1)
+{
+    const double *p10 = q->gi->p10;
+    double ig = 1.0 / q->g->g, xl = dmax(a * ig, q->u), yl = dmax(b * ig, q->v);
+    double px = dmax(p10[a * q->step], 1.0 + q->u * LT__LN10);
+    double py = dmax(p10[b * q->step], 1.0 + q->v * LT__LN10);
+
+    (void)a1;
+    (void)b1;
+    return dmax(xl - q->u, yl - q->v) + q->k[0] * px + q->k[1] * py + q->zb;
+}
+
+/* bestfit4 + key = -sum (1 - 10^-u) 10^x: at the high edges. */
+static inline __attribute__((always_inline)) void prep_bestfit4(struct query *q)
+{
+    const struct grid_cfg *g = q->g;
+
+    q->k[0] = high_p10(q->u * LT__LN10);
+    q->k[1] = high_p10(q->v * LT__LN10);
+    q->k[2] = high_p10(q->r->disk / g->cap.disk * LT__LN10);
+    q->zb = q->k[2] * p10_upper(q, g->dhi / g->cap.disk);
+    q->e[0] = high_exp(q->u * LT__LN10);
+    q->e[1] = high_exp(q->v * LT__LN10);
+    q->e[2] = high_exp(q->r->disk / g->cap.disk * LT__LN10);
+}
+
+/* bestfit4 at the low corner (a, b, d), clamped to the request, bounds every member of the
+ * cells (>= a, >= b) with free disk >= d: sum 10^-u 10^x with 10^-u >= low_exp(t). */
+static inline __attribute__((always_inline)) double
+corner_bestfit4(const struct query *q, uint32_t a, uint32_t b, double d)
+{
+    const double *p10 = q->gi->p10;
+    double w = q->r->disk / q->g->cap.disk;
+
+    return padded(low_exp_mul(q->e[0]) * dmax(p10[a * q->step], 1.0 + q->u * LT__LN10) +
+                  low_exp_mul(q->e[1]) * dmax(p10[b * q->step], 1.0 + q->v * LT__LN10) +
+                  low_exp_mul(q->e[2]) * p10_lower(q, dmax(d / q->g->cap.disk, w)));
+}
+
+static inline __attribute__((always_inline)) double
+corr_bestfit4(const struct query *q, uint32_t a0, uint32_t b0, uint32_t a, uint32_t b)
+{
+    const double *p10 = q->gi->p10;
+
+    (void)a0;
+    (void)b0;
+    return -(q->k[0] * p10[(a + 1) * q->step] + q->k[1] * p10[(b + 1) * q->step] + q->zb);
+}
+
+static void scan_cell(const struct query *q, const struct lt__cell *cl, struct lt__best *b,
+                      lt__fit_score_fn *score)
 {
     const struct lt_cluster *c = q->c;
 
-    if (!lt__res_ge(&cl->hi, q->r) || box_bound(q, &cl->lo, &cl->hi) > b->s)
+    if (!lt__res_ge(&cl->hi, q->r) || box_bound(q, &cl->lo, &cl->hi, score) > b->s)
         return;
-    if (lt__cell_is_point(cl)) {
+    if (lt__box_is_point(&cl->lo, &cl->hi)) {
         /* Every member has this free vector, hence this score: the first one wins. */
-        lt__best_offer(b, q->score(&q->g->cap, &cl->f[0], q->r, &c->ref), cl->mem[0]);
+        lt__best_offer(b, score(&q->g->cap, &cl->f[0], q->r, &c->ref), cl->mem[0]);
         return;
     }
     for (uint32_t k = 0; k < cl->n; k++) {
         if (lt__res_ge(&cl->f[k], q->r))
-            lt__best_offer(b, q->score(&q->g->cap, &cl->f[k], q->r, &c->ref), cl->mem[k]);
+            lt__best_offer(b, score(&q->g->cap, &cl->f[k], q->r, &c->ref), cl->mem[k]);
     }
 }
 
-static void walk_best_fit(const struct query *q, struct lt__best *b)
+/* A heap cell: members whose key is too low for corr - key to reach the best are skipped
+ * with their whole subtree (keys only fall downwards); the others are scored exactly. */
+static void scan_heap(const struct query *q, const struct lt__cell *cl, uint32_t a, uint32_t bb,
+                      struct lt__best *b, lt__fit_score_fn *score, corr_fn *corr_of)
+{
+    const struct lt_cluster *c = q->c;
+    uint32_t stack[64], sp = 0; /* depth-first: at most one pending sibling per level */
+    double corr;
+
+    if (!lt__res_ge(&cl->hi, q->r))
+        return;
+    if (lt__box_is_point(&cl->lo, &cl->hi)) {
+        /* Every member has this free vector, hence this score: the lowest index wins. */
+        lt__best_offer(b, score(&q->g->cap, &cl->f[0], q->r, &c->ref), cl->min_i);
+        return;
+    }
+    corr = corr_of(q, a, bb, a, bb);
+    if (padded(corr - cl->key[0]) > b->s)
+        return;
+    stack[sp++] = 0;
+    while (sp > 0) {
+        uint32_t k = stack[--sp];
+        if (padded(corr - cl->key[k]) > b->s)
+            continue;
+        if (lt__res_ge(&cl->f[k], q->r))
+            lt__best_offer(b, score(&q->g->cap, &cl->f[k], q->r, &c->ref), cl->mem[k]);
+        if (2 * k + 2 < cl->n)
+            stack[sp++] = 2 * k + 2;
+        if (2 * k + 1 < cl->n)
+            stack[sp++] = 2 * k + 1;
+    }
+}
+
+/* The corner bound of corner_bound, or the formula's cheaper one (a constant per instance). */
+static double corner_of(const struct query *q, uint32_t a, uint32_t b, double d, FORMULA)
+{
+    (void)prep;
+    (void)corr;
+    if (corner != NULL)
+        return corner(q, a, b, d);
+    return corner_bound(q, a, b, d, score);
+}
+
+/* Keyed formulas: can column a, with non-empty rows rm, hold a member that reaches the best? */
+static bool column_open(const struct query *q, uint32_t a, uint64_t rm, const struct lt__best *b,
+                        corr_fn *corr)
+{
+    uint32_t lo = (uint32_t)__builtin_ctzll(rm), hi = 63u - (uint32_t)__builtin_clzll(rm);
+
+    return corr == NULL || !(padded(corr(q, a, lo, a, hi) - q->g->col_key[a]) > b->s);
+}
+
+static void visit(const struct query *q, uint32_t a, uint32_t bb, struct lt__best *b, FORMULA)
+{
+    const struct lt__cell *cl = &q->g->cells[a * q->g->g + bb];
+
+    (void)prep;
+    (void)corner;
+    if (corr != NULL)
+        scan_heap(q, cl, a, bb, b, score, corr);
+    else
+        scan_cell(q, cl, b, score);
+}
+
+static void walk_best_fit(const struct query *q, struct lt__best *b, FORMULA)
 {
     const struct grid_cfg *g = q->g;
     uint32_t qa = coord(q->r->cpu, g->inv_wc, g->g), qb = coord(q->r->mem, g->inv_wm, g->g);
@@ -467,7 +820,7 @@ static void walk_best_fit(const struct query *q, struct lt__best *b)
 
     for (uint64_t m = disk ? cm : 0; m != 0;) {
         uint32_t a = 63u - (uint32_t)__builtin_clzll(m);
-        d = fmin(d, g->col_dlo[a]);
+        d = dmin(d, g->col_dlo[a]);
         sdlo[a] = d;
         m &= ~(UINT64_C(1) << a);
     }
@@ -476,20 +829,22 @@ static void walk_best_fit(const struct query *q, struct lt__best *b)
         uint64_t rm = g->rows[a] & (~UINT64_C(0) << qb);
 
         cm &= cm - 1;
-        if (corner_bound(q, a, qb, disk ? sdlo[a] : g->dlo) > b->s)
+        if (corner_of(q, a, qb, disk ? sdlo[a] : g->dlo, PASS) > b->s)
             break;
+        if (rm == 0 || !column_open(q, a, rm, b, corr))
+            continue;
         while (rm != 0) {
             uint32_t bb = (uint32_t)__builtin_ctzll(rm);
             rm &= rm - 1;
-            if (corner_bound(q, a, bb, disk ? g->col_dlo[a] : g->dlo) > b->s)
+            if (corner_of(q, a, bb, disk ? g->col_dlo[a] : g->dlo, PASS) > b->s)
                 break;
-            scan_cell(q, &g->cells[a * g->g + bb], b);
+            visit(q, a, bb, b, PASS);
         }
     }
 }
 
 /* Worst fits: from the top column down, each from its top row down. */
-static void walk_worst_fit(const struct query *q, struct lt__best *b)
+static void walk_worst_fit(const struct query *q, struct lt__best *b, FORMULA)
 {
     const struct grid_cfg *g = q->g;
     uint32_t qa = coord(q->r->cpu, g->inv_wc, g->g), qb = coord(q->r->mem, g->inv_wm, g->g);
@@ -500,35 +855,51 @@ static void walk_worst_fit(const struct query *q, struct lt__best *b)
         uint64_t rm = g->rows[a] & (~UINT64_C(0) << qb);
 
         cm &= ~(UINT64_C(1) << a);
-        if (corner_bound(q, a, g->g - 1, 0) > b->s)
+        if (corner_of(q, a, g->g - 1, 0, PASS) > b->s)
             break;
+        if (rm == 0 || !column_open(q, a, rm, b, corr))
+            continue;
         while (rm != 0) {
             uint32_t bb = 63u - (uint32_t)__builtin_clzll(rm);
             rm &= ~(UINT64_C(1) << bb);
-            if (corner_bound(q, a, bb, 0) > b->s)
+            if (corner_of(q, a, bb, 0, PASS) > b->s)
                 break;
-            scan_cell(q, &g->cells[a * g->g + bb], b);
+            visit(q, a, bb, b, PASS);
         }
     }
 }
 
-static void walk(const struct query *q, struct lt__best *b)
+static void walk(const struct query *q, struct lt__best *b, FORMULA)
 {
     if (q->fp->dir > 0)
-        walk_best_fit(q, b);
+        walk_best_fit(q, b, PASS);
     else
-        walk_worst_fit(q, b);
+        walk_worst_fit(q, b, PASS);
 }
 
 /* Bound of a whole configuration: its best corner. */
-static double config_bound(const struct query *q)
+static double config_bound(const struct query *q, FORMULA)
 {
     const struct grid_cfg *g = q->g;
+    double s;
 
+    (void)prep;
     if (q->fp->dir < 0)
-        return corner_bound(q, g->g - 1, g->g - 1, 0);
-    return corner_bound(q, coord(q->r->cpu, g->inv_wc, g->g), coord(q->r->mem, g->inv_wm, g->g),
-                        g->dlo);
+        s = corner_of(q, g->g - 1, g->g - 1, 0, PASS);
+    else
+        s = corner_of(q, coord(q->r->cpu, g->inv_wc, g->g), coord(q->r->mem, g->inv_wm, g->g),
+                      g->dlo, PASS);
+    if (corr != NULL) {
+        uint64_t any = 0;
+        for (uint64_t m = g->cols; m != 0; m &= m - 1)
+            any |= g->rows[__builtin_ctzll(m)];
+        s = dmax(s,
+                 padded(corr(q, (uint32_t)__builtin_ctzll(g->cols), (uint32_t)__builtin_ctzll(any),
+                             63u - (uint32_t)__builtin_clzll(g->cols),
+                             63u - (uint32_t)__builtin_clzll(any)) -
+                        g->key_max));
+    }
+    return s;
 }
 
 static bool config_usable(const struct grid_cfg *g, const struct lt_res *r)
@@ -536,13 +907,24 @@ static bool config_usable(const struct grid_cfg *g, const struct lt_res *r)
     return g->n > 0 && lt__res_ge(&g->cap, r) && g->dhi >= r->disk;
 }
 
-/* The search with the formula as a parameter; each instance below passes a constant, and
+/* Points the query at configuration k. */
+static void set_config(struct query *q, size_t k, prep_fn *prep)
+{
+    q->g = &q->gi->cfg[k];
+    q->u = q->r->cpu / q->g->cap.cpu;
+    q->v = q->r->mem / q->g->cap.mem;
+    q->step = GRID_MAX / q->g->g;
+    if (prep != NULL)
+        prep(q);
+}
+
+/* The search with the formula as a parameter; each instance below passes constants, and
  * `flatten` inlines this body, and the formula, into it. */
 static inline int choose_with(const struct lt_index *ix, const struct lt_cluster *c,
-                              const struct lt_task *t, size_t *out, lt__fit_score_fn *score)
+                              const struct lt_task *t, size_t *out, FORMULA)
 {
     const struct grid_index *gi = (const struct grid_index *)ix;
-    struct query q = {gi->fp, score, c, NULL, &t->req};
+    struct query q = {gi, gi->fp, c, NULL, &t->req, 0, 0, {0, 0, 0}, {0, 0, 0}, 0, 0, 1};
     struct lt__best b = {LT_SCORE_INFEASIBLE, LT_NO_MACHINE};
     uint32_t order[SORT_CONFIGS];
     double bound[SORT_CONFIGS];
@@ -550,10 +932,12 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
 
     if (gi->n_cfg > SORT_CONFIGS) {
         for (size_t k = 0; k < gi->n_cfg; k++) {
-            q.g = &gi->cfg[k];
-            if (!config_usable(q.g, q.r) || config_bound(&q) > b.s)
+            if (!config_usable(&gi->cfg[k], q.r))
                 continue;
-            walk(&q, &b);
+            set_config(&q, k, prep);
+            if (config_bound(&q, PASS) > b.s)
+                continue;
+            walk(&q, &b, PASS);
         }
         *out = b.i;
         return 0;
@@ -563,33 +947,33 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
     for (size_t k = 0; k < gi->n_cfg; k++) {
         double s;
 
-        q.g = &gi->cfg[k];
-        if (!config_usable(q.g, q.r))
+        if (!config_usable(&gi->cfg[k], q.r))
             continue;
-        s = config_bound(&q);
+        set_config(&q, k, prep);
+        s = config_bound(&q, PASS);
         n = lt__order_insert(bound, order, n, s, (uint32_t)k);
     }
     for (size_t j = 0; j < n && !(bound[j] > b.s); j++) {
-        q.g = &gi->cfg[order[j]];
-        walk(&q, &b);
+        set_config(&q, order[j], prep);
+        walk(&q, &b, PASS);
     }
     *out = b.i;
     return 0;
 }
 
-#define GRID_CHOOSE(name)                                                                          \
+#define GRID_CHOOSE(name, prep, corr, corner)                                                      \
     __attribute__((flatten)) LT__CHOOSE_DECL(lt__grid_choose_##name)                               \
     {                                                                                              \
         (void)p;                                                                                   \
         (void)rng;                                                                                 \
         (void)err;                                                                                 \
-        return choose_with(ix, c, t, out, lt__##name);                                             \
+        return choose_with(ix, c, t, out, lt__##name, prep, corr, corner);                         \
     }
 
-GRID_CHOOSE(bestfit1)
-GRID_CHOOSE(bestfit2)
-GRID_CHOOSE(bestfit3)
-GRID_CHOOSE(bestfit4)
-GRID_CHOOSE(bestfit5)
-GRID_CHOOSE(epvm2)
-GRID_CHOOSE(brfs_norm)
+GRID_CHOOSE(bestfit1, NULL, NULL, NULL)
+GRID_CHOOSE(bestfit2, NULL, NULL, NULL)
+GRID_CHOOSE(bestfit3, NULL, NULL, NULL)
+GRID_CHOOSE(bestfit4, prep_bestfit4, corr_bestfit4, corner_bestfit4)
+GRID_CHOOSE(bestfit5, prep_bestfit5, corr_bestfit5, corner_bestfit5)
+GRID_CHOOSE(epvm2, prep_epvm2, corr_epvm2, NULL)
+GRID_CHOOSE(brfs_norm, NULL, NULL, NULL)

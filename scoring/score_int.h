@@ -212,25 +212,29 @@ void lt__sos_policy_init(struct lt_policy *p, void *storage, const char *name, u
  * rank and choose, which is all exactness needs. */
 #define LT__LN10 2.302585092994045684017991454684364208
 
-static inline double lt__p10(double x)
+/* The formulas are called through constant function pointers in the indexes' search
+ * instances; always_inline makes GCC inline them there however large the search grows. */
+#define LT__FORMULA static inline __attribute__((always_inline))
+
+LT__FORMULA double lt__p10(double x)
 {
     return exp(x * LT__LN10);
 }
 
-static inline double lt__pct(double free, double req, double cap)
+LT__FORMULA double lt__pct(double free, double req, double cap)
 {
     return (free - req) / cap;
 }
 
-static inline double lt__bestfit1(const struct lt_res *cap, const struct lt_res *f,
-                                  const struct lt_res *r, const struct lt_res *ref)
+LT__FORMULA double lt__bestfit1(const struct lt_res *cap, const struct lt_res *f,
+                                const struct lt_res *r, const struct lt_res *ref)
 {
     (void)ref;
     return lt__pct(f->mem, r->mem, cap->mem) + lt__pct(f->cpu, r->cpu, cap->cpu);
 }
 
-static inline double lt__bestfit2(const struct lt_res *cap, const struct lt_res *f,
-                                  const struct lt_res *r, const struct lt_res *ref)
+LT__FORMULA double lt__bestfit2(const struct lt_res *cap, const struct lt_res *f,
+                                const struct lt_res *r, const struct lt_res *ref)
 {
     double a = lt__pct(f->mem, r->mem, cap->mem), b = lt__pct(f->cpu, r->cpu, cap->cpu);
 
@@ -238,23 +242,23 @@ static inline double lt__bestfit2(const struct lt_res *cap, const struct lt_res 
     return a * a + b * b;
 }
 
-static inline double lt__bestfit3(const struct lt_res *cap, const struct lt_res *f,
-                                  const struct lt_res *r, const struct lt_res *ref)
+LT__FORMULA double lt__bestfit3(const struct lt_res *cap, const struct lt_res *f,
+                                const struct lt_res *r, const struct lt_res *ref)
 {
     (void)ref;
     return lt__p10(lt__pct(f->mem, r->mem, cap->mem)) + lt__p10(lt__pct(f->cpu, r->cpu, cap->cpu));
 }
 
-static inline double lt__bestfit4(const struct lt_res *cap, const struct lt_res *f,
-                                  const struct lt_res *r, const struct lt_res *ref)
+LT__FORMULA double lt__bestfit4(const struct lt_res *cap, const struct lt_res *f,
+                                const struct lt_res *r, const struct lt_res *ref)
 {
     (void)ref;
     return lt__p10(lt__pct(f->mem, r->mem, cap->mem)) + lt__p10(lt__pct(f->cpu, r->cpu, cap->cpu)) +
            lt__p10(lt__pct(f->disk, r->disk, cap->disk));
 }
 
-static inline double lt__bestfit5(const struct lt_res *cap, const struct lt_res *f,
-                                  const struct lt_res *r, const struct lt_res *ref)
+LT__FORMULA double lt__bestfit5(const struct lt_res *cap, const struct lt_res *f,
+                                const struct lt_res *r, const struct lt_res *ref)
 {
     double a = lt__pct(f->mem, r->mem, cap->mem), b = lt__pct(f->cpu, r->cpu, cap->cpu);
     double d = lt__pct(f->disk, r->disk, cap->disk);
@@ -263,15 +267,15 @@ static inline double lt__bestfit5(const struct lt_res *cap, const struct lt_res 
     return fmax(a, b) - (lt__p10(a) + lt__p10(b) + lt__p10(d));
 }
 
-static inline double lt__epvm(const struct lt_res *cap, const struct lt_res *f,
-                              const struct lt_res *r, const struct lt_res *ref)
+LT__FORMULA double lt__epvm(const struct lt_res *cap, const struct lt_res *f,
+                            const struct lt_res *r, const struct lt_res *ref)
 {
     (void)ref;
     return -(lt__pct(f->mem, r->mem, cap->mem) + lt__pct(f->cpu, r->cpu, cap->cpu));
 }
 
-static inline double lt__epvm2(const struct lt_res *cap, const struct lt_res *f,
-                               const struct lt_res *r, const struct lt_res *ref)
+LT__FORMULA double lt__epvm2(const struct lt_res *cap, const struct lt_res *f,
+                             const struct lt_res *r, const struct lt_res *ref)
 {
     double a = lt__pct(f->mem, r->mem, cap->mem), b = lt__pct(f->cpu, r->cpu, cap->cpu);
 
@@ -279,15 +283,15 @@ static inline double lt__epvm2(const struct lt_res *cap, const struct lt_res *f,
     return -(a * a + b * b);
 }
 
-static inline double lt__brfs_dot(const struct lt_res *cap, const struct lt_res *f,
-                                  const struct lt_res *r, const struct lt_res *ref)
+LT__FORMULA double lt__brfs_dot(const struct lt_res *cap, const struct lt_res *f,
+                                const struct lt_res *r, const struct lt_res *ref)
 {
     (void)cap;
     return -((r->cpu / ref->cpu) * (f->cpu / ref->cpu) + (r->mem / ref->mem) * (f->mem / ref->mem));
 }
 
-static inline double lt__brfs_norm(const struct lt_res *cap, const struct lt_res *f,
-                                   const struct lt_res *r, const struct lt_res *ref)
+LT__FORMULA double lt__brfs_norm(const struct lt_res *cap, const struct lt_res *f,
+                                 const struct lt_res *r, const struct lt_res *ref)
 {
     double dc = r->cpu / ref->cpu - f->cpu / ref->cpu;
     double dm = r->mem / ref->mem - f->mem / ref->mem;
@@ -310,6 +314,9 @@ typedef double lt__fit_bound_fn(const struct lt_res *cap, const struct lt_res *l
                                 const double *aux_max, const struct lt_res *r,
                                 const struct lt_res *ref);
 
+/* A machine's key for grid.c's heap cells: larger keys score lower (better). */
+typedef double lt__fit_key_fn(const struct lt_res *cap, const struct lt_res *f);
+
 struct lt__fit_params {
     lt__fit_score_fn *score; /* the formula (docs/policies.md) */
     int dir;                 /* +1: non-decreasing in every free component on f >= r (best fit);
@@ -319,6 +326,9 @@ struct lt__fit_params {
     lt__fit_aux_fn *aux; /* worst fits: the aux values of a machine with free vector f */
     lt__fit_bound_fn *bound; /* worst fits: a lower bound of the score of every machine whose
                               * free vector is >= lo and whose aux values are <= aux_max */
+    lt__fit_key_fn *key;     /* grid.c, or NULL: a task-independent key of a machine; the grid
+                              * keeps each cell's members in a heap by it and bounds the score
+                              * of a member by a per-cell term minus its key */
 };
 
 int lt__fit_rank(const struct lt_policy *p, const struct lt_cluster *c, const struct lt_task *t,
@@ -404,10 +414,13 @@ LT__CHOOSE_DECL(lt__box_choose_brfs_dot);
 /* ---- cells.c: a set of machines sorted by index, with a bounding box of their free vectors,
  * the building block of grid.c and sos.c ---- */
 struct lt__cell {
-    uint32_t *mem;      /* member machine indexes, strictly increasing */
+    uint32_t *mem;      /* member machine indexes: strictly increasing, or in heap order */
     struct lt_res *f;   /* f[k]: free vector of machine mem[k], equal to the cluster's */
+    double *key;        /* heap cells only: key[k] of mem[k], key[(k - 1) / 2] >= key[k] */
     uint32_t n, cap;    /* members and allocated */
     uint32_t n_removed; /* removals since the box was last recomputed */
+    uint32_t min_i;     /* the lowest member index (n > 0): mem[0] in an index-ordered cell */
+    bool heap;          /* set before the first reserve: heap order by key, not index order */
     struct lt_res lo;   /* component-wise lower bound of members' free vectors (n > 0) */
     struct lt_res hi;   /* component-wise upper bound (n > 0) */
 };
@@ -427,5 +440,19 @@ bool lt__cell_is_point(const struct lt__cell *cl);
 int lt__cell_check(const struct lt__cell *cl, const struct lt_cluster *c, const char *what,
                    struct lt_err *err);
 void lt__cell_release(struct lt__cell *cl);
+
+/* Heap cells (grid.c): members in a max-heap by a per-member key, so a search can visit them
+ * best key first and stop a whole subtree at a key too low to matter. pos[i] is member i's
+ * position (mem[pos[i]] == i), kept by these functions. */
+void lt__cell_heap_insert(struct lt__cell *cl, uint32_t i, const struct lt_res *f, double key,
+                          uint32_t *pos);
+void lt__cell_heap_remove(struct lt__cell *cl, uint32_t i, uint32_t *pos);
+void lt__cell_heap_update(struct lt__cell *cl, uint32_t i, const struct lt_res *f, double key,
+                          uint32_t *pos);
+/* Checks the heap order, pos, min_i and the box; key_of(ctx, k) recomputes member k's key,
+ * which must equal the stored one. */
+int lt__cell_heap_check(const struct lt__cell *cl, const struct lt_cluster *c, const uint32_t *pos,
+                        double (*key_of)(const void *ctx, const struct lt_res *f), const void *ctx,
+                        const char *what, struct lt_err *err);
 
 #endif

@@ -156,6 +156,7 @@ static int sos_rank(const struct lt_policy *p, const struct lt_cluster *c, const
  * sub-cell's box says which of them can fit and where they can go. */
 struct sos_bucket {
     struct lt_res lo, hi; /* union of the sub-cells' boxes (valid when count > 0) */
+    uint32_t min_i;       /* the lowest member index (valid when count > 0) */
     uint16_t mask;        /* bit j set iff sub-cell j is non-empty */
 };
 
@@ -202,15 +203,20 @@ static void box_join(struct lt_res *lo, struct lt_res *hi, const struct lt__cell
     hi->disk = fmax(hi->disk, cl->hi.disk);
 }
 
-/* Recomputes bucket k's box from its sub-cells (O(SUB2)). */
+/* Recomputes bucket k's box and lowest member from its sub-cells (O(SUB2)). */
 static void bucket_box(struct sos_index *s, uint32_t k)
 {
     struct sos_bucket *bk = &s->bkt[k];
 
     bk->lo.cpu = bk->lo.mem = bk->lo.disk = HUGE_VAL;
     bk->hi.cpu = bk->hi.mem = bk->hi.disk = -HUGE_VAL;
-    for (uint32_t m = bk->mask; m != 0; m &= m - 1)
-        box_join(&bk->lo, &bk->hi, &s->cells[k * SUB2 + (uint32_t)__builtin_ctz(m)]);
+    bk->min_i = UINT32_MAX;
+    for (uint32_t m = bk->mask; m != 0; m &= m - 1) {
+        const struct lt__cell *cl = &s->cells[k * SUB2 + (uint32_t)__builtin_ctz(m)];
+        box_join(&bk->lo, &bk->hi, cl);
+        if (cl->min_i < bk->min_i)
+            bk->min_i = cl->min_i;
+    }
 }
 
 static void cell_add(struct sos_index *s, uint32_t cell, uint32_t i, const struct lt_res *f)
@@ -314,7 +320,7 @@ static int sos_check(const struct lt_index *ix, const struct lt_cluster *c, stru
     for (uint32_t k = 0; k < s->geo.n; k++) {
         const struct sos_bucket *bk = &s->bkt[k];
         bool bit = (s->nonempty[k / 64] >> (k % 64)) & 1;
-        uint32_t members = 0;
+        uint32_t members = 0, min_i = UINT32_MAX;
 
         for (uint32_t j = 0; j < SUB2; j++) {
             const struct lt__cell *cl = &s->cells[k * SUB2 + j];
@@ -333,7 +339,12 @@ static int sos_check(const struct lt_index *ix, const struct lt_cluster *c, stru
                 return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: bucket %u box too small", name,
                                   (unsigned)k);
             members += cl->n;
+            if (cl->n > 0 && cl->mem[0] < min_i)
+                min_i = cl->mem[0];
         }
+        if (cnt[k] > 0 && min_i != bk->min_i)
+            return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: bucket %u lowest member wrong", name,
+                              (unsigned)k);
         if (cnt[k] != s->count[k] || members != cnt[k] || bit != (cnt[k] > 0))
             return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: bucket %u counts %u, has %u", name,
                               (unsigned)k, (unsigned)s->count[k], (unsigned)cnt[k]);
@@ -450,7 +461,7 @@ static void scan_bucket(const struct sos_index *s, uint32_t k, int64_t kb, const
         int64_t bound;
         uint32_t n;
 
-        if (!improves(kb, cl->mem[0], b))
+        if (!improves(kb, cl->min_i, b))
             continue;
         bound = box_bound(s, k, &cl->lo, &cl->hi, r);
         if (bound == INT64_MAX || !improves(bound, cl->mem[0], b))
@@ -510,7 +521,8 @@ static int sos_choose(const struct lt_policy *p, const struct lt_index *ix,
             break;
         for (size_t j = 0; j < n; j++) {
             if (lb[j] == thr) {
-                scan_bucket(s, id[j], thr, &t->req, &b);
+                if (improves(thr, s->bkt[id[j]].min_i, &b))
+                    scan_bucket(s, id[j], thr, &t->req, &b);
                 lb[j] = INT64_MAX;
             }
         }
