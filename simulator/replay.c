@@ -15,6 +15,7 @@
  */
 #include "replay.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -45,26 +46,36 @@ enum rec_flags {
     F_DONE = 1 << 5         /* pass 2: left the simulation */
 };
 
+/* One task, by dense task id (the order of first appearance in task_events). 24 bytes: at
+ * ~25 M tasks in the whole trace this array and the map below are most of the engine's
+ * memory, so t does three jobs (one at a time) and the map keeps no key of its own. */
 struct task_rec {
-    uint64_t job_id;  /* trace job ID */
+    uint64_t job_id; /* trace job ID */
+    union {
+        int64_t t;     /* pass 1: the last SCHEDULE (-1 none) until an end event; after it, the
+                        * run's demand (FINISH, FAIL, EVICT) or the end time (KILL, LOST); pass 2
+                        * reads it at arrival */
+        uint32_t live; /* pass 2, from arrival while in the simulation (!F_DONE): the entry in
+                        * engine.live */
+    } u;
     uint32_t index;   /* task index */
-    uint32_t aux;     /* pass 1: reqfix index + 1; pass 2: live index + 1 (0 = none) */
-    int64_t t;        /* last SCHEDULE (-1 none) until an end event, then the run's demand */
-    int64_t end_time; /* time of the last end event */
     uint8_t end_type; /* TR_* of the last end event */
     uint8_t flags;    /* enum rec_flags */
 };
 
-/* (job ID, task index) -> dense task id (the index in engine.rec), open addressing. */
+/* (job ID, task index) -> dense task id, open addressing with linear probing. A slot holds
+ * the id and 32 bits of the key's hash; the key itself is engine.rec[id], read only when the
+ * fingerprint matches. 8 bytes a slot at a load of 1/2 to 3/4 (the table grows by half):
+ * 11-16 bytes a task. Growing frees the old table first and re-inserts every task from rec,
+ * so the old and the new table never coexist. */
 struct map_slot {
-    uint64_t job_id; /* UINT64_MAX: empty */
-    uint32_t index;
-    uint32_t id;
+    uint32_t id; /* NIL: empty */
+    uint32_t fp; /* low 32 bits of map_hash of the key */
 };
 
 struct task_map {
     struct map_slot *slot;
-    size_t cap; /* power of two */
+    size_t cap; /* any size in 2^16 .. 2^32; a hash picks its slot by multiply-shift */
     size_t n;
 };
 
@@ -75,19 +86,43 @@ struct job_slot {
     uint32_t completed; /* of them, completed (FINISH outcome) */
 };
 
-/* A task_events row as pass 2 needs it, kept from pass 1 while the cache budget lasts. */
+/* A task_events row as pass 2 needs it: decoded from the cache (below) or read again. */
 struct crow {
     int64_t time;
-    uint32_t id;  /* dense task id */
-    uint32_t req; /* index in engine.creq of the row's requests, or NIL */
+    uint32_t id; /* dense task id */
     uint8_t type;
     uint8_t priority;
     int8_t sched_class;
 };
 
+/* The row cache (pass 1 -> pass 2) is a byte stream that keeps, of the first cache_rows rows
+ * of the window, only those pass 2 can act on: the first row of every task (its arrival) and
+ * the KILL and LOST rows (they may end a task). Every other row of those would only be
+ * counted in pass 2 (orphan_rows, ignored_rows), so pass 1 counts it instead. One entry:
+ *   head     1 byte: event type (bits 0-3), C_NEW, C_REQ, C_SAME
+ *   time     LEB128 varint: time - time of the previous entry (rows never go back in time)
+ *   C_NEW    the task's first row; its id is the number of C_NEW entries before it. Then
+ *            1 byte priority (bits 0-3) | (scheduling class + 1) << 4, and with C_REQ and
+ *            without C_SAME the three requests as raw doubles (24 bytes); C_SAME: the same
+ *            requests as the previous entry that carried some (jobs submit equal tasks)
+ *   else     varint: (tasks seen so far - 1) - id (small: a task's rows are close in time)
+ * Whole trace (144.6 M rows: 25 M first rows, 10.3 M KILL/LOST): about 0.2 GB. */
+enum crow_head { C_TYPE = 0x0f, C_NEW = 0x10, C_REQ = 0x20, C_SAME = 0x40 };
+#define C_MAX_ENTRY (1 + 10 + 1 + 3 * 8) /* bytes of the longest entry */
+
+/* Where pass 2 is in the cache. */
+struct cache_cursor {
+    size_t pos;        /* next byte of engine.cache */
+    int64_t time;      /* time of the last entry decoded */
+    uint32_t ids;      /* C_NEW entries decoded */
+    struct lt_res req; /* requests of the last entry that carried some */
+};
+
+/* Requests of a task whose first row had none, from a later row of it (pass 1), sorted by
+ * id after pass 1. */
 struct reqfix {
+    uint32_t id;
     struct lt_res req;
-    bool set;
 };
 
 /* ---- live tasks (pass 2) ----------------------------------------------------------------- */
@@ -104,9 +139,10 @@ struct live {
     uint8_t prio, sched_class, state;
     uint64_t seq; /* arrival order */
     int64_t arrival, first_start, start;
-    int64_t demand;  /* run length for FINISH/FAIL outcomes; -1 = open */
-    uint8_t outcome; /* TR_FINISH, TR_FAIL, TR_KILL, TR_LOST, or TR_N_TYPES = open */
-    size_t pid;      /* placement id when running */
+    int64_t demand;   /* run length for FINISH/FAIL outcomes; -1 = open */
+    int64_t end_time; /* KILL/LOST outcomes: the time of that row */
+    uint8_t outcome;  /* TR_FINISH, TR_FAIL, TR_KILL, TR_LOST, or TR_N_TYPES = open */
+    size_t pid;       /* placement id when running */
     struct lt_res req;
 };
 
@@ -152,12 +188,15 @@ struct engine {
     struct task_map map;
     struct task_rec *rec; /* by dense task id */
     size_t n_rec, cap_rec;
-    struct crow *cache; /* the first n_cache task_events rows (pass 1 -> pass 2) */
-    size_t n_cache, cap_cache;
-    struct lt_res *creq; /* requests of the cached rows that may start a task */
-    size_t n_creq, cap_creq;
-    bool cache_full;      /* the budget ran out: pass 2 reads the parts again after it */
-    uint64_t rows_window; /* task_events rows inside the window */
+    uint8_t *cache;            /* rows 1..cache_rows of the window, encoded (struct crow, C_NEW) */
+    size_t n_cache, cap_cache; /* bytes */
+    uint64_t cache_rows;       /* window rows the cache covers */
+    int64_t cache_time;        /* time of the last entry */
+    struct lt_res cache_req;   /* requests of the last entry that carried some */
+    uint64_t cache_orphan;     /* rows the cache left out that pass 2 counts in orphan_rows */
+    uint64_t cache_ignored;    /* ... and in ignored_rows */
+    bool cache_full;           /* the budget ran out: pass 2 reads the parts again after it */
+    uint64_t rows_window;      /* task_events rows inside the window */
     struct reqfix *fix;
     size_t n_fix, cap_fix;
 
@@ -227,84 +266,87 @@ static uint64_t mix64(uint64_t x)
     return x;
 }
 
-static size_t map_hash(uint64_t job, uint32_t index)
+static uint64_t map_hash(uint64_t job, uint32_t index)
 {
-    return (size_t)mix64(job * UINT64_C(0x9e3779b97f4a7c15) + index);
+    return mix64(job * UINT64_C(0x9e3779b97f4a7c15) + index);
 }
 
-static int map_init(struct task_map *m)
+/* The first slot to probe for hash h: the high 32 bits scaled to cap (multiply-shift). */
+static size_t map_pos(uint64_t h, size_t cap)
 {
-    m->cap = 1u << 16;
-    m->n = 0;
-    m->slot = malloc(m->cap * sizeof(*m->slot));
+    return (size_t)(((h >> 32) * (uint64_t)cap) >> 32);
+}
+
+#define MAP_MIN_CAP ((size_t)1 << 16)
+#define MAP_MAX_CAP ((size_t)UINT32_MAX + 1) /* map_pos scales 32 bits */
+
+/* (Re)allocates cap empty slots and inserts tasks 0..n_rec-1 of rec (distinct keys). The
+ * old table is freed first: on failure (-1) the map has no table and the run must end. */
+static int map_alloc(struct task_map *m, size_t cap, const struct task_rec *rec, size_t n_rec)
+{
+    free(m->slot);
+    m->slot = malloc(cap * sizeof(*m->slot));
     if (!m->slot)
         return -1;
-    for (size_t k = 0; k < m->cap; k++)
-        m->slot[k].job_id = UINT64_MAX;
-    return 0;
-}
-
-static int map_grow(struct task_map *m)
-{
-    size_t ncap = m->cap * 2;
-    struct map_slot *ns = malloc(ncap * sizeof(*ns));
-    if (!ns)
-        return -1;
-    for (size_t k = 0; k < ncap; k++)
-        ns[k].job_id = UINT64_MAX;
-    for (size_t k = 0; k < m->cap; k++) {
-        if (m->slot[k].job_id == UINT64_MAX)
-            continue;
-        size_t h = map_hash(m->slot[k].job_id, m->slot[k].index) & (ncap - 1);
-        while (ns[h].job_id != UINT64_MAX)
-            h = (h + 1) & (ncap - 1);
-        ns[h] = m->slot[k];
+    memset(m->slot, 0xff, cap * sizeof(*m->slot)); /* id NIL everywhere */
+    m->cap = cap;
+    for (size_t id = 0; id < n_rec; id++) {
+        uint64_t h = map_hash(rec[id].job_id, rec[id].index);
+        size_t k = map_pos(h, cap);
+        while (m->slot[k].id != NIL)
+            k = k + 1 == cap ? 0 : k + 1;
+        m->slot[k] = (struct map_slot){(uint32_t)id, (uint32_t)h};
     }
-    free(m->slot);
-    m->slot = ns;
-    m->cap = ncap;
+    m->n = n_rec;
     return 0;
 }
 
 /* The id of (job, index), or NIL. */
-static uint32_t map_find(const struct task_map *m, uint64_t job, uint32_t index)
+static uint32_t map_find(const struct task_map *m, const struct task_rec *rec, uint64_t job,
+                         uint32_t index)
 {
-    size_t h = map_hash(job, index) & (m->cap - 1);
+    uint64_t h = map_hash(job, index);
+    uint32_t fp = (uint32_t)h;
+    size_t k = map_pos(h, m->cap);
     for (;;) {
-        const struct map_slot *r = &m->slot[h];
-        if (r->job_id == UINT64_MAX)
+        const struct map_slot *r = &m->slot[k];
+        if (r->id == NIL)
             return NIL;
-        if (r->job_id == job && r->index == index)
+        if (r->fp == fp && rec[r->id].job_id == job && rec[r->id].index == index)
             return r->id;
-        h = (h + 1) & (m->cap - 1);
+        k = k + 1 == m->cap ? 0 : k + 1;
     }
 }
 
-/* The id of (job, index); if new, new_id is stored and *is_new set. The map never holds
- * more than UINT32_MAX - 1 tasks (caller checks). -1 when out of memory. */
-static int map_upsert(struct task_map *m, uint64_t job, uint32_t index, uint32_t new_id,
-                      uint32_t *id, bool *is_new)
+/* The id of (job, index); if new, new_id (== n_rec: the caller appends rec[new_id] with this
+ * key next) is stored and *is_new set. The map never holds more than UINT32_MAX - 1 tasks
+ * (caller checks). -1 when out of memory. */
+static int map_upsert(struct task_map *m, const struct task_rec *rec, size_t n_rec, uint64_t job,
+                      uint32_t index, uint32_t new_id, uint32_t *id, bool *is_new)
 {
-    if ((m->n + 1) * 10 > m->cap * 7 && map_grow(m) != 0)
-        return -1;
-    size_t h = map_hash(job, index) & (m->cap - 1);
+    if ((m->n + 1) * 4 > m->cap * 3 && m->cap < MAP_MAX_CAP) {
+        size_t ncap = m->cap + m->cap / 2;
+        if (map_alloc(m, ncap < MAP_MAX_CAP ? ncap : MAP_MAX_CAP, rec, n_rec) != 0)
+            return -1;
+    }
+    uint64_t h = map_hash(job, index);
+    uint32_t fp = (uint32_t)h;
+    size_t k = map_pos(h, m->cap);
     for (;;) {
-        struct map_slot *r = &m->slot[h];
-        if (r->job_id == UINT64_MAX) {
-            r->job_id = job;
-            r->index = index;
-            r->id = new_id;
+        struct map_slot *r = &m->slot[k];
+        if (r->id == NIL) {
+            *r = (struct map_slot){new_id, fp};
             m->n++;
             *id = new_id;
             *is_new = true;
             return 0;
         }
-        if (r->job_id == job && r->index == index) {
+        if (r->fp == fp && rec[r->id].job_id == job && rec[r->id].index == index) {
             *id = r->id;
             *is_new = false;
             return 0;
         }
-        h = (h + 1) & (m->cap - 1);
+        k = k + 1 == m->cap ? 0 : k + 1;
     }
 }
 
@@ -608,29 +650,122 @@ static void publish(struct engine *e, int pass, const struct tr_reader *r)
     p->bytes_total = tr_bytes_total(r);
 }
 
-static int cache_row(struct engine *e, const struct tr_task_row *row, uint32_t id, bool first)
+/* Appends v as a LEB128 varint at p; returns the new end. */
+static uint8_t *put_varint(uint8_t *p, uint64_t v)
 {
-    size_t bytes = (e->n_cache + 1) * sizeof(struct crow) + (e->n_creq + 1) * sizeof(struct lt_res);
-    if (e->cache_full || bytes > e->cfg->cache_bytes) {
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
+}
+
+static const uint8_t *get_varint(const uint8_t *p, uint64_t *v)
+{
+    uint64_t x = 0;
+    unsigned shift = 0;
+    while (*p & 0x80) {
+        x |= (uint64_t)(*p++ & 0x7f) << shift;
+        shift += 7;
+    }
+    *v = x | (uint64_t)*p++ << shift;
+    return p;
+}
+
+/* Row (of task id; first: the task's first row; rows 1..cache_rows are covered) goes into the
+ * cache while the budget lasts, encoded as struct crow says, or is counted for pass 2 if it
+ * cannot act on it. After the first row that does not fit, nothing more is covered. */
+static int cache_row(struct engine *e, const struct tr_task_row *row, uint32_t id, bool first,
+                     bool orphan)
+{
+    uint8_t buf[C_MAX_ENTRY], *p = buf;
+
+    if (e->cache_full)
+        return 0;
+    if (!first && (orphan || (row->type != TR_KILL && row->type != TR_LOST))) {
+        if (orphan)
+            e->cache_orphan++;
+        else
+            e->cache_ignored++;
+        e->cache_rows++;
+        return 0;
+    }
+    assert(row->time >= e->cache_time); /* the reader never goes back in time */
+    uint8_t head = row->type;
+    if (first) {
+        head |= C_NEW;
+        if (row->has_req) {
+            struct lt_res req = {row->cpu, row->mem, row->disk};
+            head |= C_REQ;
+            if (memcmp(&req, &e->cache_req, sizeof(req)) == 0) /* bitwise: exact */
+                head |= C_SAME;
+            e->cache_req = req;
+        }
+    }
+    *p++ = head;
+    p = put_varint(p, (uint64_t)(row->time - e->cache_time));
+    if (first) {
+        *p++ = (uint8_t)(row->priority | (unsigned)(row->sched_class + 1) << 4);
+        if ((head & C_REQ) && !(head & C_SAME)) {
+            memcpy(p, &e->cache_req, sizeof(e->cache_req));
+            p += sizeof(e->cache_req);
+        }
+    } else {
+        p = put_varint(p, (uint64_t)(e->n_rec - 1 - id));
+    }
+    size_t n = (size_t)(p - buf);
+    if (e->n_cache + n > e->cfg->cache_bytes) {
         e->cache_full = true;
         return 0;
     }
-    if (grow((void **)&e->cache, &e->cap_cache, e->n_cache + 1, sizeof(*e->cache)) != 0)
+    if (grow((void **)&e->cache, &e->cap_cache, e->n_cache + n, 1) != 0)
         return oom(e);
-    struct crow *c = &e->cache[e->n_cache++];
-    c->time = row->time;
-    c->id = id;
-    c->type = row->type;
-    c->priority = row->priority;
-    c->sched_class = row->sched_class;
-    c->req = NIL;
-    if (first && row->has_req) {
-        if (grow((void **)&e->creq, &e->cap_creq, e->n_creq + 1, sizeof(*e->creq)) != 0)
-            return oom(e);
-        e->creq[e->n_creq] = (struct lt_res){row->cpu, row->mem, row->disk};
-        c->req = (uint32_t)e->n_creq++;
-    }
+    memcpy(e->cache + e->n_cache, buf, n);
+    e->n_cache += n;
+    e->cache_time = row->time;
+    e->cache_rows++;
     return 0;
+}
+
+/* Decodes the entry at cur into *out (and *req, *has_req), advancing cur. */
+static void cache_next(const struct engine *e, struct cache_cursor *cur, struct crow *out,
+                       struct lt_res *req, bool *has_req)
+{
+    const uint8_t *p = e->cache + cur->pos;
+    uint8_t head = *p++;
+    uint64_t v;
+
+    p = get_varint(p, &v);
+    cur->time += (int64_t)v;
+    out->time = cur->time;
+    out->type = head & C_TYPE;
+    *has_req = false;
+    if (head & C_NEW) {
+        out->id = cur->ids++;
+        out->priority = *p & 0x0f;
+        out->sched_class = (int8_t)((*p++ >> 4) - 1);
+        if (head & C_REQ) {
+            if (!(head & C_SAME)) {
+                memcpy(&cur->req, p, sizeof(cur->req));
+                p += sizeof(cur->req);
+            }
+            *req = cur->req;
+            *has_req = true;
+        }
+    } else {
+        p = get_varint(p, &v);
+        out->id = cur->ids - 1 - (uint32_t)v;
+        out->priority = 0;
+        out->sched_class = 0;
+    }
+    cur->pos = (size_t)(p - e->cache);
+}
+
+static int cmp_reqfix(const void *a, const void *b)
+{
+    uint32_t x = ((const struct reqfix *)a)->id, y = ((const struct reqfix *)b)->id;
+    return (x > y) - (x < y);
 }
 
 static int pass1(struct engine *e)
@@ -669,8 +804,8 @@ static int pass1(struct engine *e)
             rc = lt_err_set(e->err, LT_ERANGE, 0, 0, "more than %u tasks", NIL - 1);
             break;
         }
-        if (map_upsert(&e->map, row.job_id, row.task_index, (uint32_t)e->n_rec, &id, &is_new) !=
-            0) {
+        if (map_upsert(&e->map, e->rec, e->n_rec, row.job_id, row.task_index, (uint32_t)e->n_rec,
+                       &id, &is_new) != 0) {
             rc = oom(e);
             break;
         }
@@ -683,10 +818,8 @@ static int pass1(struct engine *e)
             memset(n, 0, sizeof(*n));
             n->job_id = row.job_id;
             n->index = row.task_index;
-            n->t = -1;
+            n->u.t = -1;
         }
-        if ((rc = cache_row(e, &row, id, is_new)) < 0)
-            break;
         struct task_rec *t = &e->rec[id];
         if (is_new) {
             if (row.type != TR_SUBMIT && row.type != TR_SCHEDULE)
@@ -698,26 +831,29 @@ static int pass1(struct engine *e)
                 rc = oom(e);
                 break;
             }
-            e->fix[e->n_fix] = (struct reqfix){{row.cpu, row.mem, row.disk}, true};
-            t->aux = (uint32_t)++e->n_fix;
+            e->fix[e->n_fix++] = (struct reqfix){id, {row.cpu, row.mem, row.disk}};
             t->flags &= (uint8_t)~F_REQ_PENDING;
         }
+        if ((rc = cache_row(e, &row, id, is_new, (t->flags & F_ORPHAN) != 0)) < 0)
+            break;
         switch (row.type) {
         case TR_SUBMIT:
             t->flags &= (uint8_t)~F_ENDED;
-            t->t = -1;
+            t->u.t = -1;
             break;
         case TR_SCHEDULE:
             t->flags &= (uint8_t)~F_ENDED;
-            t->t = row.time;
+            t->u.t = row.time;
             if (row.time == 0)
                 t->flags |= F_SCHED_AT_0;
             break;
         default:
             if (is_end(row.type)) {
-                int64_t sched = (t->flags & F_ENDED) ? -1 : t->t;
-                t->t = sched >= 0 ? row.time - sched : 0;
-                t->end_time = row.time;
+                int64_t sched = (t->flags & F_ENDED) ? -1 : t->u.t;
+                if (row.type == TR_KILL || row.type == TR_LOST)
+                    t->u.t = row.time; /* pass 2 matches the row that ends the task */
+                else
+                    t->u.t = sched >= 0 ? row.time - sched : 0;
                 t->end_type = row.type;
                 t->flags |= F_ENDED;
             }
@@ -736,6 +872,11 @@ static int pass1(struct engine *e)
     e->t_end = cut ? e->cfg->until_us : last; /* --until S ends the window at S */
     if (e->cfg->progress)
         e->cfg->progress->end_time_us = last;
+    qsort(e->fix, e->n_fix, sizeof(*e->fix), cmp_reqfix);
+    if (!e->cache_full) { /* pass 2 takes every row from the cache: no lookup by key */
+        free(e->map.slot);
+        e->map.slot = NULL;
+    }
     return 0;
 }
 
@@ -868,7 +1009,6 @@ static void live_release(struct engine *e, uint32_t l)
     struct task_rec *r = &e->rec[t->rec];
     sq_release(&e->q, t->prio, t->slot);
     r->flags |= F_DONE;
-    r->aux = 0;
     t->q_next = e->free_live;
     e->free_live = l;
 }
@@ -1186,14 +1326,15 @@ static int arrive(struct engine *e, size_t h, const struct crow *row, const stru
 
     r->flags |= F_ARRIVED;
     if (!rq) {
-        if (r->aux == 0 || !e->fix[r->aux - 1].set) {
+        struct reqfix key = {.id = (uint32_t)h};
+        const struct reqfix *fix = bsearch(&key, e->fix, e->n_fix, sizeof(*e->fix), cmp_reqfix);
+        if (!fix) {
             e->res->tasks_no_requests++;
             r->flags |= F_DONE;
             return 0;
         }
-        req = e->fix[r->aux - 1].req;
+        req = fix->req;
     }
-    r->aux = 0;
     e->res->tasks_submitted++;
     struct job_slot *js = job_get(e, r->job_id);
     if (!js)
@@ -1224,11 +1365,13 @@ static int arrive(struct engine *e, size_t h, const struct crow *row, const stru
     if (r->flags & F_ENDED) {
         t->outcome = r->end_type;
         if (r->end_type == TR_FINISH || r->end_type == TR_FAIL)
-            t->demand = r->t;
+            t->demand = r->u.t;
+        else if (r->end_type == TR_KILL || r->end_type == TR_LOST)
+            t->end_time = r->u.t;
         else if (r->end_type == TR_EVICT)
             t->outcome = TR_N_TYPES;
     }
-    r->aux = l + 1;
+    r->u.live = l;
     if (sq_add(&e->q, t->prio, l, &t->slot) != 0)
         return oom(e);
     if (e->t0_phase && !(r->flags & F_SCHED_AT_0)) {
@@ -1245,7 +1388,7 @@ static int arrive(struct engine *e, size_t h, const struct crow *row, const stru
 static int on_kill(struct engine *e, size_t h, uint8_t type)
 {
     struct task_rec *r = &e->rec[h];
-    uint32_t l = r->aux - 1;
+    uint32_t l = r->u.live;
     struct live *t = &e->live[l];
     size_t m = SIZE_MAX;
     int rc;
@@ -1289,8 +1432,10 @@ static int on_task_row(struct engine *e, const struct crow *row, const struct lt
     }
     if (!(r->flags & F_ARRIVED))
         return arrive(e, h, row, req);
+    /* Arrived and not done: r->u.live is the task's live entry. */
     if ((row->type == TR_KILL || row->type == TR_LOST) && (r->flags & F_ENDED) &&
-        r->end_type == row->type && r->end_time == row->time && !(r->flags & F_DONE) && r->aux != 0)
+        r->end_type == row->type && !(r->flags & F_DONE) &&
+        e->live[r->u.live].end_time == row->time)
         return on_kill(e, h, row->type);
     e->res->ignored_rows++;
     return 0;
@@ -1445,40 +1590,46 @@ static int run_deferred(struct engine *e)
     return rc;
 }
 
+/* Where pass 2 takes its task_events rows from. */
+struct row_source {
+    struct cache_cursor cur; /* the cache, first */
+    struct tr_reader *rd;    /* then the parts again, past the covered rows (NULL until then) */
+    uint64_t rows;           /* window rows handed out so far (estimated inside the cache) */
+    uint64_t calls;          /* rows returned, for the progress cadence */
+};
+
 /* The next task_events row of pass 2: from the cache, then (when the cache budget ran out)
- * from a second read of the parts, past the cached rows. Returns 1, 0 at the end of the
+ * from a second read of the parts, past the covered rows. Returns 1, 0 at the end of the
  * window, or an error. */
-static int next_task_row(struct engine *e, struct tr_reader **rd, size_t *ci, struct crow *out,
+static int next_task_row(struct engine *e, struct row_source *src, struct crow *out,
                          struct lt_res *req, bool *has_req)
 {
-    if (*ci < e->n_cache) {
-        *out = e->cache[*ci];
-        *has_req = out->req != NIL;
-        if (*has_req)
-            *req = e->creq[out->req];
-        (*ci)++;
+    src->calls++;
+    if (src->cur.pos < e->n_cache) {
+        cache_next(e, &src->cur, out, req, has_req);
+        src->rows = (uint64_t)((double)e->cache_rows * (double)src->cur.pos / (double)e->n_cache);
         return 1;
     }
-    if (!e->cache_full || *ci >= e->rows_window)
+    if (!e->cache_full || src->rows >= e->rows_window)
         return 0;
-    if (!*rd) {
+    if (!src->rd) {
         struct tr_opts o = {.skip_bad_lines = e->cfg->skip_bad_lines};
-        *rd = tr_open(e->cfg->trace_dir, TR_TASK_EVENTS, &o, e->err);
-        if (!*rd)
+        src->rd = tr_open(e->cfg->trace_dir, TR_TASK_EVENTS, &o, e->err);
+        if (!src->rd)
             return e->err->code ? e->err->code : LT_EIO;
     }
     struct tr_task_row row;
     for (;;) {
-        int rc = tr_next(*rd, &row, e->err);
+        int rc = tr_next(src->rd, &row, e->err);
         if (rc <= 0)
             return rc < 0 ? rc
                           : lt_err_set(e->err, LT_EIO, 0, 0, "task_events changed between passes");
-        if ((tr_counts(*rd)->rows & 0xffff) == 0)
-            publish(e, 2, *rd);
-        if (tr_counts(*rd)->rows > e->n_cache)
+        if ((tr_counts(src->rd)->rows & 0xffff) == 0)
+            publish(e, 2, src->rd);
+        if (tr_counts(src->rd)->rows > e->cache_rows)
             break;
     }
-    uint32_t id = map_find(&e->map, row.job_id, row.task_index);
+    uint32_t id = map_find(&e->map, e->rec, row.job_id, row.task_index);
     if (id == NIL)
         return lt_err_set(e->err, LT_EIO, 0, 0,
                           "task_events changed between passes (task %" PRIu64 "/%" PRIu32 ")",
@@ -1488,26 +1639,27 @@ static int next_task_row(struct engine *e, struct tr_reader **rd, size_t *ci, st
     out->type = row.type;
     out->priority = row.priority;
     out->sched_class = row.sched_class;
-    out->req = NIL;
     *has_req = row.has_req;
     *req = (struct lt_res){row.cpu, row.mem, row.disk};
-    (*ci)++;
+    src->rows = tr_counts(src->rd)->rows;
     return 1;
 }
 
 static int pass2(struct engine *e)
 {
-    struct tr_reader *rd = NULL;
+    struct row_source src = {.cur = {0, 0, 0, {0, 0, 0}}, .rd = NULL, .rows = 0, .calls = 0};
     struct crow row = {0};
     struct lt_res req = {0, 0, 0};
     bool have_row = false, has_req = false;
-    size_t mi = 0, ci = 0;
+    size_t mi = 0;
     int64_t next_sample = TRACE_ZERO_US;
     int rc = 0;
 
     e->free_live = NIL;
     e->t0_phase = true;
     e->now = 0;
+    e->res->orphan_rows += e->cache_orphan; /* the rows the cache left out */
+    e->res->ignored_rows += e->cache_ignored;
     if (e->cfg->progress) {
         e->cfg->progress->bytes_read = 0;
         e->cfg->progress->rows = 0;
@@ -1515,15 +1667,16 @@ static int pass2(struct engine *e)
     }
     for (;;) {
         if (!have_row) {
-            rc = next_task_row(e, &rd, &ci, &row, &req, &has_req);
+            rc = next_task_row(e, &src, &row, &req, &has_req);
             if (rc < 0)
                 break;
             have_row = rc == 1;
             rc = 0;
-            if (e->cfg->progress && (ci & 0x3fff) == 0 && e->rows_window) {
-                e->cfg->progress->bytes_read = (uint64_t)((double)e->cfg->progress->bytes_total *
-                                                          (double)ci / (double)e->rows_window);
-                e->cfg->progress->rows = ci;
+            if (e->cfg->progress && (src.calls & 0x3fff) == 0 && e->rows_window) {
+                e->cfg->progress->bytes_read =
+                    (uint64_t)((double)e->cfg->progress->bytes_total * (double)src.rows /
+                               (double)e->rows_window);
+                e->cfg->progress->rows = src.rows;
             }
         }
         int64_t t_task = have_row ? row.time : T_INF;
@@ -1560,7 +1713,7 @@ static int pass2(struct engine *e)
         if (rc < 0)
             break;
     }
-    tr_close(rd);
+    tr_close(src.rd);
     if (rc < 0)
         return rc;
     /* The window ends: what is still running or queued. */
@@ -1568,7 +1721,7 @@ static int pass2(struct engine *e)
     for (size_t l = 0; l < e->n_live; l++) {
         struct live *t = &e->live[l];
         const struct task_rec *tr = &e->rec[t->rec];
-        if ((tr->flags & F_DONE) || tr->aux != l + 1)
+        if (tr->flags & F_DONE) /* a free entry: its last task left */
             continue;
         if (t->state == L_RUNNING)
             e->res->tasks_running_at_end++;
@@ -1851,7 +2004,6 @@ static void engine_free(struct engine *e)
     free(e->jobs);
     free(e->rec);
     free(e->cache);
-    free(e->creq);
     lt_cluster_free(e->cluster);
     free(e->live);
     free(e->heap);
@@ -1875,7 +2027,8 @@ int sim_replay_run(const struct sim_replay_config *cfg, struct sim_replay_result
     if (!cfg->trace_dir || !cfg->policy || !(cfg->machines_pct > 0.0) ||
         cfg->machines_pct > 100.0 || cfg->interval_us <= 0)
         return lt_err_set(err, LT_EINVAL, 0, 0, "bad replay configuration");
-    if (map_init(&e.map) != 0 || sq_init(&e.q, SIM_N_PRIO, slot_moved, &e) != 0)
+    if (map_alloc(&e.map, MAP_MIN_CAP, NULL, 0) != 0 ||
+        sq_init(&e.q, SIM_N_PRIO, slot_moved, &e) != 0)
         return oom(&e);
     if (cfg->progress)
         cfg->progress->pass = 1;
