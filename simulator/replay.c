@@ -768,101 +768,128 @@ static int cmp_reqfix(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Pass 1's work on one row of the window: the task's record, the cache. */
+static int pass1_row(struct engine *e, const struct tr_task_row *row)
+{
+    bool is_new;
+    uint32_t id;
+
+    if (e->n_rec >= NIL - 1)
+        return lt_err_set(e->err, LT_ERANGE, 0, 0, "more than %u tasks", NIL - 1);
+    if (map_upsert(&e->map, e->rec, e->n_rec, row->job_id, row->task_index, (uint32_t)e->n_rec, &id,
+                   &is_new) != 0)
+        return oom(e);
+    if (is_new) {
+        if (grow((void **)&e->rec, &e->cap_rec, e->n_rec + 1, sizeof(*e->rec)) != 0)
+            return oom(e);
+        struct task_rec *n = &e->rec[e->n_rec++];
+        memset(n, 0, sizeof(*n));
+        n->job_id = row->job_id;
+        n->index = row->task_index;
+        n->u.t = -1;
+    }
+    struct task_rec *t = &e->rec[id];
+    if (is_new) {
+        if (row->type != TR_SUBMIT && row->type != TR_SCHEDULE)
+            t->flags |= F_ORPHAN;
+        else if (!row->has_req)
+            t->flags |= F_REQ_PENDING;
+    } else if ((t->flags & F_REQ_PENDING) && row->has_req) {
+        if (grow((void **)&e->fix, &e->cap_fix, e->n_fix + 1, sizeof(*e->fix)) != 0)
+            return oom(e);
+        e->fix[e->n_fix++] = (struct reqfix){id, {row->cpu, row->mem, row->disk}};
+        t->flags &= (uint8_t)~F_REQ_PENDING;
+    }
+    int rc = cache_row(e, row, id, is_new, (t->flags & F_ORPHAN) != 0);
+    if (rc < 0)
+        return rc;
+    switch (row->type) {
+    case TR_SUBMIT:
+        t->flags &= (uint8_t)~F_ENDED;
+        t->u.t = -1;
+        break;
+    case TR_SCHEDULE:
+        t->flags &= (uint8_t)~F_ENDED;
+        t->u.t = row->time;
+        if (row->time == 0)
+            t->flags |= F_SCHED_AT_0;
+        break;
+    default:
+        if (is_end(row->type)) {
+            int64_t sched = (t->flags & F_ENDED) ? -1 : t->u.t;
+            if (row->type == TR_KILL || row->type == TR_LOST)
+                t->u.t = row->time; /* pass 2 matches the row that ends the task */
+            else
+                t->u.t = sched >= 0 ? row->time - sched : 0;
+            t->end_type = row->type;
+            t->flags |= F_ENDED;
+        }
+        break;
+    }
+    return 0;
+}
+
+/* Rows pass 1 reads ahead of the one it works on: the map slot of each is prefetched as it
+ * is parsed, and the record of each known task before the batch is worked on, so the two
+ * cache misses of a row's lookup (the map and rec together are ~1 GB for the whole trace)
+ * overlap the parsing and the work of the rows before it. */
+#define P1_BATCH 16
+
 static int pass1(struct engine *e)
 {
     struct tr_opts o = {.skip_bad_lines = e->cfg->skip_bad_lines};
     struct tr_reader *r = tr_open(e->cfg->trace_dir, TR_TASK_EVENTS, &o, e->err);
+    struct tr_task_row rows[P1_BATCH];
+    struct tr_counts at[P1_BATCH]; /* the reader's counts after each row of the batch */
+    const struct tr_counts *cut_at = NULL;
     int64_t last = 0;
-    bool any = false, cut = false;
-    int rc;
+    bool any = false;
+    int rc = 0, rd = 1;
 
     if (!r)
         return e->err->code ? e->err->code : LT_EIO;
-    for (;;) {
-        struct tr_task_row row;
-        rc = tr_next(r, &row, e->err);
-        if (rc <= 0)
-            break;
-        if ((tr_counts(r)->rows & 0xffff) == 0)
-            publish(e, 1, r);
-        if (row.time == TR_TIME_AFTER) { /* sorted last: count them, replay nothing */
-            e->res->rows_after_window++;
-            continue;
+    while (rc == 0 && !cut_at && rd > 0) {
+        size_t n = 0;
+        while (n < P1_BATCH && (rd = tr_next(r, &rows[n], e->err)) > 0) {
+            uint64_t h = map_hash(rows[n].job_id, rows[n].task_index);
+            __builtin_prefetch(&e->map.slot[map_pos(h, e->map.cap)]);
+            at[n] = *tr_counts(r);
+            if ((at[n].rows & 0xffff) == 0)
+                publish(e, 1, r);
+            n++;
         }
-        if (row.time > e->cfg->until_us) {
-            cut = true;
-            break;
+        for (size_t k = 0; k < n; k++) {
+            uint64_t h = map_hash(rows[k].job_id, rows[k].task_index);
+            const struct map_slot *s = &e->map.slot[map_pos(h, e->map.cap)];
+            if (s->id != NIL && s->fp == (uint32_t)h)
+                __builtin_prefetch(&e->rec[s->id]);
         }
-        last = row.time;
-        any = true;
-        e->rows_window++;
-        e->res->rows[TR_TASK_EVENTS].rows++;
-        e->res->rows[TR_TASK_EVENTS].by_type[row.type]++;
-        bool is_new;
-        uint32_t id;
-        if (e->n_rec >= NIL - 1) {
-            rc = lt_err_set(e->err, LT_ERANGE, 0, 0, "more than %u tasks", NIL - 1);
-            break;
-        }
-        if (map_upsert(&e->map, e->rec, e->n_rec, row.job_id, row.task_index, (uint32_t)e->n_rec,
-                       &id, &is_new) != 0) {
-            rc = oom(e);
-            break;
-        }
-        if (is_new) {
-            if (grow((void **)&e->rec, &e->cap_rec, e->n_rec + 1, sizeof(*e->rec)) != 0) {
-                rc = oom(e);
+        for (size_t k = 0; k < n && rc == 0; k++) {
+            const struct tr_task_row *row = &rows[k];
+            if (row->time == TR_TIME_AFTER) { /* sorted last: count them, replay nothing */
+                e->res->rows_after_window++;
+                continue;
+            }
+            if (row->time > e->cfg->until_us) {
+                cut_at = &at[k]; /* the rows read after it were read ahead: not counted */
                 break;
             }
-            struct task_rec *n = &e->rec[e->n_rec++];
-            memset(n, 0, sizeof(*n));
-            n->job_id = row.job_id;
-            n->index = row.task_index;
-            n->u.t = -1;
-        }
-        struct task_rec *t = &e->rec[id];
-        if (is_new) {
-            if (row.type != TR_SUBMIT && row.type != TR_SCHEDULE)
-                t->flags |= F_ORPHAN;
-            else if (!row.has_req)
-                t->flags |= F_REQ_PENDING;
-        } else if ((t->flags & F_REQ_PENDING) && row.has_req) {
-            if (grow((void **)&e->fix, &e->cap_fix, e->n_fix + 1, sizeof(*e->fix)) != 0) {
-                rc = oom(e);
-                break;
-            }
-            e->fix[e->n_fix++] = (struct reqfix){id, {row.cpu, row.mem, row.disk}};
-            t->flags &= (uint8_t)~F_REQ_PENDING;
-        }
-        if ((rc = cache_row(e, &row, id, is_new, (t->flags & F_ORPHAN) != 0)) < 0)
-            break;
-        switch (row.type) {
-        case TR_SUBMIT:
-            t->flags &= (uint8_t)~F_ENDED;
-            t->u.t = -1;
-            break;
-        case TR_SCHEDULE:
-            t->flags &= (uint8_t)~F_ENDED;
-            t->u.t = row.time;
-            if (row.time == 0)
-                t->flags |= F_SCHED_AT_0;
-            break;
-        default:
-            if (is_end(row.type)) {
-                int64_t sched = (t->flags & F_ENDED) ? -1 : t->u.t;
-                if (row.type == TR_KILL || row.type == TR_LOST)
-                    t->u.t = row.time; /* pass 2 matches the row that ends the task */
-                else
-                    t->u.t = sched >= 0 ? row.time - sched : 0;
-                t->end_type = row.type;
-                t->flags |= F_ENDED;
-            }
-            break;
+            last = row->time;
+            any = true;
+            e->rows_window++;
+            e->res->rows[TR_TASK_EVENTS].rows++;
+            e->res->rows[TR_TASK_EVENTS].by_type[row->type]++;
+            rc = pass1_row(e, row);
         }
     }
+    if (rc == 0 && !cut_at && rd < 0)
+        rc = rd;
     publish(e, 1, r);
-    e->res->rows[TR_TASK_EVENTS].bad_lines = tr_counts(r)->bad_lines;
-    e->res->rows[TR_TASK_EVENTS].parts = tr_counts(r)->parts;
+    bool cut = cut_at != NULL;
+    if (!cut)
+        cut_at = tr_counts(r);
+    e->res->rows[TR_TASK_EVENTS].bad_lines = cut_at->bad_lines;
+    e->res->rows[TR_TASK_EVENTS].parts = cut_at->parts;
     tr_close(r);
     if (rc < 0)
         return rc;
@@ -873,6 +900,9 @@ static int pass1(struct engine *e)
     if (e->cfg->progress)
         e->cfg->progress->end_time_us = last;
     qsort(e->fix, e->n_fix, sizeof(*e->fix), cmp_reqfix);
+    e->res->task_bytes = e->n_rec * sizeof(*e->rec) + e->map.cap * sizeof(*e->map.slot);
+    e->res->cache_bytes = e->n_cache;
+    e->res->cache_rows = e->cache_rows;
     if (!e->cache_full) { /* pass 2 takes every row from the cache: no lookup by key */
         free(e->map.slot);
         e->map.slot = NULL;

@@ -91,6 +91,9 @@ struct sim_replay_result {
     double unused_mean;
     uint64_t samples;
     struct sim_wait_stats wait[SIM_N_PRIO];
+    /* Memory, for benchmarks (not in summary.json): bytes the task records and their key map
+     * held at the end of pass 1, bytes of the row cache, and the window rows it covered. */
+    uint64_t task_bytes, cache_bytes, cache_rows;
 };
 
 /* Runs the replay. On success returns 0 and fills *res (allocated by the caller; it is

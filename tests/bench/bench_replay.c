@@ -15,11 +15,12 @@
  * Extrapolation to the whole trace (144,648,288 task_events rows; about 25 M tasks, a
  * figure docs/spec calls recalled, not verified): time at this run's rows/s, and again with
  * the rows beyond the 1 GiB row cache re-read from the parts at the rate of a run with no
- * cache; RSS as baseline + cached rows x bytes per cached row (capped by the cache budget) +
- * tasks x bytes per task. Bytes per cached row come from the RSS difference between the run
- * with the cache and a run without it; bytes per task from the no-cache run's RSS over the
- * baseline, divided by the tasks submitted (so every fixed cost is charged to the tasks).
- * These are extrapolations from a two-part sample, not measurements (docs/benchmarks.md).
+ * cache; RSS as fixed + rows x bytes per row of the cache (capped by the cache budget) +
+ * tasks x bytes per task. Bytes per row are the engine's own count of its cache bytes
+ * (sim_replay_result.cache_bytes) over the rows; bytes per task the larger of the marginal
+ * RSS of a task (two uncached windows) and the engine's task records and key map over the
+ * tasks. These are extrapolations from a two-part sample, not measurements
+ * (docs/benchmarks.md).
  *
  * Every repeat must give the same tasks_completed, placements and events, with and without
  * the cache: a difference is a determinism bug, reported on stderr as exit status 1.
@@ -109,6 +110,8 @@ struct run_out {
     uint64_t completed;    /* res.tasks_completed */
     uint64_t placements;   /* res.placements */
     int64_t end_time_us;   /* res.end_time_us: T_end */
+    uint64_t task_bytes;   /* res.task_bytes: task records + key map after pass 1 */
+    uint64_t cache_bytes;  /* res.cache_bytes: the row cache */
 };
 
 static void usage(FILE *f)
@@ -523,6 +526,8 @@ static int child_main(const struct opts *o, const struct run_spec *rs, int fd)
     out.completed = res->tasks_completed;
     out.placements = res->placements;
     out.end_time_us = res->end_time_us;
+    out.task_bytes = res->task_bytes;
+    out.cache_bytes = res->cache_bytes;
     lt_free(res);
     return write(fd, &out, sizeof(out)) == (ssize_t)sizeof(out) ? 0 : 1;
 }
@@ -628,8 +633,10 @@ struct measured {
 
 /* The RSS model of the whole trace (docs/benchmarks.md, "Replay benchmark"). */
 struct rss_model {
-    double per_row;       /* bytes per cached row: cached peak - uncached peak, per row */
-    double per_task;      /* bytes per task: uncached peaks of two windows, per task more */
+    double per_row;       /* bytes per row of the cache: the engine's cache bytes per row */
+    double per_task_rss;  /* bytes per task: uncached peaks of two windows, per task more */
+    double per_task_rec;  /* the engine's task records + key map, per task */
+    double per_task;      /* the larger of the two */
     double per_task_all;  /* upper bound: uncached peak - baseline, all charged to the tasks */
     double fixed_kb;      /* uncached peak - per_task x tasks: the intercept */
     double cached_rows;   /* rows of the whole trace that fit the 1 GiB cache */
@@ -644,11 +651,11 @@ static void rss_extrapolate(const struct measured *m, struct rss_model *x)
     double d_tasks = (double)r->tasks - (double)m->half.tasks;
     double rows_mb;
 
-    x->per_row = ((double)m->c.peak_rss_kb - nc_kb) * 1024.0 / (double)r->task_rows;
-    if (x->per_row < 0)
-        x->per_row = 0;
+    x->per_row = (double)r->cache_bytes / (double)r->task_rows;
     x->per_task_all = (nc_kb - (double)r->base_rss_kb) * 1024.0 / (double)r->tasks;
-    x->per_task = d_tasks > 0 ? (nc_kb - half_kb) * 1024.0 / d_tasks : x->per_task_all;
+    x->per_task_rss = d_tasks > 0 ? (nc_kb - half_kb) * 1024.0 / d_tasks : x->per_task_all;
+    x->per_task_rec = (double)r->task_bytes / (double)r->tasks;
+    x->per_task = x->per_task_rss > x->per_task_rec ? x->per_task_rss : x->per_task_rec;
     x->fixed_kb = nc_kb - x->per_task * (double)r->tasks / 1024.0;
     x->cached_rows = FULL_TRACE_ROWS;
     if (x->per_row * FULL_TRACE_ROWS > (double)CACHE_BYTES)
@@ -709,8 +716,10 @@ static void report(const struct opts *o, const struct lt_policy *pol, const stru
     printf(",\"base_rss_kb\":%ld,\"nocache_peak_rss_kb\":%ld", r->base_rss_kb, m->nc.peak_rss_kb);
     printf(",\"half_tasks\":%" PRIu64 ",\"half_nocache_peak_rss_kb\":%ld", m->half.tasks,
            m->half.peak_rss_kb);
-    printf(",\"bytes_per_cached_row\":%.1f,\"bytes_per_task\":%.1f,\"bytes_per_task_all\":%.1f",
-           x.per_row, x.per_task, x.per_task_all);
+    printf(",\"cache_bytes\":%" PRIu64 ",\"task_bytes\":%" PRIu64, r->cache_bytes, r->task_bytes);
+    printf(",\"bytes_per_cached_row\":%.1f,\"bytes_per_task\":%.1f,\"bytes_per_task_rss\":%.1f"
+           ",\"bytes_per_task_rec\":%.1f,\"bytes_per_task_all\":%.1f",
+           x.per_row, x.per_task, x.per_task_rss, x.per_task_rec, x.per_task_all);
     printf(",\"extrapolated_full_trace_rss_mb\":%.0f", x.full_mb);
     printf(",\"extrapolated_full_trace_rss_upper_mb\":%.0f}\n", x.full_upper_mb);
 }
