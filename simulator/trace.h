@@ -106,6 +106,11 @@ LT_MUST_CHECK int tr_parse_job_line(const char *line, size_t len, struct tr_job_
 LT_MUST_CHECK int tr_parse_task_line(const char *line, size_t len, struct tr_task_row *out,
                                      struct lt_err *err);
 
+/* tr_parse_task_line without its fast path for the usual shape of a line (trace_line.c):
+ * same contract, same results. For the tests that hold the two equal. */
+LT_MUST_CHECK int tr_parse_task_line_general(const char *line, size_t len, struct tr_task_row *out,
+                                             struct lt_err *err);
+
 struct tr_opts {
     bool skip_bad_lines; /* count bad lines and go on instead of failing */
     uint32_t first_part; /* first part number to read (default 0) */

@@ -344,8 +344,37 @@ static enum f64_status slow_f64(struct field f, double *out)
     return F64_OK;
 }
 
-/* Parses a non-empty f: [0-9]+ ( '.' [0-9]+ )? ( [eE] [+-]? [0-9]+ )?, correctly rounded. */
+static enum f64_status parse_f64_general(struct field f, double *out);
+
+/* Parses a non-empty f: [0-9]+ ( '.' [0-9]+ )? ( [eE] [+-]? [0-9]+ )?, correctly rounded.
+ * The common case first: at most 19 digits in all, so m cannot overflow and every digit is
+ * kept (parse_f64_general finds the same m and e for these), no exponent, and Clinger's fast
+ * path applies. Everything else goes to parse_f64_general. */
 static enum f64_status parse_f64(struct field f, double *out)
+{
+#if FLT_EVAL_METHOD == 0
+    const char *s = f.s;
+    size_t i = 0, n = f.n, frac = 0;
+    uint64_t m = 0;
+
+    while (i < n && is_digit(s[i]))
+        m = m * 10 + (unsigned)(s[i++] - '0');
+    if (i > 0 && i < n && s[i] == '.') {
+        size_t j = ++i;
+        while (i < n && is_digit(s[i]))
+            m = m * 10 + (unsigned)(s[i++] - '0');
+        frac = i - j;
+    }
+    if (i == n && i > 0 && i - (frac > 0) <= 19 && s[i - 1] != '.' && frac <= 22 &&
+        m < ((uint64_t)1 << 53)) {
+        *out = (double)m / pow10_exact[frac];
+        return F64_OK;
+    }
+#endif
+    return parse_f64_general(f, out);
+}
+
+static enum f64_status parse_f64_general(struct field f, double *out)
 {
     const char *s = f.s;
     size_t i = 0, n = f.n;
@@ -482,7 +511,146 @@ int tr_parse_job_line(const char *line, size_t len, struct tr_job_row *out, stru
     return 0;
 }
 
+/* ---- the fast path of task_events lines ----
+ *
+ * A task_events line of the usual shape is parsed in one left-to-right walk, without the
+ * field array: short digit runs, one-digit codes, the hash checked by get_hash and the
+ * floats by parse_f64. Anything else (a long number, a code of two digits other than priority
+ * 10 or 11, a stray byte, a wrong field count, a '\r') makes it give up, and the general
+ * parser below decides the line, so every message is the general parser's. What the walk
+ * accepts the general parser accepts with the same row: its limits are stricter (at most 19
+ * digits for the time, 18 for IDs, so no range check can fail; 9 for the task index) and the
+ * rest are the same functions. tests/unit/test_trace.c compares the two on every line of the
+ * bundled demo parts. */
+
+/* Reads the digit run at p (up to end or a non-digit) into *v: at most max_digits digits,
+ * at least one. Returns the byte after the run, or NULL. */
+static const char *fast_digits(const char *p, const char *end, long max_digits, uint64_t *v)
+{
+    const char *q = p;
+    uint64_t x = 0;
+
+    while (q < end && is_digit(*q)) {
+        x = x * 10 + (unsigned)(*q - '0');
+        q++;
+    }
+    if (q == p || q - p > max_digits)
+        return NULL;
+    *v = x;
+    return q;
+}
+
+/* A code of one digit in 0..max, or empty (-1) when optional, then the separator (',', or the
+ * end of the line for the last field). Returns the byte after the separator, or NULL. */
+static const char *fast_code(const char *p, const char *end, unsigned max, bool optional, bool last,
+                             int *v)
+{
+    if (p < end && *p == ',' && optional && !last) {
+        *v = -1;
+        return p + 1;
+    }
+    if (p == end) {
+        if (!optional || !last)
+            return NULL;
+        *v = -1;
+        return p;
+    }
+    if (!is_digit(*p) || (unsigned)(*p - '0') > max)
+        return NULL;
+    *v = *p - '0';
+    p++;
+    if (last)
+        return p == end ? p : NULL;
+    return p < end && *p == ',' ? p + 1 : NULL;
+}
+
+/* The field at p up to the next comma (or the end of the line when last). */
+static bool fast_field(const char *p, const char *end, bool last, struct field *f)
+{
+    const char *q = last ? end : memchr(p, ',', (size_t)(end - p));
+    if (!q)
+        return false;
+    f->s = p;
+    f->n = (size_t)(q - p);
+    return true;
+}
+
+/* A float field, empty or as parse_f64 reads it; *p moves past its separator. */
+static bool fast_f64(const char **p, const char *end, bool last, double *v, bool *present)
+{
+    struct field f;
+    if (!fast_field(*p, end, last, &f))
+        return false;
+    *present = f.n != 0;
+    *v = 0.0;
+    if (f.n != 0 && parse_f64(f, v) != F64_OK)
+        return false;
+    *p = f.s + f.n + !last;
+    return true;
+}
+
+static bool task_line_fast(const char *line, size_t len, struct tr_task_row *out)
+{
+    const char *p = line, *end = line + len;
+    struct tr_task_row r;
+    struct field f;
+    uint64_t v;
+    int code;
+    bool has_cpu, has_mem, has_disk;
+
+    if (!(p = fast_digits(p, end, 19, &v)) || p == end || *p++ != ',')
+        return false;
+    r.time = v >= (uint64_t)TR_TIME_AFTER ? TR_TIME_AFTER : (int64_t)v;
+    if (!(p = fast_code(p, end, 2, true, false, &code)))
+        return false;
+    r.missing = (int8_t)code;
+    if (!(p = fast_digits(p, end, 18, &r.job_id)) || p == end || *p++ != ',')
+        return false;
+    if (!(p = fast_digits(p, end, 9, &v)) || p == end || *p++ != ',')
+        return false;
+    r.task_index = (uint32_t)v;
+    r.has_machine = p < end && *p != ',';
+    r.machine_id = 0;
+    if (r.has_machine && !(p = fast_digits(p, end, 18, &r.machine_id)))
+        return false;
+    if (p == end || *p++ != ',')
+        return false;
+    if (!(p = fast_code(p, end, TR_N_TYPES - 1, false, false, &code)))
+        return false;
+    r.type = (uint8_t)code;
+    if (!fast_field(p, end, false, &f) || get_hash(f, AT(task_names, 7), NULL) != 0)
+        return false;
+    p = f.s + f.n + 1;
+    if (!(p = fast_code(p, end, 3, true, false, &code)))
+        return false;
+    r.sched_class = (int8_t)code;
+    if (end - p >= 3 && p[0] == '1' && (p[1] == '0' || p[1] == '1') && p[2] == ',') {
+        r.priority = (uint8_t)(10 + (p[1] - '0')); /* priorities 10 and 11 */
+        p += 3;
+    } else if ((p = fast_code(p, end, 9, false, false, &code)) != NULL) {
+        r.priority = (uint8_t)code;
+    } else {
+        return false;
+    }
+    if (!fast_f64(&p, end, false, &r.cpu, &has_cpu) ||
+        !fast_f64(&p, end, false, &r.mem, &has_mem) ||
+        !fast_f64(&p, end, false, &r.disk, &has_disk) || !fast_code(p, end, 1, true, true, &code))
+        return false;
+    r.diff_machines = (int8_t)code;
+    r.has_req = has_cpu || has_mem || has_disk;
+    *out = r;
+    return true;
+}
+
 int tr_parse_task_line(const char *line, size_t len, struct tr_task_row *out, struct lt_err *err)
+{
+    if (task_line_fast(line, len, out))
+        return 0;
+    return tr_parse_task_line_general(line, len, out, err);
+}
+
+int tr_parse_task_line_general(const char *line, size_t len, struct tr_task_row *out,
+                               struct lt_err *err)
 {
     struct field f[TASK_FIELDS];
     struct tr_task_row r;

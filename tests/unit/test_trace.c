@@ -1147,6 +1147,99 @@ static void test_trace_golden_demo_subset(void **state)
     }
 }
 
+/* Parses line with tr_parse_task_line and with the general parser alone and asserts the same
+ * outcome: the same row, or the same error code, column and message. */
+static void task_fast_equals_general(const char *line, size_t len)
+{
+    struct tr_task_row a, b;
+    struct lt_err ea, eb;
+    int ra, rb;
+
+    memset(&a, 0, sizeof(a));
+    memset(&b, 0, sizeof(b));
+    lt_err_init(&ea, NULL);
+    lt_err_init(&eb, NULL);
+    ra = tr_parse_task_line(line, len, &a, &ea);
+    rb = tr_parse_task_line_general(line, len, &b, &eb);
+    if (ra != rb || ea.code != eb.code || ea.column != eb.column || strcmp(ea.text, eb.text) != 0) {
+        print_error("'%.*s': %d '%s' vs general %d '%s'\n", (int)len, line, ra, ea.text, rb,
+                    eb.text);
+        fail();
+    }
+    if (ra == 0 &&
+        (a.time != b.time || a.missing != b.missing || a.job_id != b.job_id ||
+         a.task_index != b.task_index || a.has_machine != b.has_machine ||
+         a.machine_id != b.machine_id || a.type != b.type || a.sched_class != b.sched_class ||
+         a.priority != b.priority || a.has_req != b.has_req ||
+         memcmp(&a.cpu, &b.cpu, sizeof(a.cpu)) != 0 || memcmp(&a.mem, &b.mem, sizeof(a.mem)) != 0 ||
+         memcmp(&a.disk, &b.disk, sizeof(a.disk)) != 0 || a.diff_machines != b.diff_machines)) {
+        print_error("'%.*s': rows differ\n", (int)len, line);
+        fail();
+    }
+}
+
+/* tr_parse_task_line's fast path (trace_line.c) decides exactly as the general parser: on
+ * every line of the demo subset, on every 40th line with each byte replaced by one of a few
+ * troublemakers, deleted or the line cut there, and on numbers at the fast path's limits. */
+static void test_trace_task_fast_path_equals_general_parser(void **state)
+{
+    static const char subst[] = {',', 'x', '9', '0', '1', '\r', '-', '.', 'e', '=', ' '};
+    static const char *const edge[] = {"0,,1,0,,0," HASH ",,10,,,,",
+                                       "0,,1,0,,0," HASH ",,11,,,,",
+                                       "0,,1,0,,0," HASH ",,12,,,,",
+                                       "0,,1,0,,0," HASH ",,09,,,,",
+                                       "0,,1,0,,0," HASH ",,011,,,,",
+                                       "0,,1,0,,0," HASH ",,1,,,,",
+                                       "9999999999999999999,,1,0,,0,,,0,,,,",
+                                       "9223372036854775807,,1,0,,0,,,0,,,,",
+                                       "18446744073709551615,,1,0,,0,,,0,,,,",
+                                       "0,,999999999999999999,0,,0,,,0,,,,",
+                                       "0,,9223372036854775807,0,,0,,,0,,,,",
+                                       "0,,9223372036854775808,0,,0,,,0,,,,",
+                                       "0,,1,999999999,,0,,,0,,,,",
+                                       "0,,1,4294967295,1,0,,,0,,,,",
+                                       "0,,1,4294967296,1,0,,,0,,,,",
+                                       "0,2,1,0,7,8,,3,11,1e-300,2.5e+3,0.0000001,1",
+                                       "0,3,1,0,,0,,,0,,,,",
+                                       "0,,1,0,,0,,4,0,,,,",
+                                       "0,,1,0,,9,,,0,,,,",
+                                       "0,,1,0,,0,,,0,,,,2",
+                                       "0,,1,0,,0,,,0,,,,,",
+                                       "0,,1,0,,0,,,0,,,",
+                                       "",
+                                       ","};
+    char buf[512];
+    gzFile f;
+    long n = 0;
+
+    (void)state;
+    for (size_t i = 0; i < N_OF(edge); i++)
+        task_fast_equals_general(edge[i], strlen(edge[i]));
+    snprintf(buf, sizeof(buf), "%s/task_events/part-00000-of-00500.csv.gz", TR_DEMO_DIR);
+    f = gzopen(buf, "rb");
+    assert_non_null(f);
+    while (gzgets(f, buf, (int)sizeof(buf) - 1) != NULL) {
+        size_t len = strcspn(buf, "\n");
+        char m[512];
+        task_fast_equals_general(buf, len);
+        if (n++ % 40 != 0)
+            continue;
+        for (size_t k = 0; k < len; k++) {
+            task_fast_equals_general(buf, k); /* cut at k */
+            memcpy(m, buf, len);
+            memmove(m + k, m + k + 1, len - k - 1); /* byte k deleted */
+            task_fast_equals_general(m, len - 1);
+            for (size_t c = 0; c < N_OF(subst); c++) {
+                memcpy(m, buf, len);
+                m[k] = subst[c];
+                task_fast_equals_general(m, len);
+            }
+        }
+    }
+    gzclose(f);
+    assert_true(n > 50000);
+}
+
 static void test_trace_names_tables_and_types(void **state)
 {
     (void)state;
@@ -1195,6 +1288,7 @@ int main(void)
         cmocka_unit_test(test_trace_golden_task_events_both_parts),
         cmocka_unit_test(test_trace_golden_job_events),
         cmocka_unit_test(test_trace_golden_demo_subset),
+        cmocka_unit_test(test_trace_task_fast_path_equals_general_parser),
         cmocka_unit_test(test_trace_names_tables_and_types),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
