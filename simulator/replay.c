@@ -1624,9 +1624,17 @@ static int run_deferred(struct engine *e)
 struct row_source {
     struct cache_cursor cur; /* the cache, first */
     struct tr_reader *rd;    /* then the parts again, past the covered rows (NULL until then) */
-    uint64_t rows;           /* window rows handed out so far (estimated inside the cache) */
+    uint64_t rows;           /* window rows handed out by the second read (cache_rows before) */
     uint64_t calls;          /* rows returned, for the progress cadence */
 };
+
+/* Window rows pass 2 has reached, for the progress bar (estimated inside the cache). */
+static uint64_t source_progress(const struct engine *e, const struct row_source *src)
+{
+    if (src->cur.pos < e->n_cache)
+        return (uint64_t)((double)e->cache_rows * (double)src->cur.pos / (double)e->n_cache);
+    return src->rd ? src->rows : e->cache_rows;
+}
 
 /* The next task_events row of pass 2: from the cache, then (when the cache budget ran out)
  * from a second read of the parts, past the covered rows. Returns 1, 0 at the end of the
@@ -1637,7 +1645,6 @@ static int next_task_row(struct engine *e, struct row_source *src, struct crow *
     src->calls++;
     if (src->cur.pos < e->n_cache) {
         cache_next(e, &src->cur, out, req, has_req);
-        src->rows = (uint64_t)((double)e->cache_rows * (double)src->cur.pos / (double)e->n_cache);
         return 1;
     }
     if (!e->cache_full || src->rows >= e->rows_window)
@@ -1677,7 +1684,8 @@ static int next_task_row(struct engine *e, struct row_source *src, struct crow *
 
 static int pass2(struct engine *e)
 {
-    struct row_source src = {.cur = {0, 0, 0, {0, 0, 0}}, .rd = NULL, .rows = 0, .calls = 0};
+    struct row_source src = {
+        .cur = {0, 0, 0, {0, 0, 0}}, .rd = NULL, .rows = e->cache_rows, .calls = 0};
     struct crow row = {0};
     struct lt_res req = {0, 0, 0};
     bool have_row = false, has_req = false;
@@ -1703,10 +1711,10 @@ static int pass2(struct engine *e)
             have_row = rc == 1;
             rc = 0;
             if (e->cfg->progress && (src.calls & 0x3fff) == 0 && e->rows_window) {
-                e->cfg->progress->bytes_read =
-                    (uint64_t)((double)e->cfg->progress->bytes_total * (double)src.rows /
-                               (double)e->rows_window);
-                e->cfg->progress->rows = src.rows;
+                uint64_t reached = source_progress(e, &src);
+                e->cfg->progress->bytes_read = (uint64_t)((double)e->cfg->progress->bytes_total *
+                                                          (double)reached / (double)e->rows_window);
+                e->cfg->progress->rows = reached;
             }
         }
         int64_t t_task = have_row ? row.time : T_INF;
