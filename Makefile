@@ -85,6 +85,17 @@ fuzz-smoke:
 test: format-check test-plain test-asan fuzz-smoke
 	@echo "make test: plain and ASan+UBSan suites passed"
 
+# The Kubernetes API client's test under ThreadSanitizer: watcher threads, the fake API
+# server's connection threads and the test thread (docs/extender-kube.md).
+TSAN_BUILD ?= build-tsan
+.PHONY: test-tsan-kube
+test-tsan-kube:
+	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	    -DCMAKE_C_FLAGS="-fsanitize=thread -fno-omit-frame-pointer" \
+	    -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread >/dev/null
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target test_kube
+	TSAN_OPTIONS=halt_on_error=1 $(TSAN_BUILD)/test_kube
+
 bench:
 	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DLOTUS_BENCH=ON >/dev/null
 	cmake --build $(BENCH_BUILD) -j $(JOBS) --target bench_choose bench_replay

@@ -18,8 +18,10 @@
  * advance the RV (an opaque string). A clean end of the stream (the server's timeoutSeconds)
  * re-watches at once; a dropped connection, an HTTP error or a non-410 ERROR event re-watches
  * from the last RV after a backoff (doubling from backoff_initial_ms to backoff_max_ms, each
- * delay drawn uniformly in [d/2, d]); an ERROR event with code 410, an HTTP 410 or a line we
- * cannot parse (we may have lost an event) relists. A 401 re-reads the token file.
+ * delay drawn uniformly in [d/2, d]; d starts over once a WATCH delivers an object or a
+ * bookmark or ends cleanly). An ERROR event with code 410, an HTTP 410 or a line we cannot
+ * parse (we may have lost an event) relists: at once the first time, after a backoff when the
+ * previous WATCH also ended that way without progress. A 401 re-reads the token file.
  *
  * Shared state: struct kube_client is read-only after kube_client_new() except its token,
  * which its mutex guards; a watcher's counters are C11 atomics; everything else of a watcher
@@ -830,7 +832,7 @@ struct watch_ctx {
     struct buf line;      /* the current, incomplete line (200) or the error body */
     enum attempt verdict; /* set when the callback aborts the transfer */
     bool aborted;         /* the callback returned an error to curl */
-    size_t delivered;     /* events handed to the owner */
+    size_t delivered;     /* objects and bookmarks handed to the owner (ERROR excluded) */
     struct lt_err *err;
 };
 
@@ -887,7 +889,7 @@ static enum attempt watch_line(struct watch_ctx *x, const char *s, size_t n)
         a = ATTEMPT_GONE;
     } else {
         deliver(x->w, type, obj);
-        x->delivered++;
+        x->delivered += type != KUBE_EVENT_ERROR;
         if (type == KUBE_EVENT_ERROR)
             a = watch_error(x, obj);
         else if (rv && *rv)
@@ -974,7 +976,8 @@ static enum attempt watch_verdict(struct watch_ctx *x, CURLcode cc, bool stopped
     return ATTEMPT_OK;
 }
 
-/* One WATCH request from w->rv. OK when the server ended the stream cleanly. */
+/* One WATCH request from w->rv. OK when the server ended the stream cleanly; *delivered
+ * counts the objects and bookmarks handed over (ERROR events excluded). */
 static enum attempt do_watch(struct kube_watch *w, size_t *delivered, struct lt_err *err)
 {
     const struct kube_config *cfg = &w->c->cfg;
@@ -1049,14 +1052,15 @@ static void *watch_main(void *arg)
                 break;
             need_list = false;
             first = true;
-            w->backoff_ms = w->c->cfg.backoff_initial_ms;
         }
         if (!first)
             atomic_fetch_add(&w->watch_restarts, 1);
         first = false;
         lt_err_init(&e, w->path);
         a = do_watch(w, &delivered, &e);
-        if (delivered > 0) {
+        /* Objects, bookmarks or a clean end prove the server healthy; a LIST alone does not,
+         * so a server that answers every WATCH with 410 meets a growing backoff. */
+        if (delivered > 0 || a == ATTEMPT_OK) {
             w->backoff_ms = w->c->cfg.backoff_initial_ms;
             gone_streak = 0;
         }

@@ -512,6 +512,56 @@ static void test_kube_malformed_line_relists(void **state)
     pthread_mutex_unlock(&x->lock);
 }
 
+/* A WATCH answered 410 again and again: the first relist is immediate, the next ones wait
+ * a growing backoff (here at least 50 + 100 ms), so the watcher never spins. */
+static void test_kube_repeated_410_backs_off(void **state)
+{
+    struct fx *x = *state;
+    struct kube_watch_stats st;
+    int64_t t0, t1;
+    size_t i, l2, l3, l4;
+
+    x->cfg.backoff_initial_ms = 100;
+    x->cfg.backoff_max_ms = 400;
+    start_synced(x, "/api/v1/pods");
+    wait_synced(x, "100", 1);
+    wait_stream(x, FAKE_PODS);
+    fake_api_fail_watch(x->f, FAKE_PODS, 410, 3);
+    i = fake_api_request_count(x->f);
+    fake_push_end(x->f, FAKE_PODS);
+    wait_synced(x, "100", 4);
+    l2 = wait_request(x, "?limit=500", i);      /* at once, after the first 410 */
+    l3 = wait_request(x, "?limit=500", l2 + 1); /* after a backoff in [50, 100] ms */
+    l4 = wait_request(x, "?limit=500", l3 + 1); /* after a backoff in [100, 200] ms */
+    assert_true(fake_api_request(x->f, l2, (char[8]){0}, 8, &t0));
+    assert_true(fake_api_request(x->f, l4, (char[8]){0}, 8, &t1));
+    assert_true(t1 - t0 >= 150);
+    kube_watch_stats(x->w, &st);
+    assert_int_equal(st.relists, 4);
+    assert_int_equal(st.errors, 3);
+}
+
+/* A field selector goes, percent-encoded, on every LIST and WATCH request. */
+static void test_kube_field_selector_on_list_and_watch(void **state)
+{
+    struct fx *x = *state;
+    struct lt_err err;
+
+    client_new(x);
+    lt_err_init(&err, NULL);
+    x->w = kube_watch_start(x->c, "/api/v1/pods", "spec.nodeName!=,status.phase!=Failed", &ops, x,
+                            &err);
+    assert_non_null(x->w);
+    wait_synced(x, "100", 1);
+    wait_request(x, "GET /api/v1/pods?limit=500&fieldSelector=spec.nodeName!=,status.phase!=Failed",
+                 0);
+    wait_request(x, "timeoutSeconds=", 0);
+    wait_request(x, "&fieldSelector=spec.nodeName!=,status.phase!=Failed", 1);
+    lt_err_init(&err, NULL);
+    assert_null(kube_watch_start(x->c, "api/v1/pods", NULL, &ops, x, &err));
+    assert_int_equal(err.code, LT_EINVAL);
+}
+
 /* With a periodic re-read an hour away, a 401 alone makes the client re-read its token file:
  * once the file holds the right token, the watcher syncs. kube_bind re-reads and retries too. */
 static void test_kube_token_reread_after_401(void **state)
@@ -690,6 +740,8 @@ int main(void)
         T(test_kube_disconnect_rewatches_from_last_rv_with_backoff),
         T(test_kube_disconnect_then_410_relists),
         T(test_kube_malformed_line_relists),
+        T(test_kube_repeated_410_backs_off),
+        T(test_kube_field_selector_on_list_and_watch),
         T(test_kube_token_reread_after_401),
         T(test_kube_bind_created),
         T(test_kube_bind_conflict_reports_message),
