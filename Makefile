@@ -80,6 +80,16 @@ fuzz-smoke:
 	    $(FUZZ_BUILD)/corpus-trace > $(FUZZ_BUILD)/fuzz-trace.log 2>&1; rc=$$?; \
 	    grep -E '^(stat::number_of_executed_units|Done|==[0-9]+==ERROR)' $(FUZZ_BUILD)/fuzz-trace.log; \
 	    exit $$rc
+	# The extender's request decoders and response encoders, seeded with the extender/v1
+	# golden strings and the malformed requests of tests/fixtures/extender.
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_extender_json
+	rm -rf $(FUZZ_BUILD)/corpus-extender && mkdir -p $(FUZZ_BUILD)/corpus-extender
+	find tests/fixtures/extender -type f \( -name '*.json' -o -name input \) | while read -r f; do \
+	    cp "$$f" "$(FUZZ_BUILD)/corpus-extender/$$(echo "$$f" | tr / _)"; done
+	$(FUZZ_BUILD)/fuzz_extender_json -max_total_time=10 -max_len=4096 -print_final_stats=1 \
+	    $(FUZZ_BUILD)/corpus-extender > $(FUZZ_BUILD)/fuzz-extender.log 2>&1; rc=$$?; \
+	    grep -E '^(stat::number_of_executed_units|Done|==[0-9]+==ERROR)' $(FUZZ_BUILD)/fuzz-extender.log; \
+	    exit $$rc
 
 # Every test, in the plain build and in the ASan+UBSan build, plus a short fuzz run.
 test: format-check test-plain test-asan fuzz-smoke
