@@ -252,6 +252,10 @@ int kube_config_in_cluster(struct kube_config *cfg, const char *sa_dir, struct l
     /* Fail now, with the path, rather than at the first request. */
     rc = read_small_file(tmp.ca_file, (size_t)16 << 20, &probe, err);
     lt_free(probe);
+    probe = NULL;
+    if (rc == 0)
+        rc = read_small_file(tmp.token_file, KUBE_TOKEN_MAX, &probe, err);
+    lt_free(probe);
     if (rc < 0)
         return rc;
     *cfg = tmp;

@@ -66,6 +66,7 @@ struct fake_api {
     int fail_count[FAKE_RES_N];
     int expire_count[FAKE_RES_N]; /* scripted continue expiries */
     char *conflict;               /* next binding's 409 message or NULL */
+    int bind_delay_ms;            /* next binding's answer delay */
     size_t bindings;
     struct request *reqs;
     size_t n_reqs, cap_reqs;
@@ -357,6 +358,13 @@ void fake_api_bind_conflict_next(struct fake_api *f, const char *message)
     pthread_mutex_lock(&f->lock);
     free(f->conflict);
     f->conflict = xstrdup(message);
+    pthread_mutex_unlock(&f->lock);
+}
+
+void fake_api_bind_delay_next(struct fake_api *f, int ms)
+{
+    pthread_mutex_lock(&f->lock);
+    f->bind_delay_ms = ms;
     pthread_mutex_unlock(&f->lock);
 }
 
@@ -730,8 +738,14 @@ static enum MHD_Result serve_bind(struct fake_api *f, struct MHD_Connection *con
     const char *puid, *bound;
     char msg[512];
     json_t *pod;
-    int code = 201;
+    int code = 201, delay;
 
+    pthread_mutex_lock(&f->lock);
+    delay = f->bind_delay_ms;
+    f->bind_delay_ms = 0;
+    pthread_mutex_unlock(&f->lock);
+    if (delay > 0)
+        usleep((useconds_t)delay * 1000);
     if (!b || !bname || !node) {
         json_decref(b);
         return reply_status(conn, 400, "BadRequest", "malformed Binding");
@@ -759,7 +773,10 @@ static enum MHD_Result serve_bind(struct fake_api *f, struct MHD_Connection *con
                  name, uid, puid);
     } else if (bound && *bound) {
         code = 409;
-        snprintf(msg, sizeof(msg), "pod %s is already assigned to node \"%s\"", name, bound);
+        snprintf(msg, sizeof(msg),
+                 "Operation cannot be fulfilled on pods/binding \"%s\": pod %s is already "
+                 "assigned to node \"%s\"",
+                 name, name, bound);
     } else {
         json_t *spec = json_object_get(pod, "spec");
         if (!json_is_object(spec))

@@ -90,6 +90,9 @@ void fake_api_expire_continue(struct fake_api *f, enum fake_res r, int count);
 /* The next binding request answers 409 with this message (copied). */
 void fake_api_bind_conflict_next(struct fake_api *f, const char *message);
 
+/* The next binding request is answered only after ms milliseconds (a slow API server). */
+void fake_api_bind_delay_next(struct fake_api *f, int ms);
+
 /* The node the stored pod ns/name is bound to, copied into out (cap bytes); false if the pod
  * is unknown or unbound. */
 bool fake_api_pod_node(struct fake_api *f, const char *ns, const char *name, char *out, size_t cap);

@@ -673,6 +673,54 @@ static void test_kube_bind_unreachable_names_url(void **state)
     assert_int_equal(kube_bind(x->c, "default", "", "uid-1", "node-7", NULL, NULL), LT_EINVAL);
 }
 
+/* A binding the API server does not answer within request_timeout_ms fails with the URL. */
+static void test_kube_bind_times_out(void **state)
+{
+    struct fx *x = *state;
+    struct lt_err err;
+    int64_t t0, dt;
+    int status = -1;
+
+    fake_api_add(x->f, FAKE_PODS, pod("web-1", "uid-1"));
+    x->cfg.request_timeout_ms = 200;
+    client_new(x);
+    fake_api_bind_delay_next(x->f, 700);
+    lt_err_init(&err, NULL);
+    t0 = now_ms();
+    assert_int_equal(kube_bind(x->c, "default", "web-1", "uid-1", "node-7", &status, &err), LT_EIO);
+    dt = now_ms() - t0;
+    assert_true(dt >= 150 && dt < 650);
+    assert_int_equal(status, 0);
+    assert_non_null(strstr(err.text, "/pods/web-1/binding' failed: "));
+    assert_non_null(strstr(err.text, "timed out"));
+}
+
+/* A WATCH line longer than max_line_bytes is refused (bounded memory) and the watcher
+ * relists, since it lost that event. */
+static void test_kube_overlong_line_relists(void **state)
+{
+    struct fx *x = *state;
+    struct kube_watch_stats st;
+    char big[600];
+
+    x->cfg.max_line_bytes = 256;
+    start_synced(x, "/api/v1/pods");
+    wait_synced(x, "100", 1);
+    memset(big, 'x', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    fake_push_event(x->f, FAKE_PODS, "ADDED",
+                    json_pack("{s:{s:s, s:s}, s:s}", "metadata", "name", "p1", "namespace",
+                              "default", "data", big));
+    wait_synced(x, "101", 1);
+    kube_watch_stats(x->w, &st);
+    assert_int_equal(st.relists, 2);
+    assert_int_equal(st.events[KUBE_EVENT_ADDED], 0);
+    wait_log(x, "LISTED p1", 1); /* the relist brings it: LIST pages have their own limit */
+    pthread_mutex_lock(&x->lock);
+    assert_non_null(strstr(x->last_error, "a line exceeds 256 bytes"));
+    pthread_mutex_unlock(&x->lock);
+}
+
 /* Stopping a watcher whose WATCH stream is idle returns well within a second. */
 static void test_kube_stop_while_idle_is_prompt(void **state)
 {
@@ -747,6 +795,8 @@ int main(void)
         T(test_kube_bind_conflict_reports_message),
         T(test_kube_bind_wrong_uid_conflicts),
         T(test_kube_bind_unreachable_names_url),
+        T(test_kube_bind_times_out),
+        T(test_kube_overlong_line_relists),
         T(test_kube_stop_while_idle_is_prompt),
         T(test_kube_in_cluster_config),
     };
