@@ -736,7 +736,7 @@ static enum MHD_Result serve_bind(struct fake_api *f, struct MHD_Connection *con
     const char *bname = meta_str(b, "name"), *uid = meta_str(b, "uid");
     const char *node = json_string_value(json_object_get(json_object_get(b, "target"), "name"));
     const char *puid, *bound;
-    char msg[512];
+    char msg[1024];
     json_t *pod;
     int code = 201, delay;
 
