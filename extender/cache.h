@@ -1,0 +1,106 @@
+/* cache.h -- the extender's view of the cluster: nodes and pods, as immutable snapshots.
+ *
+ * The cache is fed by the list+watch of extender/kube.h (nodes and pods), or once from a file
+ * (offline mode, --cluster-file: nodes and pods as the API server lists them). Decisions never
+ * read the feed's state: they acquire the current snapshot, an immutable, reference-counted
+ * object (STYLE.md R10), use it without locks, and release it. A new snapshot is built from the
+ * feed's state off the request path (at most every rebuild_ms while events arrive), and at
+ * once after ext_cache_assume, so a pod the extender just bound counts against its node for
+ * the next request even before the watch reports it.
+ *
+ * A snapshot holds a liblotus cluster (lt_cluster.h): one machine per node, in node-name
+ * order, with the node's allocatable cpu (millicores), memory and ephemeral-storage (bytes)
+ * as capacity (a resource the node does not report gets capacity 1, so only a zero request
+ * fits it), and one placement per pod that is bound to a node and not terminated (phase
+ * Succeeded/Failed, or deleted), placed with LT_PLACE_FORCE since a node may be
+ * overcommitted; plus the assumed pods. The placement's task id is the pod's position in
+ * snap->pods.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef EXT_CACHE_H
+#define EXT_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kube.h"
+#include "lt_cluster.h"
+#include "lt_err.h"
+#include "lt_score.h"
+
+/* One pod of a snapshot. Strings are owned by the snapshot. */
+struct ext_snap_pod {
+    const char *ns, *name, *uid;
+    int32_t priority;   /* spec.priority */
+    int64_t start_ms;   /* status.startTime (else metadata.creationTimestamp), Unix ms; 0 if none */
+    bool sticky;        /* lotus.io/sticky: "true" (label or annotation) */
+    bool assumed;       /* bound by this extender, not yet seen bound by the watch */
+    struct lt_res req;  /* effective requests (cpu millicores, memory bytes, ephemeral bytes) */
+    size_t node;        /* machine index in snap->cluster */
+    size_t pid;         /* its placement id in snap->cluster */
+};
+
+struct ext_snapshot {
+    uint64_t version;             /* increases with every snapshot of one cache */
+    int64_t built_ms;             /* when it was built (Unix ms) */
+    int64_t feed_ms;              /* time of the last feed event it includes (Unix ms) */
+    struct lt_cluster *cluster;   /* owned; policies the cache was told about are attached */
+    const struct ext_snap_pod *pods; /* n_pods pods, the placements of cluster */
+    size_t n_pods;
+    /* private: reference count (atomic), owned strings */
+};
+
+struct ext_cache_config {
+    int64_t rebuild_ms;               /* minimum time between two snapshots while events arrive */
+    int64_t assume_ttl_ms;            /* drop an assumed pod the watch never confirms after this */
+    const struct lt_policy *policies[4]; /* attached to every snapshot's cluster (may be NULL) */
+    uint64_t seed;                    /* cluster seed (randfirstfit order) */
+};
+
+struct ext_cache;
+
+/* A new, empty, unsynced cache. NULL with err set on LT_ENOMEM or a bad config. */
+struct ext_cache *ext_cache_new(const struct ext_cache_config *cfg, struct lt_err *err);
+
+/* Stops the feed (if any) and frees the cache; snapshots still acquired stay valid until
+ * released. NULL is a no-op. */
+void ext_cache_free(struct ext_cache *c);
+
+/* Offline mode: loads nodes and pods from path once and marks the cache synced. The file is
+ * one JSON object: a v1 List (as `kubectl get nodes,pods -o json` prints it) whose items are
+ * Nodes and Pods, or {"nodes": NodeList, "pods": PodList}. Errors name the file and the JSON
+ * path. */
+LT_MUST_CHECK int ext_cache_load_file(struct ext_cache *c, const char *path, struct lt_err *err);
+
+/* Online mode: starts the list+watch of /api/v1/nodes and /api/v1/pods on client (borrowed;
+ * must outlive the cache). The cache is synced once both lists are complete. */
+LT_MUST_CHECK int ext_cache_start(struct ext_cache *c, struct kube_client *client,
+                                  struct lt_err *err);
+
+/* The current snapshot, with a reference the caller must release; NULL until synced. Never
+ * blocks on a rebuild. */
+struct ext_snapshot *ext_snapshot_acquire(struct ext_cache *c);
+void ext_snapshot_release(struct ext_snapshot *s);
+
+/* Records that the extender bound pod (ns, name, uid) to node and publishes a snapshot that
+ * counts it before returning. The pod's requests, priority and stickiness come from the
+ * cache's own copy of the (pending) pod; a pod the cache has never seen is counted with zero
+ * requests and *known is set false (the caller logs it). */
+LT_MUST_CHECK int ext_cache_assume(struct ext_cache *c, const char *ns, const char *name,
+                                   const char *uid, const char *node, bool *known,
+                                   struct lt_err *err);
+
+/* For /readyz and /metrics. */
+struct ext_cache_stats {
+    bool synced;
+    uint64_t snapshot_version;
+    int64_t snapshot_age_ms;  /* now - built_ms of the current snapshot */
+    int64_t feed_age_ms;      /* now - time of the last feed event */
+    size_t nodes, pods, assumed;
+    uint64_t watch_restarts, relists, feed_errors;
+};
+void ext_cache_stats(struct ext_cache *c, struct ext_cache_stats *out);
+
+#endif
