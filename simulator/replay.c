@@ -899,7 +899,8 @@ static int pass1(struct engine *e)
     e->t_end = cut ? e->cfg->until_us : last; /* --until S ends the window at S */
     if (e->cfg->progress)
         e->cfg->progress->end_time_us = last;
-    qsort(e->fix, e->n_fix, sizeof(*e->fix), cmp_reqfix);
+    if (e->n_fix) /* qsort and bsearch want a non-null array even for 0 elements */
+        qsort(e->fix, e->n_fix, sizeof(*e->fix), cmp_reqfix);
     e->res->task_bytes = e->n_rec * sizeof(*e->rec) + e->map.cap * sizeof(*e->map.slot);
     e->res->cache_bytes = e->n_cache;
     e->res->cache_rows = e->cache_rows;
@@ -1357,7 +1358,8 @@ static int arrive(struct engine *e, size_t h, const struct crow *row, const stru
     r->flags |= F_ARRIVED;
     if (!rq) {
         struct reqfix key = {.id = (uint32_t)h};
-        const struct reqfix *fix = bsearch(&key, e->fix, e->n_fix, sizeof(*e->fix), cmp_reqfix);
+        const struct reqfix *fix =
+            e->n_fix ? bsearch(&key, e->fix, e->n_fix, sizeof(*e->fix), cmp_reqfix) : NULL;
         if (!fix) {
             e->res->tasks_no_requests++;
             r->flags |= F_DONE;
