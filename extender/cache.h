@@ -33,30 +33,30 @@
 /* One pod of a snapshot. Strings are owned by the snapshot. */
 struct ext_snap_pod {
     const char *ns, *name, *uid;
-    int32_t priority;   /* spec.priority */
-    int64_t start_ms;   /* status.startTime (else metadata.creationTimestamp), Unix ms; 0 if none */
-    bool sticky;        /* lotus.io/sticky: "true" (label or annotation) */
-    bool assumed;       /* bound by this extender, not yet seen bound by the watch */
-    struct lt_res req;  /* effective requests (cpu millicores, memory bytes, ephemeral bytes) */
-    size_t node;        /* machine index in snap->cluster */
-    size_t pid;         /* its placement id in snap->cluster */
+    int32_t priority;  /* spec.priority */
+    int64_t start_ms;  /* status.startTime (else metadata.creationTimestamp), Unix ms; 0 if none */
+    bool sticky;       /* lotus.io/sticky: "true" (label or annotation) */
+    bool assumed;      /* bound by this extender, not yet seen bound by the watch */
+    struct lt_res req; /* effective requests (cpu millicores, memory bytes, ephemeral bytes) */
+    size_t node;       /* machine index in snap->cluster */
+    size_t pid;        /* its placement id in snap->cluster */
 };
 
 struct ext_snapshot {
-    uint64_t version;             /* increases with every snapshot of one cache */
-    int64_t built_ms;             /* when it was built (Unix ms) */
-    int64_t feed_ms;              /* time of the last feed event it includes (Unix ms) */
-    struct lt_cluster *cluster;   /* owned; policies the cache was told about are attached */
+    uint64_t version;                /* increases with every snapshot of one cache */
+    int64_t built_ms;                /* when it was built (Unix ms) */
+    int64_t feed_ms;                 /* time of the last feed event it includes (Unix ms) */
+    struct lt_cluster *cluster;      /* owned; policies the cache was told about are attached */
     const struct ext_snap_pod *pods; /* n_pods pods, the placements of cluster */
     size_t n_pods;
     /* private: reference count (atomic), owned strings */
 };
 
 struct ext_cache_config {
-    int64_t rebuild_ms;               /* minimum time between two snapshots while events arrive */
-    int64_t assume_ttl_ms;            /* drop an assumed pod the watch never confirms after this */
+    int64_t rebuild_ms;    /* minimum time between two snapshots while events arrive */
+    int64_t assume_ttl_ms; /* drop an assumed pod the watch never confirms after this */
     const struct lt_policy *policies[4]; /* attached to every snapshot's cluster (may be NULL) */
-    uint64_t seed;                    /* cluster seed (randfirstfit order) */
+    uint64_t seed;                       /* cluster seed (randfirstfit order) */
 };
 
 struct ext_cache;
@@ -96,8 +96,8 @@ LT_MUST_CHECK int ext_cache_assume(struct ext_cache *c, const char *ns, const ch
 struct ext_cache_stats {
     bool synced;
     uint64_t snapshot_version;
-    int64_t snapshot_age_ms;  /* now - built_ms of the current snapshot */
-    int64_t feed_age_ms;      /* now - time of the last feed event */
+    int64_t snapshot_age_ms; /* now - built_ms of the current snapshot */
+    int64_t feed_age_ms;     /* now - time of the last feed event */
     size_t nodes, pods, assumed;
     uint64_t watch_restarts, relists, feed_errors;
 };
