@@ -1,0 +1,397 @@
+/* decide.c -- lotus-extender's filter, prioritize and preempt over one immutable snapshot.
+ *
+ * Design. Every decision is a loop over the request's nodes that looks each name up in the
+ * snapshot's cluster (lt_cluster_find, a hash lookup) and calls the library: lt_cluster_fits
+ * for filter, one lt_policy_rank call over all known candidates for prioritize, and one
+ * lt_victims_choose per node for preempt. Nothing here locks, allocates per node beyond the
+ * result arrays, or touches the clock, so a request costs O(candidates) plus the policy's own
+ * cost, and the server can run any number of these in parallel on one snapshot.
+ *
+ * Units are the snapshot's: CPU millicores, memory and ephemeral-storage bytes, held as
+ * doubles that are exact integers below 2^53 (9 PB), so fits and the reasons are exact.
+ *
+ * Tests: tests/unit/test_decide.c (reasons, the score mapping, victims incl. sticky).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "decide.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lt_mem.h"
+
+struct lt_task ext_pod_task(const struct ext_pod *p)
+{
+    struct lt_task t;
+
+    memset(&t, 0, sizeof(t));
+    t.priority = p->priority;
+    t.req.cpu = (double)p->req.cpu_milli;
+    t.req.mem = (double)p->req.mem_bytes;
+    t.req.disk = (double)p->req.ephemeral_bytes;
+    t.sticky = p->sticky;
+    return t;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * filter
+ */
+
+void ext_filter_decision_init(struct ext_filter_decision *d)
+{
+    memset(d, 0, sizeof(*d));
+}
+
+void ext_filter_decision_release(struct ext_filter_decision *d)
+{
+    lt_free(d->v);
+    lt_free(d->text);
+    ext_filter_decision_init(d);
+}
+
+/* Appends "; " (unless first) and one clause to the reason buffer r of EXT_REASON_MAX bytes. */
+static void reason_add(char *r, const char *res, double req, double have, bool cpu,
+                       const char *what)
+{
+    size_t len = strlen(r);
+    const char *unit = cpu ? "m" : "";
+
+    if (len >= EXT_REASON_MAX - 1)
+        return;
+    snprintf(r + len, EXT_REASON_MAX - len, "%sInsufficient %s: requested %.0f%s, %s %.0f%s",
+             len ? "; " : "", res, req, unit, what, have, unit);
+}
+
+/* Writes the reasons for the resources where req exceeds lim ("capacity" or "free") into r;
+ * returns the number of short resources. */
+static int short_resources(char *r, const struct lt_res *req, const struct lt_res *lim,
+                           const char *what)
+{
+    int n = 0;
+
+    r[0] = '\0';
+    if (req->cpu > lim->cpu) {
+        reason_add(r, "cpu", req->cpu, lim->cpu, true, what);
+        n++;
+    }
+    if (req->mem > lim->mem) {
+        reason_add(r, "memory", req->mem, lim->mem, false, what);
+        n++;
+    }
+    if (req->disk > lim->disk) {
+        reason_add(r, "ephemeral-storage", req->disk, lim->disk, false, what);
+        n++;
+    }
+    return n;
+}
+
+static enum ext_verdict filter_one(const struct lt_cluster *c, const char *name,
+                                   const struct lt_res *req, char *reason)
+{
+    size_t m = lt_cluster_find(c, name);
+    struct lt_res cap, fr;
+
+    if (m == LT_NO_MACHINE) {
+        snprintf(reason, EXT_REASON_MAX, "unknown node");
+        return EXT_FAIL;
+    }
+    if (lt_cluster_fits(c, m, req))
+        return EXT_PASS;
+    if (!lt_cluster_online(c, m)) {
+        snprintf(reason, EXT_REASON_MAX, "node is offline");
+        return EXT_FAIL_UNRESOLVABLE;
+    }
+    cap = lt_cluster_cap(c, m);
+    if (short_resources(reason, req, &cap, "capacity") > 0)
+        return EXT_FAIL_UNRESOLVABLE;
+    fr = lt_cluster_free_res(c, m);
+    if (short_resources(reason, req, &fr, "free") == 0)
+        snprintf(reason, EXT_REASON_MAX, "pod does not fit");
+    return EXT_FAIL;
+}
+
+int ext_decide_filter(const struct ext_snapshot *s, const struct ext_args *a,
+                      struct ext_filter_decision *d, struct lt_err *err)
+{
+    size_t n = ext_args_candidates(a);
+    struct lt_task t = ext_pod_task(&a->pod);
+
+    ext_filter_decision_release(d);
+    d->v = lt_calloc(n ? n : 1, sizeof(*d->v));
+    d->text = lt_calloc(n ? n : 1, EXT_REASON_MAX);
+    if (d->v == NULL || d->text == NULL) {
+        ext_filter_decision_release(d);
+        return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory for a %zu-node filter", n);
+    }
+    d->n = n;
+    for (size_t i = 0; i < n; i++) {
+        char *reason = d->text + i * EXT_REASON_MAX;
+
+        d->v[i].verdict = filter_one(s->cluster, ext_args_candidate(a, i), &t.req, reason);
+        d->v[i].reason = d->v[i].verdict == EXT_PASS ? NULL : reason;
+        d->n_pass += d->v[i].verdict == EXT_PASS;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * prioritize
+ */
+
+void ext_scores_map(const double *raw, size_t n, int64_t *out)
+{
+    double best = HUGE_VAL, worst = -HUGE_VAL;
+
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(raw[i]))
+            continue;
+        best = raw[i] < best ? raw[i] : best;
+        worst = raw[i] > worst ? raw[i] : worst;
+    }
+    for (size_t i = 0; i < n; i++) {
+        double x;
+
+        if (!isfinite(raw[i])) {
+            out[i] = 0;
+            continue;
+        }
+        if (!(worst > best)) {
+            out[i] = EXT_MAX_PRIORITY;
+            continue;
+        }
+        x = round(EXT_MAX_PRIORITY * (worst - raw[i]) / (worst - best));
+        out[i] = x < 0 ? 0 : x > EXT_MAX_PRIORITY ? EXT_MAX_PRIORITY : (int64_t)x;
+    }
+}
+
+int ext_decide_prioritize(const struct ext_decide_config *cfg, const struct ext_snapshot *s,
+                          const struct ext_args *a, struct lt_rng *rng,
+                          struct ext_host_priority *out, struct lt_err *err)
+{
+    size_t n = ext_args_candidates(a), k = 0;
+    struct lt_task t = ext_pod_task(&a->pod);
+    size_t *cand = lt_calloc(n ? n : 1, sizeof(*cand));
+    size_t *pos = lt_calloc(n ? n : 1, sizeof(*pos));
+    double *scores = lt_calloc(n ? n : 1, sizeof(*scores));
+    double *raw = lt_calloc(n ? n : 1, sizeof(*raw));
+    int64_t *mapped = lt_calloc(n ? n : 1, sizeof(*mapped));
+    int rc = 0;
+
+    if (!cand || !pos || !scores || !raw || !mapped) {
+        rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory for a %zu-node prioritize", n);
+        goto out_free;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t m = lt_cluster_find(s->cluster, ext_args_candidate(a, i));
+
+        raw[i] = LT_SCORE_INFEASIBLE;
+        if (m != LT_NO_MACHINE) {
+            cand[k] = m;
+            pos[k++] = i;
+        }
+    }
+    if (k > 0) {
+        rc = lt_policy_rank(cfg->policy, s->cluster, &t, cand, k, rng, scores, err);
+        if (rc < 0)
+            goto out_free;
+    }
+    for (size_t j = 0; j < k; j++)
+        raw[pos[j]] = scores[j];
+    ext_scores_map(raw, n, mapped);
+    for (size_t i = 0; i < n; i++) {
+        out[i].host = ext_args_candidate(a, i);
+        out[i].score = mapped[i];
+    }
+out_free:
+    lt_free(cand);
+    lt_free(pos);
+    lt_free(scores);
+    lt_free(raw);
+    lt_free(mapped);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * preempt
+ */
+
+void ext_preempt_decision_init(struct ext_preempt_decision *d)
+{
+    memset(d, 0, sizeof(*d));
+}
+
+void ext_preempt_decision_release(struct ext_preempt_decision *d)
+{
+    lt_free(d->nodes);
+    lt_free(d->uids);
+    ext_preempt_decision_init(d);
+}
+
+/* Scratch space for one node: the candidates and the chosen positions. */
+struct node_scratch {
+    struct lt_victim_cand *cand;
+    size_t *pod;      /* cand[k] is snapshot pod pod[k] */
+    const char **uid; /* and has this uid (borrowed from the snapshot) */
+    size_t *out;
+    size_t cap;
+};
+
+static void scratch_release(struct node_scratch *w)
+{
+    lt_free(w->cand);
+    lt_free(w->pod);
+    lt_free(w->uid);
+    lt_free(w->out);
+    memset(w, 0, sizeof(*w));
+}
+
+static int scratch_reserve(struct node_scratch *w, size_t n)
+{
+    if (n <= w->cap)
+        return 0;
+    scratch_release(w);
+    w->cand = lt_calloc(n, sizeof(*w->cand));
+    w->pod = lt_calloc(n, sizeof(*w->pod));
+    w->uid = lt_calloc(n, sizeof(*w->uid));
+    w->out = lt_calloc(n, sizeof(*w->out));
+    w->cap = (w->cand && w->pod && w->uid && w->out) ? n : 0;
+    return w->cap ? 0 : LT_ENOMEM;
+}
+
+static int64_t ms_to_us(int64_t ms)
+{
+    if (ms > INT64_MAX / 1000)
+        return INT64_MAX;
+    return ms < 0 ? 0 : ms * 1000;
+}
+
+/* Fills w with the snapshot's pods on machine m except the preemptor (uid self); returns the
+ * count, or (size_t)-1 on LT_ENOMEM. */
+static size_t gather(const struct ext_snapshot *s, size_t m, const char *self,
+                     struct node_scratch *w)
+{
+    const struct lt_cluster *c = s->cluster;
+    size_t n = 0;
+
+    if (scratch_reserve(w, lt_cluster_n_tasks(c, m) + 1) < 0)
+        return (size_t)-1;
+    for (size_t p = lt_cluster_first_placement(c, m); p != LT_NO_MACHINE;
+         p = lt_cluster_next_placement(c, p)) {
+        int64_t id = lt_cluster_placement_task(c, p)->id;
+        const struct ext_snap_pod *pod;
+
+        if (id < 0 || (uint64_t)id >= s->n_pods)
+            continue; /* not a pod of this snapshot: the cache broke its contract */
+        pod = &s->pods[id];
+        if (self[0] != '\0' && strcmp(pod->uid, self) == 0)
+            continue;
+        w->cand[n].id = id;
+        w->cand[n].priority = pod->priority;
+        w->cand[n].start_us = ms_to_us(pod->start_ms);
+        w->cand[n].req = pod->req;
+        w->cand[n].sticky = pod->sticky;
+        w->uid[n] = pod->uid;
+        w->pod[n++] = (size_t)id;
+    }
+    return n;
+}
+
+/* Appends uid to d->uids (grown by half); the nodes' pointers are fixed up at the end. */
+static int uid_push(struct ext_preempt_decision *d, size_t *len, size_t *cap, const char *uid)
+{
+    if (*len == *cap) {
+        size_t nc = *cap ? *cap + *cap / 2 + 1 : 16;
+        const char **u = lt_reallocarray(d->uids, nc, sizeof(*u));
+
+        if (u == NULL)
+            return LT_ENOMEM;
+        d->uids = u;
+        *cap = nc;
+    }
+    d->uids[(*len)++] = uid;
+    return 0;
+}
+
+/* True if uid is among the n gathered candidates and may be evicted by priority prio. */
+static bool allowed(const struct node_scratch *w, size_t n, const char *uid, int prio)
+{
+    for (size_t k = 0; k < n; k++) {
+        const struct lt_victim_cand *c = &w->cand[k];
+
+        if (strcmp(w->uid[k], uid) == 0)
+            return !c->sticky && c->priority < prio;
+    }
+    return false;
+}
+
+/* Decides one node; appends its victims to d (or nothing if dropped). */
+static int preempt_one(const struct ext_decide_config *cfg, const struct ext_snapshot *s,
+                       const struct ext_preempt_args *a, const struct ext_victims *e,
+                       struct lt_rng *rng, struct node_scratch *w, struct ext_preempt_decision *d,
+                       size_t *off, size_t *len, size_t *cap, struct lt_err *err)
+{
+    size_t m = lt_cluster_find(s->cluster, e->node), n, n_out = 0, first = *len;
+    struct lt_task t = ext_pod_task(&a->pod);
+    struct lt_res mcap;
+    bool fits = false;
+    int rc;
+
+    if (m == LT_NO_MACHINE || !lt_cluster_online(s->cluster, m))
+        return 0;
+    n = gather(s, m, a->pod.uid, w);
+    if (n == (size_t)-1)
+        return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory for the pods of node '%s'", e->node);
+    mcap = lt_cluster_cap(s->cluster, m);
+    rc = lt_victims_choose(cfg->evict, &mcap, &t.req, t.priority, w->cand, n, rng, w->out, &n_out,
+                           &fits, err);
+    if (rc < 0 || !fits)
+        return rc;
+    for (size_t k = 0; k < n_out && rc == 0; k++)
+        rc = uid_push(d, len, cap, s->pods[w->pod[w->out[k]]].uid);
+    /* Already fits in the snapshot: keep those of kube-scheduler's victims for the node that
+     * the rule allows (on the node here, lower priority, not sticky). */
+    for (size_t k = 0; n_out == 0 && k < e->n_pods && rc == 0; k++)
+        if (allowed(w, n, e->pods[k].uid, t.priority))
+            rc = uid_push(d, len, cap, e->pods[k].uid);
+    if (rc < 0)
+        return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory for the victims of node '%s'",
+                          e->node);
+    if (*len == first)
+        return 0;
+    d->nodes[d->n].node = e->node;
+    off[d->n] = first; /* d->uids may still move: pointers are set at the end */
+    d->nodes[d->n].n_uids = *len - first;
+    d->nodes[d->n].num_pdb_violations = 0;
+    d->n++;
+    return 0;
+}
+
+int ext_decide_preempt(const struct ext_decide_config *cfg, const struct ext_snapshot *s,
+                       const struct ext_preempt_args *a, struct lt_rng *rng,
+                       struct ext_preempt_decision *d, struct lt_err *err)
+{
+    const struct ext_victims *list = a->n_meta > 0 ? a->meta : a->victims;
+    size_t n = a->n_meta > 0 ? a->n_meta : a->n_victims, len = 0, cap = 0;
+    struct node_scratch w = {0};
+    size_t *off = lt_calloc(n ? n : 1, sizeof(*off));
+    int rc = 0;
+
+    ext_preempt_decision_release(d);
+    d->nodes = lt_calloc(n ? n : 1, sizeof(*d->nodes));
+    if (d->nodes == NULL || off == NULL)
+        rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory for a %zu-node preemption", n);
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = preempt_one(cfg, s, a, &list[i], rng, &w, d, off, &len, &cap, err);
+    scratch_release(&w);
+    if (rc < 0) {
+        lt_free(off);
+        ext_preempt_decision_release(d);
+        return rc;
+    }
+    for (size_t i = 0; i < d->n; i++)
+        d->nodes[i].uids = d->uids + off[i];
+    lt_free(off);
+    return 0;
+}

@@ -1,0 +1,119 @@
+/* decide.h -- lotus-extender's decisions: filter, prioritize and preempt over one snapshot.
+ *
+ * Pure functions: each reads a decoded request (ext_codec.h) and an immutable cache snapshot
+ * (cache.h) and fills caller-visible results; no sockets, no clock, no logging. The server
+ * (server.c) decodes, acquires a snapshot, calls one of these, encodes and releases. The
+ * policy logic itself is the library's: lt_cluster_fits, lt_policy_rank, lt_victims_choose.
+ * docs/extender.md ("Verbs") states every rule below from the operator's side.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef EXT_DECIDE_H
+#define EXT_DECIDE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache.h"
+#include "ext_codec.h"
+#include "lt_err.h"
+#include "lt_evict.h"
+#include "lt_rng.h"
+#include "lt_score.h"
+
+/* Bytes of one filter reason incl. NUL: three "Insufficient <res>: requested X, free Y"
+ * clauses with 20-digit numbers fit in about 200 bytes. */
+#define EXT_REASON_MAX 256
+
+/* What the decisions are configured with; borrowed, static policies. */
+struct ext_decide_config {
+    const struct lt_policy *policy;      /* placement policy for prioritize */
+    const struct lt_evict_policy *evict; /* eviction policy for preempt */
+};
+
+/* ------------------------------------------------------------------------------------------
+ * filter
+ */
+
+/* The filter's answer: one verdict per candidate of the request, in input order, each
+ * reason pointing into text (n * EXT_REASON_MAX bytes). Caller storage; init, then
+ * ext_decide_filter, then release. */
+struct ext_filter_decision {
+    struct ext_filter_verdict *v; /* owned; n entries, ready for ext_filter_answer */
+    char *text;                   /* owned; the reasons */
+    size_t n;                     /* candidates */
+    size_t n_pass;                /* verdicts EXT_PASS */
+};
+
+void ext_filter_decision_init(struct ext_filter_decision *d);
+void ext_filter_decision_release(struct ext_filter_decision *d);
+
+/* Decides every candidate of a (ext_args_candidates) against snapshot s:
+ *   - a name the snapshot does not know: EXT_FAIL, "unknown node";
+ *   - a node where the pod's requests (cpu millicores, memory and ephemeral-storage bytes)
+ *     fit in capacity minus the requests of the pods counted on it (lt_cluster_fits): EXT_PASS;
+ *   - a request above the node's capacity in some resource: EXT_FAIL_UNRESOLVABLE (evicting
+ *     pods cannot help), "Insufficient cpu: requested 500m, capacity 200m";
+ *   - otherwise EXT_FAIL with every short resource, "Insufficient cpu: requested 500m, free
+ *     200m; Insufficient memory: requested 2147483648, free 1073741824" (bytes).
+ * d is released first. Errors: LT_ENOMEM (d left released). */
+LT_MUST_CHECK int ext_decide_filter(const struct ext_snapshot *s, const struct ext_args *a,
+                                    struct ext_filter_decision *d, struct lt_err *err);
+
+/* ------------------------------------------------------------------------------------------
+ * prioritize
+ */
+
+/* Scores every candidate of a with cfg->policy's rank (lowest raw score best) and maps the
+ * result onto 0..EXT_MAX_PRIORITY into out[0..n-1] (n = ext_args_candidates(a)), host names
+ * borrowed from a:
+ *   best = the lowest, worst = the highest finite raw score among the known nodes;
+ *   score = round(10 * (worst - raw) / (worst - best)), half away from zero;
+ *   every feasible node gets 10 if worst == best; unknown or infeasible nodes get 0.
+ * rng is passed to the policy (only "random" draws; may be NULL otherwise).
+ * Errors: LT_ENOMEM, LT_EINVAL from the policy (bad request vector); out is then unspecified. */
+LT_MUST_CHECK int ext_decide_prioritize(const struct ext_decide_config *cfg,
+                                        const struct ext_snapshot *s, const struct ext_args *a,
+                                        struct lt_rng *rng, struct ext_host_priority *out,
+                                        struct lt_err *err);
+
+/* The mapping alone: raw[0..n-1] (LT_SCORE_INFEASIBLE or non-finite = infeasible) onto
+ * out[0..n-1] as above. Exposed for the tests and the docs' worked example. */
+void ext_scores_map(const double *raw, size_t n, int64_t *out);
+
+/* ------------------------------------------------------------------------------------------
+ * preempt
+ */
+
+/* The preemption answer: ExtenderPreemptionResult.NodeNameToMetaVictims entries, ready for
+ * ext_preempt_result_encode. Caller storage; init, then ext_decide_preempt, then release. */
+struct ext_preempt_decision {
+    struct ext_meta_victims *nodes; /* owned array; node names borrowed from the request */
+    size_t n;
+    const char **uids; /* owned array every nodes[i].uids points into; strings borrowed from
+                        * the snapshot or the request */
+};
+
+void ext_preempt_decision_init(struct ext_preempt_decision *d);
+void ext_preempt_decision_release(struct ext_preempt_decision *d);
+
+/* For each node of the request (NodeNameToMetaVictims if it has entries, else
+ * NodeNameToVictims), in request order: the candidates are the snapshot's pods on that node
+ * (never the preemptor itself); cfg->evict chooses the fewest victims of priority below the
+ * preemptor's, never a sticky pod, that make its requests fit (lt_victims_choose). A node
+ * that is unknown or cannot be helped is dropped. A node where the pod already fits in the
+ * snapshot keeps the victims kube-scheduler proposed (its view says the pod does not fit
+ * there), restricted to those the rule allows (pods of the snapshot on that node, lower
+ * priority, not sticky), and is dropped if none is left. NumPDBViolations is always 0: lotus does
+ * not read PodDisruptionBudgets. rng: needed by "rnd" only. d is released first. Errors: LT_ENOMEM,
+ * LT_EINVAL (bad request vector); d is then left released. */
+LT_MUST_CHECK int ext_decide_preempt(const struct ext_decide_config *cfg,
+                                     const struct ext_snapshot *s, const struct ext_preempt_args *a,
+                                     struct lt_rng *rng, struct ext_preempt_decision *d,
+                                     struct lt_err *err);
+
+/* The library task for pod p (requests as doubles, priority, stickiness). */
+struct lt_task ext_pod_task(const struct ext_pod *p);
+
+#endif

@@ -1,0 +1,184 @@
+/* main.c -- lotus-extender: configuration, cluster cache, HTTP server, signals.
+ *
+ * Order matters for threads: libcurl's global init and the signal mask come before any thread
+ * starts (cache watchers, MHD workers), so every thread inherits SIGTERM/SIGINT blocked and the
+ * main thread alone takes them with sigwait(). On a signal it drains the server
+ * (ext_server_drain: no new connections, in-flight requests finish within --shutdown-timeout),
+ * then stops the server, the cache and the API client, and exits 0.
+ *
+ * Exit status: 0 after a signal-initiated shutdown (or --help, --version, --print-config);
+ * 1 when starting failed (cluster file, API server config, address); 2 for a bad flag or
+ * config file. Every failure is one JSON log line naming the flag, key or file.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache.h"
+#include "config.h"
+#include "kube.h"
+#include "log.h"
+#include "server.h"
+
+#ifndef LOTUS_VERSION
+#define LOTUS_VERSION "0.0.0"
+#endif
+
+static int fail(int status, const char *msg, const struct lt_err *e)
+{
+    ext_log(EXT_LOG_ERROR, msg, "{s:s, s:s}", "error", e->text, "code", lt_err_name(e->code));
+    return status;
+}
+
+/* The API client of online mode: --server (with --token-file, --ca-file) or in-cluster. */
+static struct kube_client *kube_open(const struct ext_config *cfg, struct lt_err *err)
+{
+    struct kube_config kc;
+    int rc;
+
+    kube_config_init(&kc);
+    kc.seed = cfg->seed;
+    if (cfg->server[0] != '\0') {
+        rc = kube_config_set_server(&kc, cfg->server, err);
+        snprintf(kc.token_file, sizeof(kc.token_file), "%s", cfg->token_file);
+        snprintf(kc.ca_file, sizeof(kc.ca_file), "%s", cfg->ca_file);
+    } else {
+        rc = kube_config_in_cluster(&kc, NULL, err);
+        if (rc == LT_ENOTFOUND)
+            lt_err_set(err, rc, 0, 0,
+                       "not running in a cluster: give --server (API server URL) or "
+                       "--cluster-file (offline mode)");
+    }
+    return rc < 0 ? NULL : kube_client_new(&kc, err);
+}
+
+static struct ext_cache *cache_open(const struct ext_config *cfg, struct kube_client *kube,
+                                    struct lt_err *err)
+{
+    struct ext_cache_config cc;
+    struct ext_cache *c;
+    int rc;
+
+    memset(&cc, 0, sizeof(cc));
+    cc.rebuild_ms = cfg->rebuild_ms;
+    cc.assume_ttl_ms = cfg->assume_ttl_ms;
+    cc.seed = cfg->seed;
+    c = ext_cache_new(&cc, err);
+    if (c == NULL)
+        return NULL;
+    if (kube == NULL)
+        rc = ext_cache_load_file(c, cfg->cluster_file, err);
+    else
+        rc = ext_cache_start(c, kube, err);
+    if (rc < 0) {
+        ext_cache_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+static int print_config(const struct ext_config *cfg)
+{
+    json_t *o = ext_config_to_json(cfg);
+    char *s = o ? json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+
+    json_decref(o);
+    if (s == NULL)
+        return 1;
+    puts(s);
+    free(s);
+    return 0;
+}
+
+/* Serves until SIGTERM or SIGINT, then drains. */
+static int serve(const struct ext_config *cfg, struct ext_cache *cache, struct kube_client *kube,
+                 const sigset_t *sigs)
+{
+    struct lt_err e;
+    struct ext_server *s;
+    size_t left;
+    int sig = 0;
+
+    lt_err_init(&e, NULL);
+    s = ext_server_new(cfg, cache, kube, &e);
+    if (s == NULL)
+        return fail(1, "cannot start the HTTP server", &e);
+    ext_log(EXT_LOG_INFO, "serving", "{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:b, s:I}", "listen",
+            cfg->listen, "port", (int)ext_server_port(s), "url_prefix", cfg->prefix, "policy",
+            cfg->policy, "eviction", cfg->eviction, "mode", kube ? "online" : "offline", "version",
+            LOTUS_VERSION, "tls", cfg->tls_cert[0] != '\0', "threads", (json_int_t)cfg->threads);
+    while (sigwait(sigs, &sig) != 0)
+        ;
+    ext_log(EXT_LOG_INFO, "shutting down: draining in-flight requests", "{s:s, s:I}", "signal",
+            sig == SIGTERM ? "SIGTERM" : "SIGINT", "timeout_ms",
+            (json_int_t)cfg->shutdown_timeout_ms);
+    left = ext_server_drain(s, cfg->shutdown_timeout_ms);
+    ext_server_free(s);
+    if (left > 0)
+        ext_log(EXT_LOG_WARN, "shutdown timeout: requests cut", "{s:I}", "in_flight",
+                (json_int_t)left);
+    ext_log(EXT_LOG_INFO, "stopped", NULL);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct ext_config cfg;
+    enum ext_config_action action;
+    struct kube_client *kube = NULL;
+    struct ext_cache *cache;
+    struct lt_err e;
+    sigset_t sigs;
+    int rc;
+
+    lt_err_init(&e, NULL);
+    ext_config_init(&cfg);
+    if (ext_config_parse_args(&cfg, argc, argv, &action, &e) < 0) {
+        if (cfg.known[0] != '\0')
+            ext_log(EXT_LOG_ERROR, "invalid configuration", "{s:s, s:s, s:s}", "error", e.text,
+                    "code", lt_err_name(e.code), "known", cfg.known);
+        else
+            fail(2, "invalid configuration", &e);
+        return 2;
+    }
+    if (action == EXT_CONFIG_HELP) {
+        ext_config_usage(stdout, argv[0]);
+        return 0;
+    }
+    if (action == EXT_CONFIG_VERSION) {
+        printf("lotus-extender %s\n", LOTUS_VERSION);
+        return 0;
+    }
+    if (action == EXT_CONFIG_PRINT)
+        return print_config(&cfg);
+    ext_log_set_level(cfg.level);
+
+    /* Before any thread starts: libcurl's global state and the signal mask. */
+    if (kube_global_init(&e) < 0)
+        return fail(1, "cannot initialise libcurl", &e);
+    signal(SIGPIPE, SIG_IGN);
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+
+    if (cfg.cluster_file[0] == '\0' && (kube = kube_open(&cfg, &e)) == NULL) {
+        rc = fail(1, "cannot configure the API server client", &e);
+        goto out_global;
+    }
+    cache = cache_open(&cfg, kube, &e);
+    if (cache == NULL) {
+        rc = fail(1, kube ? "cannot start the cluster cache" : "cannot load --cluster-file", &e);
+        goto out_kube;
+    }
+    rc = serve(&cfg, cache, kube, &sigs);
+    ext_cache_free(cache);
+out_kube:
+    kube_client_free(kube);
+out_global:
+    kube_global_cleanup();
+    return rc;
+}

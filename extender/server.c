@@ -1,0 +1,1002 @@
+/* server.c -- lotus-extender's HTTP server over libmicrohttpd (server.h).
+ *
+ * Design. MHD runs a pool of --threads worker threads (MHD_USE_AUTO_INTERNAL_THREAD: epoll on
+ * Linux), each accepting and serving its own connections; a request is decided on the worker
+ * that read it, so the pool size bounds the decisions running at once. The access handler is
+ * called once when the headers are in (route, method, Content-Length, client certificate are
+ * checked there and answered at once when wrong), then once per body chunk (copied into the
+ * request's buffer up to --max-body), then once more with no data: the request is complete and
+ * the verb runs. Decisions take a snapshot reference (cache.h) and release it before the
+ * answer is queued; nothing here holds a lock while deciding.
+ *
+ * Status codes. kube-scheduler treats every non-200 as an error of that verb (spec section
+ * 2.1), so a verb answers 200 whenever the answer can say what went wrong in-band: filter and
+ * bind carry an Error field. prioritize (a bare HostPriorityList) and preempt
+ * (ExtenderPreemptionResult) have no such field, so a malformed request gets 400 and a
+ * not-yet-synced cache 503, each with {"Error":"..."} as body for people and scripts;
+ * kube-scheduler ignores prioritize errors in any case and honours `ignorable` for preempt.
+ * Transport-level failures: 404 unknown path, 405 wrong method (with Allow), 413 body over the
+ * limit, 403 missing or untrusted client certificate (verbs only, so kubelet probes and
+ * Prometheus need none).
+ *
+ * Draining. in_flight counts requests from their first handler call to MHD's completion
+ * callback; ext_server_drain quiesces the daemon (no new connections), then waits for it to
+ * reach zero. A request whose headers have not fully arrived when SIGTERM comes is not yet
+ * counted and is cut by the final MHD_stop_daemon; kube-scheduler retries it.
+ *
+ * Metrics are relaxed atomic counters, rendered on /metrics (Prometheus text format 0.0.4).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#define _DEFAULT_SOURCE /* NI_MAXHOST, getaddrinfo flags */
+#include "server.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gnutls/gnutls.h>
+#include <microhttpd.h>
+
+#include "decide.h"
+#include "ext_codec.h"
+#include "log.h"
+#include "lt_mem.h"
+#include "lt_rng.h"
+
+#ifndef LOTUS_VERSION
+#define LOTUS_VERSION "0.0.0"
+#endif
+
+/* ------------------------------------------------------------------------------------------
+ * Metrics
+ */
+
+enum verb { V_FILTER, V_PRIORITIZE, V_PREEMPT, V_BIND, V_N };
+static const char *const verb_names[V_N] = {"filter", "prioritize", "preempt", "bind"};
+
+/* ok: answered normally; bad_request: malformed or incomplete input; not_ready: no snapshot
+ * yet; error: the decision or the binding failed (in-band Error or 5xx). */
+enum outcome { O_OK, O_BAD_REQUEST, O_NOT_READY, O_ERROR, O_N };
+static const char *const outcome_names[O_N] = {"ok", "bad_request", "not_ready", "error"};
+
+/* Upper bounds of the latency histogram, seconds: 100 us (a names-mode filter at 500 nodes)
+ * to 10 s (past kube-scheduler's 5 s default httpTimeout). */
+static const double buckets[] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+                                 0.05,   0.1,     0.25,   0.5,   1,      2.5,   5,    10};
+#define N_BUCKETS (sizeof(buckets) / sizeof(buckets[0]))
+
+enum reject { R_NOT_FOUND, R_METHOD, R_TOO_LARGE, R_FORBIDDEN, R_N };
+static const char *const reject_codes[R_N] = {"404", "405", "413", "403"};
+
+struct metrics {
+    atomic_uint_fast64_t requests[V_N][O_N];
+    atomic_uint_fast64_t bucket[V_N][N_BUCKETS]; /* not cumulative; summed when rendered */
+    atomic_uint_fast64_t sum_ns[V_N];
+    atomic_uint_fast64_t count[V_N];
+    atomic_uint_fast64_t rejected[R_N];
+};
+
+/* ------------------------------------------------------------------------------------------
+ * Server and request state
+ */
+
+struct ext_server {
+    const struct ext_config *cfg; /* borrowed */
+    struct ext_cache *cache;      /* borrowed */
+    struct kube_client *kube;     /* borrowed; NULL offline */
+    struct ext_decide_config dc;
+    struct MHD_Daemon *d;
+    uint16_t port;
+    char *tls_cert, *tls_key, *tls_ca; /* owned PEM texts, NULL without TLS */
+    atomic_long in_flight;             /* requests between first call and completion */
+    atomic_bool draining;
+    atomic_uint_fast64_t seq; /* request sequence: seeds each request's RNG */
+    int64_t started_ms;       /* CLOCK_REALTIME, for /metrics */
+    struct metrics m;
+};
+
+enum route { ROUTE_VERB, ROUTE_HEALTHZ, ROUTE_READYZ, ROUTE_METRICS, ROUTE_VERSION };
+
+struct req {
+    enum verb verb;
+    char *body; /* owned; NUL-terminated */
+    size_t len, cap;
+    uint64_t discarded; /* bytes thrown away past the limit */
+    bool too_large;
+    int64_t start_ns; /* CLOCK_MONOTONIC */
+};
+
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int64_t real_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void observe(struct ext_server *s, enum verb v, enum outcome o, int64_t start_ns)
+{
+    int64_t ns = mono_ns() - start_ns;
+    double sec = (double)ns / 1e9;
+    size_t b = 0;
+
+    while (b < N_BUCKETS && sec > buckets[b])
+        b++;
+    atomic_fetch_add_explicit(&s->m.requests[v][o], 1, memory_order_relaxed);
+    if (b < N_BUCKETS)
+        atomic_fetch_add_explicit(&s->m.bucket[v][b], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->m.sum_ns[v], (uint_fast64_t)ns, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->m.count[v], 1, memory_order_relaxed);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Responses
+ */
+
+/* Queues status with body (owned, freed by MHD through lt_free; NULL for none). */
+static enum MHD_Result reply(struct ext_server *s, struct MHD_Connection *conn, unsigned int status,
+                             char *body, size_t len, const char *type)
+{
+    struct MHD_Response *r;
+    enum MHD_Result ret;
+
+    if (body == NULL) {
+        body = lt_strdup("");
+        len = 0;
+    }
+    r = body ? MHD_create_response_from_buffer_with_free_callback(len, body, lt_free) : NULL;
+    if (r == NULL) {
+        lt_free(body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    if (atomic_load(&s->draining))
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+    ret = MHD_queue_response(conn, status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static enum MHD_Result reply_text(struct ext_server *s, struct MHD_Connection *conn,
+                                  unsigned int status, const char *text)
+{
+    char *b = lt_strdup(text);
+
+    return reply(s, conn, status, b, b ? strlen(b) : 0, "text/plain; charset=utf-8");
+}
+
+/* The body of an ext_buf, handed to MHD (b is left empty); NULL after an allocation failure. */
+static char *buf_take(struct ext_buf *b, size_t *len)
+{
+    char *d = b->failed ? NULL : b->data;
+
+    *len = b->len;
+    if (d == NULL)
+        ext_buf_release(b);
+    else
+        ext_buf_init(b);
+    return d;
+}
+
+static enum MHD_Result reply_buf(struct ext_server *s, struct MHD_Connection *conn,
+                                 unsigned int status, struct ext_buf *b)
+{
+    size_t len;
+    char *d = buf_take(b, &len);
+
+    if (d == NULL)
+        return reply_text(s, conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+    return reply(s, conn, status, d, len, "application/json");
+}
+
+/* {"Error":"msg"} (Go-escaped) with status. */
+static enum MHD_Result reply_error(struct ext_server *s, struct MHD_Connection *conn,
+                                   unsigned int status, const char *msg)
+{
+    struct ext_buf b;
+
+    ext_buf_init(&b);
+    if (ext_bind_result_encode(msg, &b, NULL) < 0)
+        b.failed = true;
+    return reply_buf(s, conn, status, &b);
+}
+
+static enum MHD_Result reject(struct ext_server *s, struct MHD_Connection *conn, enum reject why,
+                              const char *allow, const char *text)
+{
+    struct MHD_Response *r;
+    enum MHD_Result ret;
+    static const unsigned int status[R_N] = {MHD_HTTP_NOT_FOUND, MHD_HTTP_METHOD_NOT_ALLOWED,
+                                             MHD_HTTP_CONTENT_TOO_LARGE, MHD_HTTP_FORBIDDEN};
+
+    atomic_fetch_add_explicit(&s->m.rejected[why], 1, memory_order_relaxed);
+    r = MHD_create_response_from_buffer(strlen(text), (void *)(uintptr_t)text,
+                                        MHD_RESPMEM_PERSISTENT);
+    if (r == NULL)
+        return MHD_NO;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+    if (allow)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+    /* The rest of an unread body would be parsed as the next request: close instead. */
+    if (why != R_NOT_FOUND || atomic_load(&s->draining))
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+    ret = MHD_queue_response(conn, status[why], r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+/* An lt_err as one line for Error fields and logs: "line 1, column 9: ..." for syntax. */
+static void err_line(const struct lt_err *e, const char *what, char *out, size_t len)
+{
+    if (e->line > 0)
+        snprintf(out, len, "%s: line %" PRId64 ", column %d: %s", what, e->line, e->column,
+                 e->text);
+    else
+        snprintf(out, len, "%s: %s", what, e->text[0] ? e->text : lt_strerror(e->code));
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Verbs
+ */
+
+static void request_rng(struct ext_server *s, struct lt_rng *rng, uint64_t stream)
+{
+    uint64_t n = atomic_fetch_add_explicit(&s->seq, 1, memory_order_relaxed);
+
+    lt_rng_init(rng, s->cfg->seed + n, stream);
+}
+
+static enum outcome do_filter(struct ext_server *s, struct MHD_Connection *conn, struct req *r,
+                              enum MHD_Result *ret)
+{
+    struct ext_args a;
+    struct ext_filter_decision d;
+    struct ext_snapshot *snap = NULL;
+    struct ext_buf b;
+    struct lt_err e;
+    char msg[LT_ERR_TEXT + 64];
+    enum outcome o = O_OK;
+
+    lt_err_init(&e, "<request>");
+    ext_args_init(&a);
+    ext_filter_decision_init(&d);
+    ext_buf_init(&b);
+    if (ext_args_decode(&a, r->body, r->len, &e) < 0) {
+        err_line(&e, "malformed ExtenderArgs", msg, sizeof(msg));
+        o = O_BAD_REQUEST;
+    } else if ((snap = ext_snapshot_acquire(s->cache)) == NULL) {
+        snprintf(msg, sizeof(msg), "lotus-extender: cluster cache not synced yet");
+        o = O_NOT_READY;
+    } else if (ext_decide_filter(snap, &a, &d, &e) < 0 ||
+               ext_filter_answer(&a, d.v, NULL, &b, &e) < 0) {
+        err_line(&e, "filter failed", msg, sizeof(msg));
+        o = O_ERROR;
+    }
+    ext_snapshot_release(snap);
+    if (o != O_OK) {
+        struct ext_filter_result fr = {.error = msg};
+
+        ext_buf_reset(&b);
+        if (ext_filter_result_encode(&fr, &b, NULL) < 0)
+            b.failed = true;
+        ext_log(o == O_ERROR ? EXT_LOG_ERROR : EXT_LOG_WARN, "filter request failed", "{s:s, s:s}",
+                "outcome", outcome_names[o], "error", msg);
+    } else {
+        ext_log(EXT_LOG_DEBUG, "filter", "{s:s, s:s, s:I, s:I}", "pod", a.pod.name, "ns", a.pod.ns,
+                "nodes", (json_int_t)d.n, "passed", (json_int_t)d.n_pass);
+    }
+    *ret = reply_buf(s, conn, MHD_HTTP_OK, &b);
+    ext_buf_release(&b);
+    ext_filter_decision_release(&d);
+    ext_args_release(&a);
+    return o;
+}
+
+static enum outcome do_prioritize(struct ext_server *s, struct MHD_Connection *conn, struct req *r,
+                                  enum MHD_Result *ret)
+{
+    struct ext_args a;
+    struct ext_snapshot *snap = NULL;
+    struct ext_host_priority *hp = NULL;
+    struct ext_buf b;
+    struct lt_rng rng;
+    struct lt_err e;
+    char msg[LT_ERR_TEXT + 64];
+    enum outcome o = O_OK;
+    unsigned int status = MHD_HTTP_OK;
+
+    lt_err_init(&e, "<request>");
+    ext_args_init(&a);
+    ext_buf_init(&b);
+    request_rng(s, &rng, LT_RNG_POLICY);
+    if (ext_args_decode(&a, r->body, r->len, &e) < 0) {
+        err_line(&e, "malformed ExtenderArgs", msg, sizeof(msg));
+        o = O_BAD_REQUEST, status = MHD_HTTP_BAD_REQUEST;
+    } else if ((snap = ext_snapshot_acquire(s->cache)) == NULL) {
+        snprintf(msg, sizeof(msg), "lotus-extender: cluster cache not synced yet");
+        o = O_NOT_READY, status = MHD_HTTP_SERVICE_UNAVAILABLE;
+    } else if ((hp = lt_calloc(ext_args_candidates(&a) + 1, sizeof(*hp))) == NULL ||
+               ext_decide_prioritize(&s->dc, snap, &a, &rng, hp, &e) < 0 ||
+               ext_priority_list_encode(hp, ext_args_candidates(&a), &b, &e) < 0) {
+        if (hp == NULL)
+            lt_err_set(&e, LT_ENOMEM, 0, 0, "out of memory");
+        err_line(&e, "prioritize failed", msg, sizeof(msg));
+        o = O_ERROR, status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+    }
+    ext_snapshot_release(snap);
+    if (o != O_OK) {
+        ext_log(o == O_ERROR ? EXT_LOG_ERROR : EXT_LOG_WARN, "prioritize request failed",
+                "{s:s, s:s}", "outcome", outcome_names[o], "error", msg);
+        *ret = reply_error(s, conn, status, msg);
+    } else {
+        ext_log(EXT_LOG_DEBUG, "prioritize", "{s:s, s:s, s:I}", "pod", a.pod.name, "ns", a.pod.ns,
+                "nodes", (json_int_t)ext_args_candidates(&a));
+        *ret = reply_buf(s, conn, status, &b);
+    }
+    lt_free(hp);
+    ext_buf_release(&b);
+    ext_args_release(&a);
+    return o;
+}
+
+static enum outcome do_preempt(struct ext_server *s, struct MHD_Connection *conn, struct req *r,
+                               enum MHD_Result *ret)
+{
+    struct ext_preempt_args a;
+    struct ext_preempt_decision d;
+    struct ext_snapshot *snap = NULL;
+    struct ext_buf b;
+    struct lt_rng rng;
+    struct lt_err e;
+    char msg[LT_ERR_TEXT + 64];
+    enum outcome o = O_OK;
+    unsigned int status = MHD_HTTP_OK;
+
+    lt_err_init(&e, "<request>");
+    ext_preempt_args_init(&a);
+    ext_preempt_decision_init(&d);
+    ext_buf_init(&b);
+    request_rng(s, &rng, LT_RNG_EVICTION);
+    if (ext_preempt_args_decode(&a, r->body, r->len, &e) < 0) {
+        err_line(&e, "malformed ExtenderPreemptionArgs", msg, sizeof(msg));
+        o = O_BAD_REQUEST, status = MHD_HTTP_BAD_REQUEST;
+    } else if ((snap = ext_snapshot_acquire(s->cache)) == NULL) {
+        snprintf(msg, sizeof(msg), "lotus-extender: cluster cache not synced yet");
+        o = O_NOT_READY, status = MHD_HTTP_SERVICE_UNAVAILABLE;
+    } else if (ext_decide_preempt(&s->dc, snap, &a, &rng, &d, &e) < 0 ||
+               ext_preempt_result_encode(d.nodes, d.n, &b, &e) < 0) {
+        err_line(&e, "preempt failed", msg, sizeof(msg));
+        o = O_ERROR, status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+    }
+    ext_snapshot_release(snap);
+    if (o != O_OK) {
+        ext_log(o == O_ERROR ? EXT_LOG_ERROR : EXT_LOG_WARN, "preempt request failed", "{s:s, s:s}",
+                "outcome", outcome_names[o], "error", msg);
+        *ret = reply_error(s, conn, status, msg);
+    } else {
+        ext_log(EXT_LOG_INFO, "preempt", "{s:s, s:s, s:I, s:I}", "pod", a.pod.name, "ns", a.pod.ns,
+                "nodes", (json_int_t)(a.n_meta > 0 ? a.n_meta : a.n_victims), "kept",
+                (json_int_t)d.n);
+        *ret = reply_buf(s, conn, status, &b);
+    }
+    ext_buf_release(&b);
+    ext_preempt_decision_release(&d);
+    ext_preempt_args_release(&a);
+    return o;
+}
+
+/* The first missing field of a binding, or NULL. */
+static const char *bind_missing(const struct ext_bind_args *a)
+{
+    if (a->pod_name[0] == '\0')
+        return "PodName";
+    if (a->pod_namespace[0] == '\0')
+        return "PodNamespace";
+    if (a->pod_uid[0] == '\0')
+        return "PodUID";
+    if (a->node[0] == '\0')
+        return "Node";
+    return NULL;
+}
+
+static enum outcome do_bind(struct ext_server *s, struct MHD_Connection *conn, struct req *r,
+                            enum MHD_Result *ret)
+{
+    struct ext_bind_args a;
+    struct lt_err e;
+    char msg[LT_ERR_TEXT + 64] = "";
+    const char *missing;
+    enum outcome o = O_OK;
+    int status = 0;
+    bool known = true;
+
+    lt_err_init(&e, "<request>");
+    ext_bind_args_init(&a);
+    if (ext_bind_args_decode(&a, r->body, r->len, &e) < 0) {
+        err_line(&e, "malformed ExtenderBindingArgs", msg, sizeof(msg));
+        o = O_BAD_REQUEST;
+    } else if ((missing = bind_missing(&a)) != NULL) {
+        snprintf(msg, sizeof(msg), "malformed ExtenderBindingArgs: missing field '%s'", missing);
+        o = O_BAD_REQUEST;
+    } else if (s->kube == NULL) {
+        snprintf(msg, sizeof(msg),
+                 "lotus-extender runs offline (--cluster-file): no API server to bind with");
+        o = O_ERROR;
+    } else if (kube_bind(s->kube, a.pod_namespace, a.pod_name, a.pod_uid, a.node, &status, &e) <
+               0) {
+        snprintf(msg, sizeof(msg), "%s", e.text);
+        o = O_ERROR;
+    } else {
+        lt_err_init(&e, NULL);
+        if (ext_cache_assume(s->cache, a.pod_namespace, a.pod_name, a.pod_uid, a.node, &known, &e) <
+            0)
+            ext_log(EXT_LOG_WARN, "bound pod not counted in the cache", "{s:s, s:s, s:s, s:s}",
+                    "pod", a.pod_name, "ns", a.pod_namespace, "node", a.node, "error", e.text);
+    }
+    if (o == O_OK)
+        ext_log(EXT_LOG_INFO, "bound", "{s:s, s:s, s:s, s:s, s:b}", "pod", a.pod_name, "ns",
+                a.pod_namespace, "uid", a.pod_uid, "node", a.node, "pod_known", known);
+    else
+        ext_log(o == O_ERROR ? EXT_LOG_ERROR : EXT_LOG_WARN, "bind failed",
+                "{s:s, s:s, s:s, s:i, s:s}", "pod", a.root ? a.pod_name : "", "node",
+                a.root ? a.node : "", "outcome", outcome_names[o], "http_status", status, "error",
+                msg);
+    *ret = reply_error(s, conn, MHD_HTTP_OK, msg);
+    ext_bind_args_release(&a);
+    return o;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Probes, version, metrics
+ */
+
+/* A growable text buffer with printf. */
+struct text {
+    char *p;
+    size_t len, cap;
+    bool failed;
+};
+
+static void tprintf(struct text *t, const char *fmt, ...) LT_PRINTF(2, 3);
+
+static void tprintf(struct text *t, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    if (t->failed)
+        return;
+    for (;;) {
+        size_t room = t->cap - t->len;
+        char *np;
+
+        va_start(ap, fmt);
+        n = vsnprintf(t->p ? t->p + t->len : NULL, t->p ? room : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            t->failed = true;
+            return;
+        }
+        if (t->p && (size_t)n < room) {
+            t->len += (size_t)n;
+            return;
+        }
+        np = lt_reallocarray(t->p, t->cap + (size_t)n + 4096, 1);
+        if (np == NULL) {
+            t->failed = true;
+            return;
+        }
+        t->p = np;
+        t->cap += (size_t)n + 4096;
+    }
+}
+
+static void metrics_requests(struct ext_server *s, struct text *t)
+{
+    tprintf(t, "# HELP lotus_extender_requests_total Extender verb requests by outcome.\n"
+               "# TYPE lotus_extender_requests_total counter\n");
+    for (int v = 0; v < V_N; v++)
+        for (int o = 0; o < O_N; o++)
+            tprintf(t,
+                    "lotus_extender_requests_total{verb=\"%s\",outcome=\"%s\"} %" PRIuFAST64 "\n",
+                    verb_names[v], outcome_names[o], atomic_load(&s->m.requests[v][o]));
+    tprintf(t, "# HELP lotus_extender_request_duration_seconds Server time per verb request, "
+               "from headers received to answer queued.\n"
+               "# TYPE lotus_extender_request_duration_seconds histogram\n");
+    for (int v = 0; v < V_N; v++) {
+        uint_fast64_t cum = 0;
+
+        for (size_t b = 0; b < N_BUCKETS; b++) {
+            cum += atomic_load(&s->m.bucket[v][b]);
+            tprintf(t,
+                    "lotus_extender_request_duration_seconds_bucket{verb=\"%s\",le=\"%g\"} "
+                    "%" PRIuFAST64 "\n",
+                    verb_names[v], buckets[b], cum);
+        }
+        tprintf(t,
+                "lotus_extender_request_duration_seconds_bucket{verb=\"%s\",le=\"+Inf\"} "
+                "%" PRIuFAST64 "\n"
+                "lotus_extender_request_duration_seconds_sum{verb=\"%s\"} %.9f\n"
+                "lotus_extender_request_duration_seconds_count{verb=\"%s\"} %" PRIuFAST64 "\n",
+                verb_names[v], atomic_load(&s->m.count[v]), verb_names[v],
+                (double)atomic_load(&s->m.sum_ns[v]) / 1e9, verb_names[v],
+                atomic_load(&s->m.count[v]));
+    }
+    tprintf(t, "# HELP lotus_extender_http_rejected_total Requests refused before any verb ran, "
+               "by HTTP status.\n# TYPE lotus_extender_http_rejected_total counter\n");
+    for (int r = 0; r < R_N; r++)
+        tprintf(t, "lotus_extender_http_rejected_total{code=\"%s\"} %" PRIuFAST64 "\n",
+                reject_codes[r], atomic_load(&s->m.rejected[r]));
+    tprintf(t,
+            "# HELP lotus_extender_in_flight_requests Requests being served.\n"
+            "# TYPE lotus_extender_in_flight_requests gauge\n"
+            "lotus_extender_in_flight_requests %ld\n",
+            atomic_load(&s->in_flight));
+}
+
+/* One gauge or counter line with its HELP and TYPE. */
+static void metric(struct text *t, const char *name, const char *type, const char *help, double v)
+{
+    tprintf(t, "# HELP %s %s\n# TYPE %s %s\n%s %.15g\n", name, help, name, type, name, v);
+}
+
+static void metrics_cache(struct ext_server *s, struct text *t)
+{
+    struct ext_cache_stats st;
+
+    memset(&st, 0, sizeof(st));
+    ext_cache_stats(s->cache, &st);
+    metric(t, "lotus_extender_cache_synced", "gauge",
+           "1 once the cache has a complete view of the cluster.", st.synced ? 1 : 0);
+    metric(t, "lotus_extender_snapshot_version", "gauge", "Version of the current snapshot.",
+           (double)st.snapshot_version);
+    metric(t, "lotus_extender_snapshot_age_seconds", "gauge",
+           "Time since the current snapshot was built.", (double)st.snapshot_age_ms / 1e3);
+    metric(t, "lotus_extender_feed_age_seconds", "gauge",
+           "Time since the last list or watch event reached the cache.",
+           (double)st.feed_age_ms / 1e3);
+    metric(t, "lotus_extender_nodes", "gauge", "Nodes in the current snapshot.", (double)st.nodes);
+    metric(t, "lotus_extender_pods", "gauge", "Pods counted in the current snapshot.",
+           (double)st.pods);
+    metric(t, "lotus_extender_assumed_pods", "gauge",
+           "Pods bound by this extender and not yet confirmed by the watch.", (double)st.assumed);
+    metric(t, "lotus_extender_watch_restarts_total", "counter",
+           "WATCH requests after the first of each sync (nodes and pods).",
+           (double)st.watch_restarts);
+    metric(t, "lotus_extender_relists_total", "counter",
+           "LISTs started, the first ones included (nodes and pods).", (double)st.relists);
+    metric(t, "lotus_extender_feed_errors_total", "counter",
+           "List or watch failures the cache retried.", (double)st.feed_errors);
+}
+
+static enum MHD_Result serve_metrics(struct ext_server *s, struct MHD_Connection *conn)
+{
+    struct text t = {0};
+
+    metrics_requests(s, &t);
+    metrics_cache(s, &t);
+    tprintf(&t,
+            "# HELP lotus_extender_build_info Version and configured policies.\n"
+            "# TYPE lotus_extender_build_info gauge\n"
+            "lotus_extender_build_info{version=\"%s\",policy=\"%s\",eviction=\"%s\"} 1\n"
+            "# HELP lotus_extender_start_time_seconds Start time, Unix seconds.\n"
+            "# TYPE lotus_extender_start_time_seconds gauge\n"
+            "lotus_extender_start_time_seconds %.3f\n",
+            LOTUS_VERSION, lt_policy_name(s->dc.policy), lt_evict_name(s->dc.evict),
+            (double)s->started_ms / 1e3);
+    if (t.failed) {
+        lt_free(t.p);
+        return reply_text(s, conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+    }
+    return reply(s, conn, MHD_HTTP_OK, t.p, t.len, "text/plain; version=0.0.4; charset=utf-8");
+}
+
+static enum MHD_Result serve_version(struct ext_server *s, struct MHD_Connection *conn)
+{
+    json_t *o =
+        json_pack("{s:s, s:s, s:s, s:s}", "name", "lotus-extender", "version", LOTUS_VERSION,
+                  "policy", lt_policy_name(s->dc.policy), "eviction", lt_evict_name(s->dc.evict));
+    char *d = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    char *copy = d ? lt_strdup(d) : NULL;
+
+    json_decref(o);
+    free(d);
+    if (copy == NULL)
+        return reply_text(s, conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+    return reply(s, conn, MHD_HTTP_OK, copy, strlen(copy), "application/json");
+}
+
+static enum MHD_Result serve_get(struct ext_server *s, struct MHD_Connection *conn, enum route rt)
+{
+    struct ext_cache_stats st;
+
+    switch (rt) {
+    case ROUTE_HEALTHZ:
+        return reply_text(s, conn, MHD_HTTP_OK, "ok\n");
+    case ROUTE_READYZ:
+        memset(&st, 0, sizeof(st));
+        ext_cache_stats(s->cache, &st);
+        if (atomic_load(&s->draining))
+            return reply_text(s, conn, MHD_HTTP_SERVICE_UNAVAILABLE, "shutting down\n");
+        if (!st.synced)
+            return reply_text(s, conn, MHD_HTTP_SERVICE_UNAVAILABLE, "cache not synced\n");
+        return reply_text(s, conn, MHD_HTTP_OK, "ok\n");
+    case ROUTE_METRICS:
+        return serve_metrics(s, conn);
+    case ROUTE_VERSION:
+        return serve_version(s, conn);
+    case ROUTE_VERB:
+        break;
+    }
+    return MHD_NO;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Routing and the access handler
+ */
+
+/* Routes url; returns false for an unknown path. */
+static bool route(const struct ext_server *s, const char *url, enum route *rt, enum verb *v)
+{
+    static const struct {
+        const char *path;
+        enum route rt;
+    } fixed[] = {{"/healthz", ROUTE_HEALTHZ},
+                 {"/readyz", ROUTE_READYZ},
+                 {"/metrics", ROUTE_METRICS},
+                 {"/version", ROUTE_VERSION}};
+    const char *p = s->cfg->prefix;
+    size_t pl = strlen(p);
+
+    if (strncmp(url, p, pl) == 0 && url[pl] == '/') {
+        for (int i = 0; i < V_N; i++) {
+            if (strcmp(url + pl + 1, verb_names[i]) == 0) {
+                *rt = ROUTE_VERB;
+                *v = (enum verb)i;
+                return true;
+            }
+        }
+    }
+    for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+        if (strcmp(url, fixed[i].path) == 0) {
+            *rt = fixed[i].rt;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* True if the connection presented a client certificate that verifies against the CA. */
+static bool client_cert_ok(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+    unsigned int status = 0;
+
+    if (ci == NULL || ci->tls_session == NULL)
+        return false;
+    if (gnutls_certificate_verify_peers2((gnutls_session_t)ci->tls_session, &status) < 0)
+        return false;
+    return status == 0;
+}
+
+/* The first call of a request: route, method, client certificate, Content-Length; answers
+ * everything but a verb request, for which it sets *con_cls and returns MHD_YES to read the
+ * body. */
+static enum MHD_Result first_call(struct ext_server *s, struct MHD_Connection *conn,
+                                  const char *url, const char *method, void **con_cls)
+{
+    enum route rt = ROUTE_HEALTHZ;
+    enum verb v = V_FILTER;
+    const char *cl;
+    struct req *r;
+
+    if (!route(s, url, &rt, &v))
+        return reject(s, conn, R_NOT_FOUND, NULL, "404 page not found\n");
+    if (rt != ROUTE_VERB) {
+        if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+            return reject(s, conn, R_METHOD, "GET, HEAD", "405 method not allowed\n");
+        return serve_get(s, conn, rt);
+    }
+    if (strcmp(method, MHD_HTTP_METHOD_POST) != 0)
+        return reject(s, conn, R_METHOD, "POST", "405 method not allowed\n");
+    if (s->tls_ca != NULL && !client_cert_ok(conn))
+        return reject(s, conn, R_FORBIDDEN, NULL, "403 client certificate required\n");
+    cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    if (cl != NULL && strtoull(cl, NULL, 10) > (unsigned long long)s->cfg->max_body)
+        return reject(s, conn, R_TOO_LARGE, NULL, "413 request body too large\n");
+    r = lt_calloc(1, sizeof(*r));
+    if (r == NULL)
+        return MHD_NO;
+    r->verb = v;
+    r->start_ns = mono_ns();
+    *con_cls = r;
+    atomic_fetch_add(&s->in_flight, 1);
+    return MHD_YES;
+}
+
+/* Appends a body chunk, or counts it as discarded past the limit. */
+static bool body_append(struct ext_server *s, struct req *r, const char *data, size_t n)
+{
+    size_t max = (size_t)s->cfg->max_body;
+
+    if (r->too_large || n > max - r->len) {
+        r->too_large = true;
+        r->discarded += n;
+        return r->discarded <= max; /* a client streaming on forever gets disconnected */
+    }
+    if (r->len + n + 1 > r->cap) {
+        size_t nc = r->cap ? r->cap * 2 : 16384;
+        char *nb;
+
+        while (nc < r->len + n + 1)
+            nc *= 2;
+        nc = nc > max + 1 ? max + 1 : nc;
+        nb = lt_reallocarray(r->body, nc, 1);
+        if (nb == NULL)
+            return false;
+        r->body = nb;
+        r->cap = nc;
+    }
+    memcpy(r->body + r->len, data, n);
+    r->len += n;
+    r->body[r->len] = '\0';
+    return true;
+}
+
+static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const char *url,
+                               const char *method, const char *version, const char *upload_data,
+                               size_t *upload_data_size, void **con_cls)
+{
+    static enum outcome (*const verbs[V_N])(struct ext_server *, struct MHD_Connection *,
+                                            struct req *, enum MHD_Result *) = {
+        do_filter, do_prioritize, do_preempt, do_bind};
+    struct ext_server *s = cls;
+    struct req *r = *con_cls;
+    enum MHD_Result ret = MHD_NO;
+    enum outcome o;
+
+    (void)version;
+    if (r == NULL)
+        return first_call(s, conn, url, method, con_cls);
+    if (*upload_data_size > 0) {
+        bool ok = body_append(s, r, upload_data, *upload_data_size);
+
+        *upload_data_size = 0;
+        return ok ? MHD_YES : MHD_NO;
+    }
+    if (r->too_large) {
+        observe(s, r->verb, O_BAD_REQUEST, r->start_ns);
+        return reject(s, conn, R_TOO_LARGE, NULL, "413 request body too large\n");
+    }
+    if (r->body == NULL && body_append(s, r, "", 0) == false)
+        return MHD_NO;
+    o = verbs[r->verb](s, conn, r, &ret);
+    observe(s, r->verb, o, r->start_ns);
+    return ret;
+}
+
+static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                      enum MHD_RequestTerminationCode toe)
+{
+    struct ext_server *s = cls;
+    struct req *r = *con_cls;
+
+    (void)conn;
+    if (r == NULL)
+        return;
+    if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
+        ext_log(EXT_LOG_DEBUG, "request ended early", "{s:s, s:i}", "verb", verb_names[r->verb],
+                "code", (int)toe);
+    lt_free(r->body);
+    lt_free(r);
+    *con_cls = NULL;
+    atomic_fetch_sub(&s->in_flight, 1);
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap) LT_PRINTF(2, 0);
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    char text[512];
+    size_t n;
+
+    (void)cls;
+    vsnprintf(text, sizeof(text), fmt, ap);
+    n = strlen(text);
+    while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r'))
+        text[--n] = '\0';
+    ext_log(EXT_LOG_WARN, "libmicrohttpd", "{s:s}", "detail", text);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Start and stop
+ */
+
+/* Reads a whole (small) PEM file into an owned string. */
+static char *read_pem(const char *path, const char *flag, struct lt_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    char *p = NULL;
+    size_t len = 0, cap = 0, n;
+
+    if (f == NULL) {
+        lt_err_set(err, LT_EIO, 0, 0, "%s: cannot read '%s': %s", flag, path, strerror(errno));
+        return NULL;
+    }
+    do {
+        if (cap - len < 4097) {
+            char *np = cap < (1u << 24) ? lt_reallocarray(p, cap + 65536, 1) : NULL;
+
+            if (np == NULL) {
+                lt_err_set(err, LT_EIO, 0, 0, "%s: '%s' is not a PEM file of sane size", flag,
+                           path);
+                lt_free(p);
+                fclose(f);
+                return NULL;
+            }
+            p = np;
+            cap += 65536;
+        }
+        n = fread(p + len, 1, 4096, f);
+        len += n;
+    } while (n > 0);
+    fclose(f);
+    p[len] = '\0';
+    return p;
+}
+
+static int load_tls(struct ext_server *s, struct lt_err *err)
+{
+    const struct ext_config *c = s->cfg;
+
+    if (c->tls_cert[0] == '\0')
+        return 0;
+    s->tls_cert = read_pem(c->tls_cert, "--tls-cert", err);
+    s->tls_key = s->tls_cert ? read_pem(c->tls_key, "--tls-key", err) : NULL;
+    if (s->tls_key && c->tls_client_ca[0] != '\0')
+        s->tls_ca = read_pem(c->tls_client_ca, "--tls-client-ca", err);
+    if (s->tls_key == NULL || (c->tls_client_ca[0] != '\0' && s->tls_ca == NULL))
+        return LT_EIO;
+    return 0;
+}
+
+/* Starts MHD on addr (NULL: every address, dual stack if ipv6). */
+static struct MHD_Daemon *start(struct ext_server *s, const struct sockaddr *addr, bool ipv6)
+{
+    const struct ext_config *c = s->cfg;
+    unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC;
+    unsigned int timeout_s = (unsigned int)((c->conn_timeout_ms + 999) / 1000);
+    struct MHD_OptionItem tls[4], *t = tls;
+
+    if (ipv6)
+        flags |= addr ? MHD_USE_IPv6 : MHD_USE_DUAL_STACK;
+    if (s->tls_cert) {
+        flags |= MHD_USE_TLS;
+        *t++ = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, s->tls_cert};
+        *t++ = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, s->tls_key};
+        if (s->tls_ca)
+            *t++ = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_TRUST, 0, s->tls_ca};
+    }
+    *t = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+    /* The logger goes first so that MHD's complaints about later options reach it. */
+    return MHD_start_daemon(flags, s->port, NULL, NULL, handler, s, MHD_OPTION_EXTERNAL_LOGGER,
+                            mhd_log, s, MHD_OPTION_NOTIFY_COMPLETED, completed, s,
+                            MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)c->threads,
+                            MHD_OPTION_CONNECTION_LIMIT, (unsigned int)c->max_connections,
+                            MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)c->listen_backlog,
+                            MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, MHD_OPTION_SOCK_ADDR, addr,
+                            MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
+}
+
+static int start_listening(struct ext_server *s, struct lt_err *err)
+{
+    const struct ext_config *c = s->cfg;
+    struct addrinfo hints, *ai = NULL;
+    char port[8];
+    int rc;
+
+    if (c->host[0] == '\0') {
+        s->d = start(s, NULL, true);
+        if (s->d == NULL) /* no IPv6 in this network namespace */
+            s->d = start(s, NULL, false);
+    } else {
+        memset(&hints, 0, sizeof(hints));
+        hints.ai_family = AF_UNSPEC;
+        hints.ai_socktype = SOCK_STREAM;
+        hints.ai_flags = AI_PASSIVE;
+        snprintf(port, sizeof(port), "%u", (unsigned)c->port);
+        rc = getaddrinfo(c->host, port, &hints, &ai);
+        if (rc != 0)
+            return lt_err_set(err, LT_EIO, 0, 0, "--listen: cannot resolve '%s': %s", c->host,
+                              gai_strerror(rc));
+        s->d = start(s, ai->ai_addr, ai->ai_family == AF_INET6);
+        freeaddrinfo(ai);
+    }
+    if (s->d == NULL)
+        return lt_err_set(err, LT_EIO, 0, 0,
+                          "--listen: cannot serve on '%s' (address in use, no permission, or "
+                          "bad TLS files; see the libmicrohttpd log line above)",
+                          c->listen);
+    return 0;
+}
+
+struct ext_server *ext_server_new(const struct ext_config *cfg, struct ext_cache *cache,
+                                  struct kube_client *kube, struct lt_err *err)
+{
+    struct ext_server *s = lt_calloc(1, sizeof(*s));
+    const union MHD_DaemonInfo *di;
+
+    if (s == NULL) {
+        lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory for the server");
+        return NULL;
+    }
+    s->cfg = cfg;
+    s->cache = cache;
+    s->kube = kube;
+    s->dc.policy = cfg->pol;
+    s->dc.evict = cfg->ev;
+    s->port = cfg->port;
+    s->started_ms = real_ms();
+    if (load_tls(s, err) < 0 || start_listening(s, err) < 0) {
+        ext_server_free(s);
+        return NULL;
+    }
+    di = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
+    if (di != NULL)
+        s->port = di->port;
+    return s;
+}
+
+uint16_t ext_server_port(const struct ext_server *s)
+{
+    return s->port;
+}
+
+size_t ext_server_drain(struct ext_server *s, int64_t timeout_ms)
+{
+    int64_t end = mono_ns() + timeout_ms * 1000000;
+    MHD_socket fd;
+    long n;
+
+    atomic_store(&s->draining, true);
+    fd = MHD_quiesce_daemon(s->d);
+    if (fd != MHD_INVALID_SOCKET)
+        close(fd);
+    while ((n = atomic_load(&s->in_flight)) > 0 && mono_ns() < end) {
+        struct timespec ts = {0, 5 * 1000 * 1000};
+
+        nanosleep(&ts, NULL);
+    }
+    return n > 0 ? (size_t)n : 0;
+}
+
+void ext_server_free(struct ext_server *s)
+{
+    if (s == NULL)
+        return;
+    if (s->d)
+        MHD_stop_daemon(s->d);
+    lt_free(s->tls_cert);
+    lt_free(s->tls_key);
+    lt_free(s->tls_ca);
+    lt_free(s);
+}

@@ -1,0 +1,395 @@
+/* test_decide.c -- lotus-extender's filter, prioritize and preempt (extender/decide.c).
+ *
+ * The snapshot is built here by hand, as cache.h describes it (one machine per node, one
+ * placement per pod, task id = position in pods[]), so these tests do not depend on the
+ * cache; requests are real extender/v1 JSON decoded by the codec.
+ *
+ * Cluster (cpu millicores / memory MiB; ephemeral 100 GiB everywhere):
+ *   n1 4000/8192: u0 1000m prio 0 start 1 s, u1 1000m prio 0 start 2 s,
+ *                 u2 1500m prio 0 start 3 s sticky            -> free 500m
+ *   n2 2000/4096: u3 1800m prio 20                            -> free 200m
+ *   n3 8000/16384: u5 100m prio 0                             -> free 7900m
+ *   n4 1000/2048: u4 900m prio 0 sticky                       -> free 100m
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "lt_test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "decide.h"
+
+#define MI (1024.0 * 1024.0)
+
+struct fixture {
+    struct lt_cluster *c;
+    struct ext_snap_pod pods[6];
+    struct ext_snapshot snap;
+};
+
+static void add_pod(struct fixture *f, size_t i, const char *uid, size_t node, int prio,
+                    int64_t start_ms, double cpu, bool sticky)
+{
+    struct lt_task t;
+    struct ext_snap_pod *p = &f->pods[i];
+
+    memset(&t, 0, sizeof(t));
+    t.id = (int64_t)i;
+    t.priority = prio;
+    t.req = (struct lt_res){cpu, 256 * MI, 0};
+    t.sticky = sticky;
+    p->ns = "default";
+    p->name = uid;
+    p->uid = uid;
+    p->priority = prio;
+    p->start_ms = start_ms;
+    p->sticky = sticky;
+    p->req = t.req;
+    p->node = node;
+    assert_int_equal(lt_cluster_place(f->c, node, &t, LT_PLACE_FORCE, &p->pid, NULL), 0);
+}
+
+static int setup(void **state)
+{
+    static const struct lt_machine_spec m[] = {
+        {"n1", {4000, 8192 * MI, 100 * 1024 * MI}},
+        {"n2", {2000, 4096 * MI, 100 * 1024 * MI}},
+        {"n3", {8000, 16384 * MI, 100 * 1024 * MI}},
+        {"n4", {1000, 2048 * MI, 100 * 1024 * MI}},
+    };
+    struct lt_cluster_spec spec = {m, 4, {0, 0, 0}, 1};
+    struct fixture *f = calloc(1, sizeof(*f));
+
+    assert_non_null(f);
+    f->c = lt_cluster_new(&spec, NULL);
+    assert_non_null(f->c);
+    add_pod(f, 0, "u0", 0, 0, 1000, 1000, false);
+    add_pod(f, 1, "u1", 0, 0, 2000, 1000, false);
+    add_pod(f, 2, "u2", 0, 0, 3000, 1500, true);
+    add_pod(f, 3, "u3", 1, 20, 1000, 1800, false);
+    add_pod(f, 4, "u4", 3, 0, 1000, 900, true);
+    add_pod(f, 5, "u5", 2, 0, 1000, 100, false);
+    f->snap.version = 1;
+    f->snap.cluster = f->c;
+    f->snap.pods = f->pods;
+    f->snap.n_pods = 6;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+
+    lt_cluster_free(f->c);
+    free(f);
+    return 0;
+}
+
+/* An ExtenderArgs body in names mode for a pod of cpu and memory requests. */
+static void decode_args(struct ext_args *a, const char *cpu, const char *mem, const char *names)
+{
+    char body[2048];
+    struct lt_err e;
+
+    snprintf(body, sizeof(body),
+             "{\"Pod\":{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\",\"uid\":\"pre\"},"
+             "\"spec\":{\"priority\":10,\"containers\":[{\"name\":\"c\",\"resources\":"
+             "{\"requests\":{\"cpu\":\"%s\",\"memory\":\"%s\"}}}]}},"
+             "\"Nodes\":null,\"NodeNames\":%s}",
+             cpu, mem, names);
+    lt_err_init(&e, NULL);
+    ext_args_init(a);
+    if (ext_args_decode(a, body, strlen(body), &e) < 0)
+        fail_msg("decode: %s", e.text);
+}
+
+static void test_filter_passes_fitting_nodes_and_names_short_resources(void **state)
+{
+    struct fixture *f = *state;
+    struct ext_args a;
+    struct ext_filter_decision d;
+
+    decode_args(&a, "1500m", "1Gi", "[\"n1\",\"n2\",\"n3\",\"ghost\"]");
+    ext_filter_decision_init(&d);
+    assert_int_equal(ext_decide_filter(&f->snap, &a, &d, NULL), 0);
+    assert_int_equal(d.n, 4);
+    assert_int_equal(d.n_pass, 1);
+    assert_int_equal(d.v[0].verdict, EXT_FAIL);
+    assert_string_equal(d.v[0].reason, "Insufficient cpu: requested 1500m, free 500m");
+    assert_int_equal(d.v[1].verdict, EXT_FAIL);
+    assert_string_equal(d.v[1].reason, "Insufficient cpu: requested 1500m, free 200m");
+    assert_int_equal(d.v[2].verdict, EXT_PASS);
+    assert_null(d.v[2].reason);
+    assert_int_equal(d.v[3].verdict, EXT_FAIL);
+    assert_string_equal(d.v[3].reason, "unknown node");
+    ext_filter_decision_release(&d);
+    ext_args_release(&a);
+}
+
+static void test_filter_lists_every_short_resource(void **state)
+{
+    struct fixture *f = *state;
+    struct ext_args a;
+    struct ext_filter_decision d;
+
+    /* n4 has 1000m/2048Mi capacity, 900m/256Mi used. */
+    decode_args(&a, "500m", "1900Mi", "[\"n4\"]");
+    ext_filter_decision_init(&d);
+    assert_int_equal(ext_decide_filter(&f->snap, &a, &d, NULL), 0);
+    assert_int_equal(d.v[0].verdict, EXT_FAIL);
+    assert_string_equal(d.v[0].reason, "Insufficient cpu: requested 500m, free 100m; "
+                                       "Insufficient memory: requested 1992294400, free "
+                                       "1879048192");
+    ext_filter_decision_release(&d);
+    ext_args_release(&a);
+}
+
+static void test_filter_request_above_capacity_is_unresolvable(void **state)
+{
+    struct fixture *f = *state;
+    struct ext_args a;
+    struct ext_filter_decision d;
+
+    decode_args(&a, "3", "1Gi", "[\"n2\",\"n3\"]");
+    ext_filter_decision_init(&d);
+    assert_int_equal(ext_decide_filter(&f->snap, &a, &d, NULL), 0);
+    assert_int_equal(d.v[0].verdict, EXT_FAIL_UNRESOLVABLE);
+    assert_string_equal(d.v[0].reason, "Insufficient cpu: requested 3000m, capacity 2000m");
+    assert_int_equal(d.v[1].verdict, EXT_PASS);
+    ext_filter_decision_release(&d);
+    ext_args_release(&a);
+}
+
+static void test_filter_of_no_nodes_is_empty(void **state)
+{
+    struct fixture *f = *state;
+    struct ext_args a;
+    struct ext_filter_decision d;
+
+    decode_args(&a, "1", "1Gi", "[]");
+    ext_filter_decision_init(&d);
+    assert_int_equal(ext_decide_filter(&f->snap, &a, &d, NULL), 0);
+    assert_int_equal(d.n, 0);
+    ext_filter_decision_release(&d);
+    ext_args_release(&a);
+}
+
+/* docs/extender.md "prioritize": raw 1, 2, 3 -> 10, 5, 0; infeasible -> 0. */
+static void test_scores_map_is_linear_between_best_and_worst(void **state)
+{
+    const double raw[] = {1, 2, 3, LT_SCORE_INFEASIBLE, 1.6};
+    int64_t out[5];
+
+    (void)state;
+    ext_scores_map(raw, 5, out);
+    assert_int_equal(out[0], 10);
+    assert_int_equal(out[1], 5);
+    assert_int_equal(out[2], 0);
+    assert_int_equal(out[3], 0);
+    assert_int_equal(out[4], 7); /* 10 * (3 - 1.6) / 2 = 7.0 */
+}
+
+static void test_scores_map_rounds_half_away_from_zero(void **state)
+{
+    const double raw[] = {0, 0.25, 0.35, 1};
+    int64_t out[4];
+
+    (void)state;
+    ext_scores_map(raw, 4, out);
+    assert_int_equal(out[0], 10);
+    assert_int_equal(out[1], 8); /* 7.5 */
+    assert_int_equal(out[2], 7); /* 6.5 */
+    assert_int_equal(out[3], 0);
+}
+
+static void test_scores_map_equal_scores_all_get_ten(void **state)
+{
+    const double raw[] = {0.5, 0.5, LT_SCORE_INFEASIBLE};
+    const double none[] = {LT_SCORE_INFEASIBLE, NAN};
+    int64_t out[3];
+
+    (void)state;
+    ext_scores_map(raw, 3, out);
+    assert_int_equal(out[0], 10);
+    assert_int_equal(out[1], 10);
+    assert_int_equal(out[2], 0);
+    ext_scores_map(none, 2, out);
+    assert_int_equal(out[0], 0);
+    assert_int_equal(out[1], 0);
+}
+
+/* prioritize == the policy's own rank mapped, in input order; unknown nodes get 0. */
+static void test_prioritize_maps_the_policy_rank_in_input_order(void **state)
+{
+    struct fixture *f = *state;
+    const char *names[] = {"bestfit1", "firstfit", "sos10"};
+
+    for (size_t p = 0; p < sizeof(names) / sizeof(names[0]); p++) {
+        struct ext_decide_config cfg = {lt_policy_find(names[p], NULL), NULL};
+        struct ext_args a;
+        struct ext_host_priority hp[4];
+        const size_t cand[] = {2, 0, 1};
+        double raw[4];
+        int64_t want[4];
+        struct lt_task t;
+
+        assert_non_null(cfg.policy);
+        decode_args(&a, "100m", "128Mi", "[\"n3\",\"n1\",\"n2\",\"ghost\"]");
+        assert_int_equal(ext_decide_prioritize(&cfg, &f->snap, &a, NULL, hp, NULL), 0);
+        t = ext_pod_task(&a.pod);
+        assert_int_equal(lt_policy_rank(cfg.policy, f->c, &t, cand, 3, NULL, raw, NULL), 0);
+        raw[3] = LT_SCORE_INFEASIBLE;
+        ext_scores_map(raw, 4, want);
+        assert_string_equal(hp[0].host, "n3");
+        assert_string_equal(hp[1].host, "n1");
+        assert_string_equal(hp[2].host, "n2");
+        assert_string_equal(hp[3].host, "ghost");
+        for (size_t i = 0; i < 4; i++)
+            assert_int_equal(hp[i].score, want[i]);
+        assert_int_equal(hp[lt_scores_best(cand, raw, 3)].score, EXT_MAX_PRIORITY);
+        assert_int_equal(hp[3].score, 0);
+        ext_args_release(&a);
+    }
+}
+
+static void decode_preempt(struct ext_preempt_args *a, bool meta)
+{
+    static const char *pod =
+        "{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\",\"uid\":\"pre\"},"
+        "\"spec\":{\"priority\":10,\"containers\":[{\"name\":\"c\",\"resources\":"
+        "{\"requests\":{\"cpu\":\"1500m\",\"memory\":\"128Mi\"}}}]}}";
+#define VPOD "{\"metadata\":{\"name\":\"v\",\"uid\":\"%s\"},\"spec\":{}}"
+    char body[4096], v0[256], v9[256];
+    struct lt_err e;
+
+    if (meta) {
+        snprintf(body, sizeof(body),
+                 "{\"Pod\":%s,\"NodeNameToVictims\":null,\"NodeNameToMetaVictims\":{"
+                 "\"n1\":{\"Pods\":[{\"UID\":\"u0\"}],\"NumPDBViolations\":0},"
+                 "\"n2\":{\"Pods\":[{\"UID\":\"u3\"}],\"NumPDBViolations\":0},"
+                 "\"n3\":{\"Pods\":[{\"UID\":\"u9\"},{\"UID\":\"u5\"}],"
+                 "\"NumPDBViolations\":0},"
+                 "\"n4\":{\"Pods\":[{\"UID\":\"u4\"}],\"NumPDBViolations\":0},"
+                 "\"ghost\":{\"Pods\":[{\"UID\":\"u5\"}],\"NumPDBViolations\":0}}}",
+                 pod);
+    } else {
+        snprintf(v0, sizeof(v0), VPOD, "u0");
+        snprintf(v9, sizeof(v9), VPOD, "u5");
+        snprintf(body, sizeof(body),
+                 "{\"Pod\":%s,\"NodeNameToMetaVictims\":null,\"NodeNameToVictims\":{"
+                 "\"n1\":{\"Pods\":[%s],\"NumPDBViolations\":0},"
+                 "\"n3\":{\"Pods\":[%s],\"NumPDBViolations\":1}}}",
+                 pod, v0, v9);
+    }
+    lt_err_init(&e, NULL);
+    ext_preempt_args_init(a);
+    if (ext_preempt_args_decode(a, body, strlen(body), &e) < 0)
+        fail_msg("decode: %s", e.text);
+}
+
+static void preempt(struct fixture *f, const char *evict, bool meta, struct ext_preempt_decision *d,
+                    struct ext_preempt_args *a)
+{
+    struct ext_decide_config cfg = {lt_policy_find("bestfit1", NULL), lt_evict_find(evict, NULL)};
+    struct lt_rng rng;
+
+    lt_rng_init(&rng, 7, LT_RNG_EVICTION);
+    decode_preempt(a, meta);
+    ext_preempt_decision_init(d);
+    assert_int_equal(ext_decide_preempt(&cfg, &f->snap, a, &rng, d, NULL), 0);
+}
+
+/* n1: u2 is sticky, so mrs takes u1 (started last among the rest) and that is enough; n2's
+ * only pod outranks the preemptor; n3 already fits, so kube-scheduler's proposal is kept
+ * without u9, which is not on n3; n4's only pod is sticky; ghost is unknown. */
+static void test_preempt_mrs_skips_sticky_and_drops_hopeless_nodes(void **state)
+{
+    struct fixture *f = *state;
+    struct ext_preempt_args a;
+    struct ext_preempt_decision d;
+
+    preempt(f, "mrs", true, &d, &a);
+    assert_int_equal(d.n, 2);
+    assert_string_equal(d.nodes[0].node, "n1");
+    assert_int_equal(d.nodes[0].n_uids, 1);
+    assert_string_equal(d.nodes[0].uids[0], "u1");
+    assert_int_equal(d.nodes[0].num_pdb_violations, 0);
+    assert_string_equal(d.nodes[1].node, "n3");
+    assert_int_equal(d.nodes[1].n_uids, 1);
+    assert_string_equal(d.nodes[1].uids[0], "u5");
+    ext_preempt_decision_release(&d);
+    ext_preempt_args_release(&a);
+}
+
+static void test_preempt_lrs_takes_the_oldest(void **state)
+{
+    struct fixture *f = *state;
+    struct ext_preempt_args a;
+    struct ext_preempt_decision d;
+
+    preempt(f, "lrs", true, &d, &a);
+    assert_int_equal(d.n, 2);
+    assert_string_equal(d.nodes[0].uids[0], "u0");
+    ext_preempt_decision_release(&d);
+    ext_preempt_args_release(&a);
+}
+
+static void test_preempt_rnd_takes_one_non_sticky_victim(void **state)
+{
+    struct fixture *f = *state;
+    struct ext_preempt_args a;
+    struct ext_preempt_decision d;
+
+    preempt(f, "rnd", true, &d, &a);
+    assert_int_equal(d.n, 2);
+    assert_int_equal(d.nodes[0].n_uids, 1);
+    assert_true(strcmp(d.nodes[0].uids[0], "u0") == 0 || strcmp(d.nodes[0].uids[0], "u1") == 0);
+    ext_preempt_decision_release(&d);
+    ext_preempt_args_release(&a);
+}
+
+/* Full Pods mode reads NodeNameToVictims and answers the same way (MetaVictims, PDB 0). */
+static void test_preempt_full_pods_mode(void **state)
+{
+    struct fixture *f = *state;
+    struct ext_preempt_args a;
+    struct ext_preempt_decision d;
+    struct ext_buf b;
+
+    preempt(f, "mrs", false, &d, &a);
+    assert_int_equal(d.n, 2);
+    ext_buf_init(&b);
+    assert_int_equal(ext_preempt_result_encode(d.nodes, d.n, &b, NULL), 0);
+    assert_string_equal(b.data, "{\"NodeNameToMetaVictims\":{"
+                                "\"n1\":{\"Pods\":[{\"UID\":\"u1\"}],\"NumPDBViolations\":0},"
+                                "\"n3\":{\"Pods\":[{\"UID\":\"u5\"}],\"NumPDBViolations\":0}}}");
+    ext_buf_release(&b);
+    ext_preempt_decision_release(&d);
+    ext_preempt_args_release(&a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_filter_passes_fitting_nodes_and_names_short_resources,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_filter_lists_every_short_resource, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_filter_request_above_capacity_is_unresolvable, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_filter_of_no_nodes_is_empty, setup, teardown),
+        cmocka_unit_test(test_scores_map_is_linear_between_best_and_worst),
+        cmocka_unit_test(test_scores_map_rounds_half_away_from_zero),
+        cmocka_unit_test(test_scores_map_equal_scores_all_get_ten),
+        cmocka_unit_test_setup_teardown(test_prioritize_maps_the_policy_rank_in_input_order, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_preempt_mrs_skips_sticky_and_drops_hopeless_nodes,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_preempt_lrs_takes_the_oldest, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_preempt_rnd_takes_one_non_sticky_victim, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_preempt_full_pods_mode, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
