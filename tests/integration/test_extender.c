@@ -1,0 +1,816 @@
+/* test_extender.c -- lotus-extender end to end: the binary, offline, on loopback.
+ *
+ * usage: test_extender LOTUS_EXTENDER FIXTURES_DIR   (FIXTURES_DIR = tests/fixtures/extender)
+ *
+ * Starts the binary with --cluster-file cluster/small.json on 127.0.0.1 port 0 (the port is
+ * read from its "serving" log line), then talks to it with libcurl (curl(1) is not among
+ * .ci/deps.sh's packages) and, for what a well-behaved client never does (truncated bodies,
+ * garbage, a request spread around SIGTERM), with raw sockets. Checks: every verb in both
+ * nodeCacheCapable modes, bind offline, the probes, /metrics, /version, bad input answered for
+ * that request alone while the server keeps serving, config errors, TLS with client
+ * certificates, and a SIGTERM that lets an in-flight request finish and exits 0 (under ASan
+ * also leak-free, since LeakSanitizer would change the exit status).
+ *
+ * Output: one "ok - <name>" line per check; the first failure prints what differed, the
+ * server log, and exits 1.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#define _DEFAULT_SOURCE /* usleep, kill */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+#include <jansson.h>
+
+extern char **environ;
+
+static const char *bin, *fix;
+static char cluster[1024], logpath[200];
+
+struct srv {
+    pid_t pid;
+    int port;
+    char log[256];
+    char base[64]; /* http://127.0.0.1:PORT */
+};
+
+static struct srv *current;
+
+/* The string value of v, "" if v is not a string. */
+static const char *jstr(const json_t *v)
+{
+    return json_is_string(v) ? json_string_value(v) : "";
+}
+
+static void dump_log(const char *path)
+{
+    char line[4096];
+    FILE *f = fopen(path, "r");
+
+    if (f == NULL)
+        return;
+    fprintf(stderr, "--- server log %s ---\n", path);
+    while (fgets(line, sizeof(line), f))
+        fputs(line, stderr);
+    fclose(f);
+}
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+
+    fputs("not ok - ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    if (current) {
+        dump_log(current->log);
+        kill(current->pid, SIGKILL);
+    }
+    exit(1);
+}
+
+static void ok(const char *name)
+{
+    printf("ok - %s\n", name);
+    fflush(stdout);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Starting and stopping the binary
+ */
+
+static pid_t spawn(const char *const *args, const char *log)
+{
+    posix_spawn_file_actions_t fa;
+    pid_t pid;
+    char *argv[64];
+    size_t n = 0;
+
+    argv[n++] = (char *)(uintptr_t)bin;
+    for (; args[n - 1] && n < 63; n++)
+        argv[n] = (char *)(uintptr_t)args[n - 1];
+    argv[n] = NULL;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (posix_spawn(&pid, bin, &fa, NULL, argv, environ) != 0)
+        die("cannot start %s: %s", bin, strerror(errno));
+    posix_spawn_file_actions_destroy(&fa);
+    return pid;
+}
+
+/* Waits up to ms for pid to exit; returns its wait status or -1 on timeout. */
+static int wait_exit(pid_t pid, int ms)
+{
+    int st;
+
+    for (int i = 0; i < ms / 10; i++) {
+        if (waitpid(pid, &st, WNOHANG) == pid)
+            return st;
+        usleep(10000);
+    }
+    return -1;
+}
+
+/* The port of the "serving" line of the log, 0 if not there yet. */
+static int find_port(const char *log)
+{
+    char line[8192];
+    int port = 0;
+    FILE *f = fopen(log, "r");
+
+    while (f && port == 0 && fgets(line, sizeof(line), f)) {
+        json_t *o = json_loads(line, 0, NULL);
+
+        if (o && strcmp(jstr(json_object_get(o, "msg")), "serving") == 0)
+            port = (int)json_integer_value(json_object_get(o, "port"));
+        json_decref(o);
+    }
+    if (f)
+        fclose(f);
+    return port;
+}
+
+/* Starts the extender offline with the flags in extra (NULL-terminated). */
+static void srv_start(struct srv *s, const char *name, const char *const *extra)
+{
+    const char *args[64] = {"--cluster-file",     cluster, "--listen",       "127.0.0.1:0",
+                            "--threads",          "2",     "--max-body",     "4Mi",
+                            "--shutdown-timeout", "10s",   "--conn-timeout", "5s"};
+    size_t n = 12;
+    int st;
+
+    while (extra && *extra && n < 62)
+        args[n++] = *extra++;
+    args[n] = NULL;
+    snprintf(s->log, sizeof(s->log), "%s.%s", logpath, name);
+    s->pid = spawn(args, s->log);
+    current = s;
+    for (int i = 0; i < 1000 && (s->port = find_port(s->log)) == 0; i++) {
+        if (waitpid(s->pid, &st, WNOHANG) == s->pid)
+            die("%s: the server exited at start (status %d)", name, st);
+        usleep(10000);
+    }
+    if (s->port == 0)
+        die("%s: no 'serving' log line within 10 s", name);
+    snprintf(s->base, sizeof(s->base), "127.0.0.1:%d", s->port);
+}
+
+static void srv_stop(struct srv *s)
+{
+    int st;
+
+    kill(s->pid, SIGTERM);
+    st = wait_exit(s->pid, 15000);
+    if (st == -1)
+        die("server did not exit within 15 s of SIGTERM");
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        die("server exit status %d after SIGTERM (0 expected; ASan report in the log?)", st);
+    current = NULL;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * HTTP with libcurl
+ */
+
+struct resp {
+    long status;
+    char *body;
+    size_t len;
+    char allow[64];
+};
+
+static size_t on_data(char *p, size_t size, size_t n, void *arg)
+{
+    struct resp *r = arg;
+    char *nb = realloc(r->body, r->len + size * n + 1);
+
+    if (nb == NULL)
+        return 0;
+    memcpy(nb + r->len, p, size * n);
+    r->body = nb;
+    r->len += size * n;
+    r->body[r->len] = '\0';
+    return size * n;
+}
+
+static size_t on_header(char *p, size_t size, size_t n, void *arg)
+{
+    struct resp *r = arg;
+
+    if (size * n > 7 && strncasecmp(p, "Allow: ", 7) == 0)
+        snprintf(r->allow, sizeof(r->allow), "%.*s", (int)strcspn(p + 7, "\r\n"), p + 7);
+    return size * n;
+}
+
+struct tls {
+    const char *ca, *cert, *key;
+};
+
+/* One request; returns false if no HTTP answer arrived (connection closed, refused). */
+static bool http_try(const char *method, const char *base, const char *path, const char *body,
+                     size_t len, const struct tls *tls, const char *header, struct resp *r)
+{
+    CURL *c = curl_easy_init();
+    struct curl_slist *h = NULL;
+    char url[4096], ca[1024], cert[1024], key[1024];
+    CURLcode rc;
+
+    memset(r, 0, sizeof(*r));
+    snprintf(url, sizeof(url), "%s://%s%s", tls ? "https" : "http", base, path);
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 20L);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    h = curl_slist_append(h, "Content-Type: application/json");
+    if (header)
+        h = curl_slist_append(h, header);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    if (strcmp(method, "POST") == 0) {
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body ? body : "");
+        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+    } else if (strcmp(method, "GET") != 0) {
+        curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+    }
+    if (tls) {
+        snprintf(ca, sizeof(ca), "%s/tls/%s", fix, tls->ca);
+        curl_easy_setopt(c, CURLOPT_CAINFO, ca);
+        if (tls->cert) {
+            snprintf(cert, sizeof(cert), "%s/tls/%s", fix, tls->cert);
+            snprintf(key, sizeof(key), "%s/tls/%s", fix, tls->key);
+            curl_easy_setopt(c, CURLOPT_SSLCERT, cert);
+            curl_easy_setopt(c, CURLOPT_SSLKEY, key);
+        }
+    }
+    rc = curl_easy_perform(c);
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+    curl_slist_free_all(h);
+    curl_easy_cleanup(c);
+    return rc == CURLE_OK;
+}
+
+static void http(const char *method, const char *path, const char *body, struct resp *r)
+{
+    if (!http_try(method, current->base, path, body, body ? strlen(body) : 0, NULL, NULL, r))
+        die("%s %s: no answer", method, path);
+}
+
+static void expect(const char *what, const struct resp *r, long status, const char *body)
+{
+    if (r->status != status)
+        die("%s: status %ld, expected %ld; body %s", what, r->status, status,
+            r->body ? r->body : "(none)");
+    if (body && (r->body == NULL || strcmp(r->body, body) != 0))
+        die("%s: body\n  %s\nexpected\n  %s", what, r->body ? r->body : "(none)", body);
+    ok(what);
+}
+
+static void expect_contains(const char *what, const struct resp *r, long status, const char *needle)
+{
+    if (r->status != status || r->body == NULL || strstr(r->body, needle) == NULL)
+        die("%s: status %ld body %s; expected %ld containing '%s'", what, r->status,
+            r->body ? r->body : "(none)", status, needle);
+    ok(what);
+}
+
+static void healthy(const char *after)
+{
+    struct resp r;
+    char what[256];
+
+    http("GET", "/healthz", NULL, &r);
+    snprintf(what, sizeof(what), "still serving after %s", after);
+    expect(what, &r, 200, "ok\n");
+    free(r.body);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Raw sockets
+ */
+
+static int dial(int port)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static void send_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+
+        if (w <= 0)
+            die("send: %s", strerror(errno));
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+/* Reads until EOF into buf (NUL-terminated). */
+static size_t read_all(int fd, char *buf, size_t cap)
+{
+    size_t len = 0;
+    ssize_t n;
+
+    while (len + 1 < cap && (n = recv(fd, buf + len, cap - 1 - len, 0)) > 0)
+        len += (size_t)n;
+    buf[len] = '\0';
+    return len;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Requests
+ */
+
+#define POD_3500                                                                                   \
+    "{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\",\"uid\":\"pre\"},\"spec\":{"          \
+    "\"priority\":100,\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":"       \
+    "\"3500m\",\"memory\":\"1Gi\"}}}]}}"
+#define POD_100                                                                                    \
+    "{\"metadata\":{\"name\":\"q\",\"namespace\":\"default\",\"uid\":\"q\"},\"spec\":{"            \
+    "\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":\"100m\"}}}]}}"
+#define NAMES "[\"node-a\",\"node-b\",\"node-c\",\"node-d\",\"ghost\"]"
+#define NODE_C                                                                                     \
+    "{\"metadata\":{\"name\":\"node-c\"},\"status\":{\"allocatable\":{\"cpu\":\"8\",\"memory\":"   \
+    "\"16Gi\"}}}"
+#define NODE_D       "{\"metadata\":{\"name\":\"node-d\"},\"status\":{\"allocatable\":{\"cpu\":\"2\"}}}"
+#define NODE_X       "{\"metadata\":{\"name\":\"ghost\"},\"status\":{}}"
+#define FILTER_NAMES "{\"Pod\":" POD_3500 ",\"Nodes\":null,\"NodeNames\":" NAMES "}"
+#define FILTER_NAMES_ANSWER                                                                        \
+    "{\"Nodes\":null,\"NodeNames\":[\"node-b\",\"node-c\"],\"FailedNodes\":{\"ghost\":\"unknown "  \
+    "node\",\"node-a\":\"Insufficient cpu: requested 3500m, free 3300m\"},"                        \
+    "\"FailedAndUnresolvableNodes\":{\"node-d\":\"Insufficient cpu: requested 3500m, capacity "    \
+    "2000m\"},\"Error\":\"\"}"
+#define PREEMPT_ANSWER                                                                             \
+    "{\"NodeNameToMetaVictims\":{\"node-a\":{\"Pods\":[{\"UID\":\"uid-web-1\"}],"                  \
+    "\"NumPDBViolations\":0}}}"
+
+static void check_probes(void)
+{
+    struct resp r;
+    json_t *v;
+
+    http("GET", "/healthz", NULL, &r);
+    expect("GET /healthz", &r, 200, "ok\n");
+    free(r.body);
+    http("GET", "/readyz", NULL, &r);
+    expect("GET /readyz (offline: synced at start)", &r, 200, "ok\n");
+    free(r.body);
+    http("GET", "/version", NULL, &r);
+    v = json_loads(r.body ? r.body : "", 0, NULL);
+    if (strcmp(jstr(json_object_get(v, "name")), "lotus-extender") != 0 ||
+        strcmp(jstr(json_object_get(v, "policy")), "bestfit1") != 0)
+        die("GET /version: %s", r.body ? r.body : "(none)");
+    json_decref(v);
+    expect("GET /version", &r, 200, NULL);
+    free(r.body);
+}
+
+static void check_filter(void)
+{
+    struct resp r;
+
+    http("POST", "/lotus/filter", FILTER_NAMES, &r);
+    expect("filter, NodeNames mode", &r, 200, FILTER_NAMES_ANSWER);
+    free(r.body);
+    http("POST", "/lotus/filter",
+         "{\"Pod\":" POD_3500 ",\"NodeNames\":null,\"Nodes\":{\"metadata\":{},\"items\":[" NODE_C
+         "," NODE_D "," NODE_X "]}}",
+         &r);
+    expect("filter, full Nodes mode (nodes echoed as sent)", &r, 200,
+           "{\"Nodes\":{\"metadata\":{},\"items\":[" NODE_C "]},\"NodeNames\":null,"
+           "\"FailedNodes\":{\"ghost\":\"unknown node\"},\"FailedAndUnresolvableNodes\":{"
+           "\"node-d\":\"Insufficient cpu: requested 3500m, capacity 2000m\"},\"Error\":\"\"}");
+    free(r.body);
+}
+
+/* A HostPriorityList over hosts[0..n-1] in order, integers in 0..10, the best at 10. */
+static void check_priorities(const char *what, const struct resp *r, const char *const *hosts,
+                             size_t n)
+{
+    json_t *a = json_loads(r->body ? r->body : "", 0, NULL);
+    json_int_t best = -1;
+
+    if (r->status != 200 || !json_is_array(a) || json_array_size(a) != n)
+        die("%s: status %ld body %s", what, r->status, r->body ? r->body : "(none)");
+    for (size_t i = 0; i < n; i++) {
+        json_t *e = json_array_get(a, i), *s = json_object_get(e, "Score");
+
+        if (strcmp(jstr(json_object_get(e, "Host")), hosts[i]) != 0 || !json_is_integer(s) ||
+            json_integer_value(s) < 0 || json_integer_value(s) > 10)
+            die("%s: entry %zu is wrong in %s", what, i, r->body);
+        best = json_integer_value(s) > best ? json_integer_value(s) : best;
+    }
+    if (best != 10)
+        die("%s: no node got 10 in %s", what, r->body);
+    json_decref(a);
+    ok(what);
+}
+
+static void check_prioritize(void)
+{
+    static const char *const names[] = {"node-a", "node-b", "node-c", "node-d", "ghost"};
+    static const char *const nodes[] = {"node-c", "node-d", "ghost"};
+    struct resp r;
+
+    http("POST", "/lotus/prioritize",
+         "{\"Pod\":" POD_100 ",\"Nodes\":null,\"NodeNames\":" NAMES "}", &r);
+    check_priorities("prioritize, NodeNames mode", &r, names, 5);
+    if (strstr(r.body, "{\"Host\":\"ghost\",\"Score\":0}") == NULL)
+        die("prioritize: unknown node not 0: %s", r.body);
+    free(r.body);
+    http("POST", "/lotus/prioritize",
+         "{\"Pod\":" POD_100 ",\"Nodes\":{\"items\":[" NODE_C "," NODE_D "," NODE_X "]}}", &r);
+    check_priorities("prioritize, full Nodes mode", &r, nodes, 3);
+    free(r.body);
+}
+
+static void check_preempt(void)
+{
+    struct resp r;
+
+    http("POST", "/lotus/preempt",
+         "{\"Pod\":" POD_3500 ",\"NodeNameToVictims\":null,\"NodeNameToMetaVictims\":{"
+         "\"node-a\":{\"Pods\":[{\"UID\":\"uid-web-1\"}],\"NumPDBViolations\":0},"
+         "\"node-c\":{\"Pods\":[{\"UID\":\"uid-db-0\"}],\"NumPDBViolations\":0},"
+         "\"node-d\":{\"Pods\":[{\"UID\":\"uid-logger\"}],\"NumPDBViolations\":0}}}",
+         &r);
+    expect("preempt, MetaVictims mode (sticky db-0 spared, node-d hopeless)", &r, 200,
+           PREEMPT_ANSWER);
+    free(r.body);
+    http("POST", "/lotus/preempt",
+         "{\"Pod\":" POD_3500 ",\"NodeNameToMetaVictims\":null,\"NodeNameToVictims\":{"
+         "\"node-a\":{\"Pods\":[{\"metadata\":{\"name\":\"web-1\",\"uid\":\"uid-web-1\"}}],"
+         "\"NumPDBViolations\":0}}}",
+         &r);
+    expect("preempt, full Pods mode", &r, 200, PREEMPT_ANSWER);
+    free(r.body);
+}
+
+static void check_bind(void)
+{
+    struct resp r;
+
+    http("POST", "/lotus/bind",
+         "{\"PodName\":\"pending-1\",\"PodNamespace\":\"default\",\"PodUID\":\"uid-pending-1\","
+         "\"Node\":\"node-a\"}",
+         &r);
+    expect("bind offline answers Error", &r, 200,
+           "{\"Error\":\"lotus-extender runs offline (--cluster-file): no API server to bind "
+           "with\"}");
+    free(r.body);
+    http("POST", "/lotus/bind", "{\"PodName\":\"p\",\"PodNamespace\":\"default\",\"Node\":\"n\"}",
+         &r);
+    expect("bind without PodUID", &r, 200,
+           "{\"Error\":\"malformed ExtenderBindingArgs: missing field 'PodUID'\"}");
+    free(r.body);
+}
+
+/* "NodeNames":["n000000",...] with n names. */
+static char *names_body(size_t n)
+{
+    size_t cap = 64 + n * 12 + sizeof(POD_100);
+    char *b = malloc(cap);
+    size_t len;
+
+    if (b == NULL)
+        die("out of memory");
+    len = (size_t)snprintf(b, cap, "{\"Pod\":%s,\"NodeNames\":[", POD_100);
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(b + len, cap - len, "%s\"n%07zu\"", i ? "," : "", i);
+    snprintf(b + len, cap - len, "]}");
+    return b;
+}
+
+static void check_bad_json(void)
+{
+    struct resp r;
+
+    http("POST", "/lotus/filter", "{\"Pod\":", &r);
+    expect_contains("filter, malformed JSON: 200 with Error", &r, 200,
+                    "\"Error\":\"malformed ExtenderArgs: line 1, column 7");
+    free(r.body);
+    http("POST", "/lotus/filter", "{\"NodeNames\":[\"node-a\"]}", &r);
+    expect_contains("filter, missing Pod: 200 with Error", &r, 200, "\"Error\":\"malformed");
+    free(r.body);
+    http("POST", "/lotus/filter", "{\"Pod\":" POD_100 ",\"NodeNames\":[\"node-a\",", &r);
+    expect_contains("filter, truncated JSON: 200 with Error", &r, 200, "\"Error\":\"malformed");
+    free(r.body);
+    http("POST", "/lotus/prioritize", "{\"Pod\":[]}", &r);
+    expect_contains("prioritize, malformed: 400 with Error", &r, 400, "\"Error\":\"malformed");
+    free(r.body);
+    http("POST", "/lotus/preempt", "nonsense", &r);
+    expect_contains("preempt, malformed: 400 with Error", &r, 400, "\"Error\":\"malformed");
+    free(r.body);
+    http("POST", "/lotus/bind", "[1,2", &r);
+    expect_contains("bind, malformed: 200 with Error", &r, 200, "\"Error\":\"malformed");
+    free(r.body);
+    healthy("malformed bodies");
+}
+
+static void check_http_errors(void)
+{
+    struct resp r;
+    char *big;
+
+    http("GET", "/lotus/filter", NULL, &r);
+    if (strcmp(r.allow, "POST") != 0)
+        die("405 without 'Allow: POST' (got '%s')", r.allow);
+    expect("GET on a verb: 405", &r, 405, NULL);
+    free(r.body);
+    http("POST", "/healthz", "x", &r);
+    expect("POST /healthz: 405", &r, 405, NULL);
+    free(r.body);
+    http("GET", "/nope", NULL, &r);
+    expect("unknown path: 404", &r, 404, NULL);
+    free(r.body);
+    http("POST", "/lotus/nope", "{}", &r);
+    expect("unknown verb: 404", &r, 404, NULL);
+    free(r.body);
+    big = malloc(5 << 20);
+    memset(big, ' ', 5 << 20);
+    if (!http_try("POST", current->base, "/lotus/filter", big, 5 << 20, NULL,
+                  "Expect: 100-continue", &r))
+        die("oversized body: no answer");
+    expect("body over --max-body (Content-Length): 413", &r, 413, NULL);
+    free(r.body);
+    /* Chunked: no Content-Length, so the limit trips while reading. */
+    if (http_try("POST", current->base, "/lotus/filter", big, 5 << 20, NULL,
+                 "Transfer-Encoding: chunked", &r) &&
+        r.status != 413)
+        die("chunked oversized body: status %ld", r.status);
+    free(r.body);
+    ok("body over --max-body (chunked): 413 or closed");
+    free(big);
+    healthy("oversized bodies");
+}
+
+static void check_huge_lists(void)
+{
+    struct resp r;
+    char *b = names_body(100001);
+    json_t *o;
+
+    http("POST", "/lotus/filter", b, &r);
+    expect_contains("100,001 node names (over EXT_MAX_NODES): 200 with Error", &r, 200,
+                    "\"Error\":\"malformed");
+    free(r.body);
+    free(b);
+    b = names_body(20000);
+    http("POST", "/lotus/filter", b, &r);
+    o = json_loads(r.body ? r.body : "", 0, NULL);
+    if (r.status != 200 || json_object_size(json_object_get(o, "FailedNodes")) != 20000)
+        die("20,000 unknown names: status %ld", r.status);
+    json_decref(o);
+    ok("20,000 node names answered");
+    free(r.body);
+    free(b);
+    healthy("huge node lists");
+}
+
+static void check_raw_garbage(void)
+{
+    char buf[4096];
+    int fd;
+
+    fd = dial(current->port);
+    send_all(fd, "POST /lotus/filter HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{\"Po", 66);
+    close(fd);
+    healthy("a body cut short by the client");
+    fd = dial(current->port);
+    send_all(fd, "GARBAGE\r\n\r\n", 11);
+    shutdown(fd, SHUT_WR);
+    read_all(fd, buf, sizeof(buf));
+    close(fd);
+    healthy("a garbage request line");
+    fd = dial(current->port);
+    send_all(fd, "POST /lotus/filter HTTP/1.1\r\nHost: x\r\n", 38);
+    usleep(100000);
+    close(fd);
+    healthy("headers cut short");
+}
+
+/* The integer value of the sample line that starts with prefix, -1 if absent. */
+static long sample(const char *text, const char *prefix)
+{
+    const char *p = text;
+
+    while ((p = strstr(p, prefix)) != NULL) {
+        if (p == text || p[-1] == '\n')
+            return strtol(p + strlen(prefix), NULL, 10);
+        p++;
+    }
+    return -1;
+}
+
+static void check_metrics(void)
+{
+    struct resp r;
+
+    http("GET", "/metrics", NULL, &r);
+    if (r.status != 200 || r.body == NULL)
+        die("GET /metrics: %ld", r.status);
+    if (sample(r.body, "lotus_extender_requests_total{verb=\"filter\",outcome=\"ok\"} ") < 3 ||
+        sample(r.body, "lotus_extender_requests_total{verb=\"filter\",outcome=\"bad_request\"} ") <
+            3 ||
+        sample(r.body, "lotus_extender_requests_total{verb=\"bind\",outcome=\"error\"} ") != 1 ||
+        sample(r.body, "lotus_extender_http_rejected_total{code=\"404\"} ") != 2 ||
+        sample(r.body, "lotus_extender_http_rejected_total{code=\"413\"} ") < 1 ||
+        sample(r.body, "lotus_extender_request_duration_seconds_count{verb=\"preempt\"} ") != 3 ||
+        sample(r.body, "lotus_extender_cache_synced ") != 1 ||
+        sample(r.body, "lotus_extender_nodes ") != 4)
+        die("GET /metrics: unexpected samples:\n%s", r.body);
+    ok("GET /metrics counts requests, outcomes, rejections and the cache");
+    free(r.body);
+}
+
+/* A filter request whose body straddles SIGTERM is answered; then the process exits 0. */
+static void check_drain(void)
+{
+    static const char body[] = FILTER_NAMES;
+    char head[256], buf[8192];
+    size_t half = sizeof(body) / 2;
+    int fd, st;
+
+    snprintf(head, sizeof(head),
+             "POST /lotus/filter HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+             "Connection: close\r\nContent-Length: %zu\r\n\r\n",
+             sizeof(body) - 1);
+    fd = dial(current->port);
+    if (fd < 0)
+        die("drain: cannot connect");
+    send_all(fd, head, strlen(head));
+    send_all(fd, body, half);
+    usleep(300000);
+    kill(current->pid, SIGTERM);
+    usleep(300000);
+    if (wait_exit(current->pid, 10) != -1)
+        die("drain: the server exited with a request in flight");
+    st = dial(current->port);
+    if (st >= 0)
+        die("drain: a new connection was accepted after SIGTERM");
+    ok("SIGTERM: new connections are refused");
+    send_all(fd, body + half, sizeof(body) - 1 - half);
+    read_all(fd, buf, sizeof(buf));
+    close(fd);
+    if (strncmp(buf, "HTTP/1.1 200", 12) != 0 || strstr(buf, FILTER_NAMES_ANSWER) == NULL)
+        die("drain: in-flight request answered\n%s", buf);
+    ok("SIGTERM: the in-flight request is answered");
+    st = wait_exit(current->pid, 15000);
+    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        die("drain: exit status %d, expected 0", st);
+    current = NULL;
+    ok("SIGTERM: exit 0 after draining");
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Config errors and TLS
+ */
+
+static void check_config_error(const char *what, const char *const *args, int status,
+                               const char *needle)
+{
+    char log[300], line[8192];
+    pid_t pid;
+    int st;
+    bool found = false;
+    FILE *f;
+
+    snprintf(log, sizeof(log), "%s.config", logpath);
+    pid = spawn(args, log);
+    st = wait_exit(pid, 10000);
+    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != status)
+        die("%s: exit status %d, expected exit(%d)", what, st, status);
+    f = fopen(log, "r");
+    while (f && fgets(line, sizeof(line), f))
+        found = found || strstr(line, needle) != NULL;
+    if (f)
+        fclose(f);
+    if (!found) {
+        dump_log(log);
+        die("%s: no '%s' in the log", what, needle);
+    }
+    ok(what);
+}
+
+static void check_config(void)
+{
+    const char *bad_policy[] = {"--cluster-file", cluster, "--policy", "bestfit9", NULL};
+    const char *bad_flag[] = {"--polcy=bestfit1", NULL};
+    const char *bad_tls[] = {"--cluster-file", cluster, "--tls-key", "x.pem", NULL};
+    const char *no_file[] = {"--cluster-file", "/nonexistent/cluster.json", NULL};
+    const char *both[] = {"--cluster-file", cluster, "--server", "https://x:6443", NULL};
+
+    check_config_error("--policy bestfit9: exit 2 listing the policies", bad_policy, 2,
+                       "--policy: unknown policy 'bestfit9' (known: firstfit,");
+    check_config_error("unknown flag: exit 2 with a suggestion", bad_flag, 2,
+                       "unknown flag '--polcy' (did you mean '--policy'?)");
+    check_config_error("--tls-key alone: exit 2", bad_tls, 2, "--tls-key needs --tls-cert");
+    check_config_error("unreadable --cluster-file: exit 2", no_file, 2,
+                       "--cluster-file: cannot read '/nonexistent/cluster.json'");
+    check_config_error("--cluster-file with --server: exit 2", both, 2,
+                       "--cluster-file cannot be combined with --server");
+}
+
+static void check_tls(void)
+{
+    char cert[1024], key[1024], ca[1024];
+    const char *args[] = {"--tls-cert", cert, "--tls-key", key, "--tls-client-ca", ca, NULL};
+    const struct tls anon = {"ca.pem", NULL, NULL},
+                     client = {"ca.pem", "client.pem", "client-key.pem"};
+    struct srv s;
+    struct resp r;
+
+    snprintf(cert, sizeof(cert), "%s/tls/server.pem", fix);
+    snprintf(key, sizeof(key), "%s/tls/server-key.pem", fix);
+    snprintf(ca, sizeof(ca), "%s/tls/ca.pem", fix);
+    srv_start(&s, "tls", args);
+    if (!http_try("GET", s.base, "/healthz", NULL, 0, &anon, NULL, &r))
+        die("https /healthz: no answer");
+    expect("TLS: /healthz needs no client certificate", &r, 200, "ok\n");
+    free(r.body);
+    if (!http_try("POST", s.base, "/lotus/filter", FILTER_NAMES, strlen(FILTER_NAMES), &anon, NULL,
+                  &r))
+        die("https filter: no answer");
+    expect("TLS: a verb without a client certificate: 403", &r, 403, NULL);
+    free(r.body);
+    if (!http_try("POST", s.base, "/lotus/filter", FILTER_NAMES, strlen(FILTER_NAMES), &client,
+                  NULL, &r))
+        die("https filter with a client certificate: no answer");
+    expect("TLS: a verb with a trusted client certificate", &r, 200, FILTER_NAMES_ANSWER);
+    free(r.body);
+    srv_stop(&s);
+    ok("TLS server stopped with exit 0");
+}
+
+int main(int argc, char **argv)
+{
+    struct srv s;
+
+    if (argc != 3) {
+        fprintf(stderr, "usage: %s LOTUS_EXTENDER FIXTURES_DIR\n", argv[0]);
+        return 2;
+    }
+    bin = argv[1];
+    fix = argv[2];
+    snprintf(cluster, sizeof(cluster), "%s/cluster/small.json", fix);
+    snprintf(logpath, sizeof(logpath), "/tmp/test_extender.%d.log", (int)getpid());
+    signal(SIGPIPE, SIG_IGN);
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+
+    srv_start(&s, "main", NULL);
+    check_probes();
+    check_filter();
+    check_prioritize();
+    check_preempt();
+    check_bind();
+    check_bad_json();
+    check_http_errors();
+    check_huge_lists();
+    check_raw_garbage();
+    check_metrics();
+    check_drain();
+    check_config();
+    check_tls();
+    curl_global_cleanup();
+    for (size_t i = 0; i < 3; i++) {
+        static const char *const sfx[] = {"main", "tls", "config"};
+        char p[300];
+
+        snprintf(p, sizeof(p), "%s.%s", logpath, sfx[i]);
+        unlink(p);
+    }
+    printf("test_extender: all checks passed\n");
+    return 0;
+}
