@@ -783,10 +783,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
         *upload_data_size = 0;
         return ok ? MHD_YES : MHD_NO;
     }
-    if (r->too_large) {
-        observe(s, r->verb, O_BAD_REQUEST, r->start_ns);
+    if (r->too_large)
         return reject(s, conn, R_TOO_LARGE, NULL, "413 request body too large\n");
-    }
     if (r->body == NULL && body_append(s, r, "", 0) == false)
         return MHD_NO;
     o = verbs[r->verb](s, conn, r, &ret);
