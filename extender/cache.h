@@ -14,7 +14,10 @@
  * fits it), and one placement per pod that is bound to a node and not terminated (phase
  * Succeeded/Failed, or deleted), placed with LT_PLACE_FORCE since a node may be
  * overcommitted; plus the assumed pods. The placement's task id is the pod's position in
- * snap->pods.
+ * snap->pods. snap->pods is grouped by machine index, each group ordered by namespace, name.
+ * The cluster is shared by every thread holding the snapshot: use it only through const
+ * functions (lt_cluster_* queries, lt_policy_rank, lt_policy_choose); a what-if placement needs
+ * its own arithmetic, never a mutation of the snapshot.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -43,18 +46,20 @@ struct ext_snap_pod {
 };
 
 struct ext_snapshot {
-    uint64_t version;                /* increases with every snapshot of one cache */
-    int64_t built_ms;                /* when it was built (Unix ms) */
-    int64_t feed_ms;                 /* time of the last feed event it includes (Unix ms) */
-    struct lt_cluster *cluster;      /* owned; policies the cache was told about are attached */
-    const struct ext_snap_pod *pods; /* n_pods pods, the placements of cluster */
+    uint64_t version;                 /* increases with every snapshot of one cache */
+    int64_t built_ms;                 /* when it was built (Unix ms) */
+    int64_t feed_ms;                  /* time of the last feed event it includes (Unix ms) */
+    const struct lt_cluster *cluster; /* owned; the configured policies are attached */
+    const struct ext_snap_pod *pods;  /* n_pods pods, the placements of cluster */
     size_t n_pods;
     /* private: reference count (atomic), owned strings */
 };
 
+/* ext_cache_new checks rebuild_ms >= 0 (0: rebuild at every change) and assume_ttl_ms > 0. */
 struct ext_cache_config {
     int64_t rebuild_ms;    /* minimum time between two snapshots while events arrive */
-    int64_t assume_ttl_ms; /* drop an assumed pod the watch never confirms after this */
+    int64_t assume_ttl_ms; /* drop an assumed pod the watch never confirms after this (online
+                            * only: offline, nothing would ever confirm it) */
     const struct lt_policy *policies[4]; /* attached to every snapshot's cluster (may be NULL) */
     uint64_t seed;                       /* cluster seed (randfirstfit order) */
 };
@@ -82,17 +87,26 @@ LT_MUST_CHECK int ext_cache_start(struct ext_cache *c, struct kube_client *clien
 /* The current snapshot, with a reference the caller must release; NULL until synced. Never
  * blocks on a rebuild. */
 struct ext_snapshot *ext_snapshot_acquire(struct ext_cache *c);
+/* Drops a reference; the last one frees the snapshot. NULL is a no-op. Any thread. */
 void ext_snapshot_release(struct ext_snapshot *s);
+
+/* The pod of s with this uid (borrowed from s), or NULL: maps the UIDs of a preemption
+ * request's NodeNameToMetaVictims to pods. O(1) expected. */
+const struct ext_snap_pod *ext_snapshot_find_pod(const struct ext_snapshot *s, const char *uid);
 
 /* Records that the extender bound pod (ns, name, uid) to node and publishes a snapshot that
  * counts it before returning. The pod's requests, priority and stickiness come from the
  * cache's own copy of the (pending) pod; a pod the cache has never seen is counted with zero
- * requests and *known is set false (the caller logs it). */
+ * requests and *known is set false (the caller logs it). A pod the watch already shows bound
+ * is not assumed again (it counts once). LT_ENOTFOUND if node is not in the cache (nothing is
+ * recorded), LT_EINVAL for an empty uid or node, LT_ENOMEM. Thread-safe. */
 LT_MUST_CHECK int ext_cache_assume(struct ext_cache *c, const char *ns, const char *name,
                                    const char *uid, const char *node, bool *known,
                                    struct lt_err *err);
 
-/* For /readyz and /metrics. */
+/* For /readyz and /metrics. nodes, pods and assumed describe the current snapshot (pods = the
+ * counted pods, assumed ones included); the watcher counters are summed over both watchers;
+ * feed_errors adds the objects the cache could not decode (they are skipped). Thread-safe. */
 struct ext_cache_stats {
     bool synced;
     uint64_t snapshot_version;
