@@ -1104,7 +1104,7 @@ static void pods_event(void *arg, enum kube_event type, json_t *obj)
         lt_free(hmap_del(m, p.uid));
         confirm_locked(c, p.uid);
     } else {
-        if (r->node[0])
+        if (r->node[0] && type != KUBE_EVENT_LISTED) /* a listed one: at relist_done */
             confirm_locked(c, r->h.key);
         rc = hmap_replace(m, &r->h);
         if (rc < 0) {
@@ -1148,6 +1148,26 @@ static void pods_done(void *arg, const char *rv)
     (void)rv;
     pthread_mutex_lock(&c->lock);
     swap_in_locked(c, &c->pods, &c->pods_next, &c->pods_synced);
+    /* Assumed pods the list shows bound now count as bound pods. (Confirming them while the
+     * LIST ran would have left a window in which the live table did not show them bound.) */
+    for (size_t i = 0; i < c->assumed.nb; i++) {
+        struct hent **pp = &c->assumed.b[i];
+
+        while (*pp) {
+            const struct pod_rec *p =
+                (const struct pod_rec *)hmap_find_h(&c->pods, (*pp)->key, (*pp)->hash);
+
+            if (p != NULL && p->node[0]) {
+                struct hent *e = *pp;
+
+                *pp = e->next;
+                c->assumed.n--;
+                lt_free(e);
+            } else {
+                pp = &(*pp)->next;
+            }
+        }
+    }
     pthread_mutex_unlock(&c->lock);
 }
 
