@@ -118,3 +118,10 @@ bench-smoke: build
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD) $(FUZZ_BUILD)
+
+# lotus-extender offline on the 4-node test cluster, on 127.0.0.1:8888 (docs/extender.md
+# "Running it"); stop it with Ctrl-C.
+.PHONY: run-extender
+run-extender: build
+	$(BUILD)/lotus-extender --cluster-file tests/fixtures/extender/cluster/small.json \
+	    --listen 127.0.0.1:8888
