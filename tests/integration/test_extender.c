@@ -9,7 +9,9 @@
  * nodeCacheCapable modes, bind offline, the probes, /metrics, /version, bad input answered for
  * that request alone while the server keeps serving, config errors, TLS with client
  * certificates, and a SIGTERM that lets an in-flight request finish and exits 0 (under ASan
- * also leak-free, since LeakSanitizer would change the exit status).
+ * also leak-free, since LeakSanitizer would change the exit status). Online mode runs against
+ * the in-process fake API server (tests/fake_apiserver.h) serving the same cluster: readiness
+ * after the sync, bind (200 and 409) and the bound pod counted by the next filter.
  *
  * Output: one "ok - <name>" line per check; the first failure prints what differed, the
  * server log, and exits 1.
@@ -37,6 +39,8 @@
 
 #include <curl/curl.h>
 #include <jansson.h>
+
+#include "fake_apiserver.h"
 
 extern char **environ;
 
@@ -151,14 +155,20 @@ static int find_port(const char *log)
     return port;
 }
 
-/* Starts the extender offline with the flags in extra (NULL-terminated). */
+/* Starts the extender with the flags in extra (NULL-terminated), offline on the test cluster
+ * unless extra starts with --server. */
 static void srv_start(struct srv *s, const char *name, const char *const *extra)
 {
-    const char *args[64] = {"--cluster-file",     cluster, "--listen",       "127.0.0.1:0",
-                            "--threads",          "2",     "--max-body",     "4Mi",
-                            "--shutdown-timeout", "10s",   "--conn-timeout", "5s"};
-    size_t n = 12;
+    const char *args[64] = {"--listen",       "127.0.0.1:0", "--threads",          "2",
+                            "--max-body",     "4Mi",         "--shutdown-timeout", "10s",
+                            "--conn-timeout", "5s"};
+    size_t n = 10;
     int st;
+
+    if (extra == NULL || strcmp(extra[0] ? extra[0] : "", "--server") != 0) {
+        args[n++] = "--cluster-file";
+        args[n++] = cluster;
+    }
 
     while (extra && *extra && n < 62)
         args[n++] = *extra++;
@@ -774,6 +784,78 @@ static void check_tls(void)
     ok("TLS server stopped with exit 0");
 }
 
+/* ------------------------------------------------------------------------------------------
+ * Online: the fake API server
+ */
+
+static struct fake_api *fake_with_cluster(void)
+{
+    struct fake_api *f = fake_api_start();
+    json_t *root = json_load_file(cluster, 0, NULL), *it;
+    size_t i;
+
+    if (f == NULL || root == NULL)
+        die("online: cannot start the fake API server or read %s", cluster);
+    json_array_foreach(json_object_get(root, "items"), i, it)
+    {
+        bool node = strcmp(jstr(json_object_get(it, "kind")), "Node") == 0;
+
+        fake_api_add(f, node ? FAKE_NODES : FAKE_PODS, json_deep_copy(it));
+    }
+    json_decref(root);
+    return f;
+}
+
+static void check_online(void)
+{
+    struct fake_api *f = fake_with_cluster();
+    const char *args[] = {"--server", fake_api_url(f), NULL};
+    struct srv s;
+    struct resp r;
+    char node[64];
+    int i;
+
+    srv_start(&s, "online", args);
+    for (i = 0; i < 1000; i++, usleep(10000)) {
+        http("GET", "/readyz", NULL, &r);
+        free(r.body);
+        if (r.status == 200)
+            break;
+    }
+    if (i == 1000)
+        die("online: /readyz not 200 within 10 s");
+    ok("online: /readyz 200 after the list");
+    http("POST", "/lotus/filter", FILTER_NAMES, &r);
+    expect("online: filter as offline", &r, 200, FILTER_NAMES_ANSWER);
+    free(r.body);
+    http("POST", "/lotus/bind",
+         "{\"PodName\":\"pending-2\",\"PodNamespace\":\"default\",\"PodUID\":"
+         "\"uid-pending-2\",\"Node\":\"node-c\"}",
+         &r);
+    expect("online: bind", &r, 200, "{\"Error\":\"\"}");
+    free(r.body);
+    if (!fake_api_pod_node(f, "default", "pending-2", node, sizeof(node)) ||
+        strcmp(node, "node-c") != 0)
+        die("online: the API server did not see the binding");
+    ok("online: the binding reached the API server");
+    http("POST", "/lotus/filter", "{\"Pod\":" POD_3500 ",\"NodeNames\":[\"node-c\"]}", &r);
+    expect("online: the bound pod (3 cpu) counts on node-c at once", &r, 200,
+           "{\"Nodes\":null,\"NodeNames\":[],\"FailedNodes\":{\"node-c\":\"Insufficient "
+           "cpu: requested 3500m, free 3000m\"},\"FailedAndUnresolvableNodes\":{},"
+           "\"Error\":\"\"}");
+    free(r.body);
+    fake_api_bind_conflict_next(f, "pods \"pending-1\" is already assigned to node \"node-b\"");
+    http("POST", "/lotus/bind",
+         "{\"PodName\":\"pending-1\",\"PodNamespace\":\"default\",\"PodUID\":"
+         "\"uid-pending-1\",\"Node\":\"node-a\"}",
+         &r);
+    expect_contains("online: a 409 is answered in Error", &r, 200, "already assigned");
+    free(r.body);
+    srv_stop(&s);
+    ok("online: exit 0 after SIGTERM with the watches running");
+    fake_api_stop(f);
+}
+
 int main(int argc, char **argv)
 {
     struct srv s;
@@ -803,9 +885,10 @@ int main(int argc, char **argv)
     check_drain();
     check_config();
     check_tls();
+    check_online();
     curl_global_cleanup();
-    for (size_t i = 0; i < 3; i++) {
-        static const char *const sfx[] = {"main", "tls", "config"};
+    for (size_t i = 0; i < 4; i++) {
+        static const char *const sfx[] = {"main", "tls", "config", "online"};
         char p[300];
 
         snprintf(p, sizeof(p), "%s.%s", logpath, sfx[i]);
