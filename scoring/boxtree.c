@@ -97,68 +97,121 @@ out_nomem:
 
 /* ---- choose ---- */
 
+struct query;
+/* Per-request set-up of a formula's bound (for the configuration q->t), and the bound of a
+ * node from its box and aux maxima. The search passes them as constant arguments, so that
+ * each instance inlines them (through fp->bound they cost a call per node and redid the
+ * request's set-up every time). */
+typedef void prep_fn(struct query *q);
+typedef double bound_fn(const struct query *q, const struct lt_res *lo, const struct lt_res *hi,
+                        const double *aux);
+#define FORMULA lt__fit_score_fn *score, prep_fn *prep, bound_fn *bound
+#define PASS    score, prep, bound
+
 struct query {
     const struct lt__fit_params *fp;
-    lt__fit_score_fn *score; /* fp->score, a constant in each instance (inlined) */
     const struct lt_cluster *c;
     const struct lt__kd_tree *t;
     const struct lt_res *r;
+    double w[2]; /* per-request weights of the bound (prep) */
+    int k;       /* brfs-dot: the direction sector of the request */
 };
+
+/* epvm: score = -aux[0] + (rx + ry) exactly, rx, ry the request over the capacity. */
+static inline __attribute__((always_inline)) void prep_epvm(struct query *q)
+{
+    q->w[0] = q->r->mem / q->t->cap.mem + q->r->cpu / q->t->cap.cpu;
+}
+
+static inline __attribute__((always_inline)) double bound_epvm(const struct query *q,
+                                                               const struct lt_res *lo,
+                                                               const struct lt_res *hi,
+                                                               const double *aux)
+{
+    (void)lo;
+    (void)hi;
+    return -aux[0] + q->w[0];
+}
+
+/* brfs-dot: the weights alpha, beta of the request over its two nearest directions
+ * (lt__brfs_dot_sector, fit.c); the bound is the tighter of theirs and the box's high corner. */
+static inline __attribute__((always_inline)) void prep_brfs_dot(struct query *q)
+{
+    q->k = lt__brfs_dot_sector(q->r, &q->c->ref, q->w);
+}
+
+static inline __attribute__((always_inline)) double bound_brfs_dot(const struct query *q,
+                                                                   const struct lt_res *lo,
+                                                                   const struct lt_res *hi,
+                                                                   const double *aux)
+{
+    const struct lt_res *ref = &q->c->ref;
+    double dirs = q->w[0] * aux[q->k] + q->w[1] * aux[q->k + 1];
+    double box = (q->r->cpu / ref->cpu) * (hi->cpu / ref->cpu) +
+                 (q->r->mem / ref->mem) * (hi->mem / ref->mem);
+
+    (void)lo;
+    return -(dirs < box ? dirs : box) * (1 + 1e-12) - 1e-300;
+}
 
 /* The lowest score any machine below node could reach, or +inf when the node can be skipped:
  * empty, no member can fit, or a point box (all members alike), which is resolved here. */
-static double node_bound(const struct query *q, uint32_t node, struct lt__best *b)
+static inline __attribute__((always_inline)) double node_bound(const struct query *q, uint32_t node,
+                                                               struct lt__best *b, FORMULA)
 {
     const struct lt__kd_tree *t = q->t;
     const struct lt_res *lo = &t->lo[node], *hi = &t->hi[node], *r = q->r;
     double s;
 
+    (void)prep;
     if (t->minidx[node] == LT__KD_NONE || !lt__res_ge(hi, r))
         return HUGE_VAL;
     if (lt__box_is_point(lo, hi)) {
-        lt__best_offer(b, q->score(&t->cap, lo, r, &q->c->ref), t->minidx[node]);
+        lt__best_offer(b, score(&t->cap, lo, r, &q->c->ref), t->minidx[node]);
         return HUGE_VAL;
     }
-    s = q->fp->bound(&t->cap, lo, lt__kd_aux(t, node), r, &q->c->ref);
+    s = bound(q, lo, hi, lt__kd_aux(t, node));
     return s - BOUND_SLACK * (1.0 + fabs(s));
 }
 
-static void scan_leaf(const struct query *q, uint32_t leaf, struct lt__best *b)
+static void scan_leaf(const struct query *q, uint32_t leaf, struct lt__best *b, FORMULA)
 {
     const struct lt__kd_tree *t = q->t;
     uint32_t end = (leaf + 1) * LT__KD_LEAF;
 
+    (void)prep;
+    (void)bound;
     if (end > t->n)
         end = t->n;
     for (uint32_t p = leaf * LT__KD_LEAF; p < end; p++) {
         uint32_t i = t->perm[p];
         struct lt_res f = lt__free(&q->c->m[i]);
         if (lt__res_ge(&f, q->r))
-            lt__best_offer(b, q->score(&t->cap, &f, q->r, &q->c->ref), i);
+            lt__best_offer(b, score(&t->cap, &f, q->r, &q->c->ref), i);
     }
 }
 
 /* Visits node, whose bound has been found not to exceed the best score. */
-static void visit(const struct query *q, uint32_t node, struct lt__best *b)
+static void visit(const struct query *q, uint32_t node, struct lt__best *b, FORMULA)
 {
     uint32_t first, second;
     double bl, br, b1, b2;
 
     if (node >= q->t->size) {
-        scan_leaf(q, node - q->t->size, b);
+        scan_leaf(q, node - q->t->size, b, PASS);
         return;
     }
-    bl = node_bound(q, 2 * node, b);
-    br = node_bound(q, 2 * node + 1, b);
+    bl = node_bound(q, 2 * node, b, PASS);
+    br = node_bound(q, 2 * node + 1, b, PASS);
     if (br < bl) {
         first = 2 * node + 1, second = 2 * node, b1 = br, b2 = bl;
     } else {
         first = 2 * node, second = 2 * node + 1, b1 = bl, b2 = br;
     }
     if (b1 <= b->s)
-        visit(q, first, b);
+        visit(q, first, b, PASS);
     if (b2 <= b->s)
-        visit(q, second, b);
+        visit(q, second, b, PASS);
 }
 
 static bool config_usable(const struct lt__kd_tree *t, const struct lt_res *r)
@@ -166,23 +219,26 @@ static bool config_usable(const struct lt__kd_tree *t, const struct lt_res *r)
     return t->n > 0 && lt__res_ge(&t->cap, r);
 }
 
-/* The search with the formula as a parameter; each instance below passes a constant, and
+/* The search with the formula as a parameter; each instance below passes constants, and
  * `flatten` inlines this body, and the formula, into it. */
 static inline int choose_with(const struct lt_index *ix, const struct lt_cluster *c,
-                              const struct lt_task *t, size_t *out, lt__fit_score_fn *score)
+                              const struct lt_task *t, size_t *out, FORMULA)
 {
     const struct box_index *bx = (const struct box_index *)ix;
-    struct query q = {bx->fp, score, c, NULL, &t->req};
+    struct query q = {bx->fp, c, NULL, &t->req, {0, 0}, 0};
     struct lt__best b = {LT_SCORE_INFEASIBLE, LT_NO_MACHINE};
     uint32_t order[SORT_CONFIGS];
-    double bound[SORT_CONFIGS];
+    double bound_of[SORT_CONFIGS];
     size_t n = 0;
 
     if (bx->kd.n_cfg > SORT_CONFIGS) {
         for (size_t k = 0; k < bx->kd.n_cfg; k++) {
             q.t = &bx->kd.t[k];
-            if (config_usable(q.t, q.r) && node_bound(&q, 1, &b) <= b.s)
-                visit(&q, 1, &b);
+            if (!config_usable(q.t, q.r))
+                continue;
+            prep(&q);
+            if (node_bound(&q, 1, &b, PASS) <= b.s)
+                visit(&q, 1, &b, PASS);
         }
         *out = b.i;
         return 0;
@@ -195,14 +251,16 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
         q.t = &bx->kd.t[k];
         if (!config_usable(q.t, q.r))
             continue;
-        s = node_bound(&q, 1, &b);
+        prep(&q);
+        s = node_bound(&q, 1, &b, PASS);
         if (isinf(s))
             continue;
-        n = lt__order_insert(bound, order, n, s, (uint32_t)k);
+        n = lt__order_insert(bound_of, order, n, s, (uint32_t)k);
     }
-    for (size_t j = 0; j < n && bound[j] <= b.s; j++) {
+    for (size_t j = 0; j < n && bound_of[j] <= b.s; j++) {
         q.t = &bx->kd.t[order[j]];
-        visit(&q, 1, &b);
+        prep(&q);
+        visit(&q, 1, &b, PASS);
     }
     *out = b.i;
     return 0;
@@ -214,7 +272,7 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
         (void)p;                                                                                   \
         (void)rng;                                                                                 \
         (void)err;                                                                                 \
-        return choose_with(ix, c, t, out, lt__##name);                                             \
+        return choose_with(ix, c, t, out, lt__##name, prep_##name, bound_##name);                  \
     }
 
 BOX_CHOOSE(epvm)

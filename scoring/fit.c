@@ -76,15 +76,6 @@ static void epvm_aux(const struct lt_res *cap, const struct lt_res *f, const str
     neg_g0(cap, f, ref, aux, lt__epvm);
 }
 
-/* epvm: g_r - g_0 = rx + ry exactly. */
-static double epvm_bound(const struct lt_res *cap, const struct lt_res *lo, const double *aux,
-                         const struct lt_res *r, const struct lt_res *ref)
-{
-    (void)lo;
-    (void)ref;
-    return -aux[0] + (r->mem / cap->mem + r->cpu / cap->cpu);
-}
-
 /* brfs-dot directions: angles 0, 22.5, 45, 67.5 and 90 degrees in (cpu, mem) / ref. */
 #define BRFS_DIRS 5
 static const double dir_cos[BRFS_DIRS] = {1.0, 0.92387953251128674, 0.70710678118654757,
@@ -104,25 +95,21 @@ static void brfs_dot_aux(const struct lt_res *cap, const struct lt_res *f, const
 
 /* brfs-dot: g = -(u . c) with u = request / ref >= 0. Writing u = alpha d_k + beta d_k+1 with
  * alpha, beta >= 0 for the two directions around u, u . c <= alpha max(d_k . c) +
- * beta max(d_k+1 . c). */
-static double brfs_dot_bound(const struct lt_res *cap, const struct lt_res *lo, const double *aux,
-                             const struct lt_res *r, const struct lt_res *ref)
+ * beta max(d_k+1 . c) (boxtree.c's bound_brfs_dot; it inflates by 1e-12 for the rounding
+ * that may leave alpha d_k + beta d_k+1 a hair short of u). Returns k, and alpha and beta in
+ * w[0] and w[1]; both 0 for an empty request, whose every score is 0. */
+int lt__brfs_dot_sector(const struct lt_res *r, const struct lt_res *ref, double *w)
 {
-    double ux = r->cpu / ref->cpu, uy = r->mem / ref->mem, det, alpha, beta;
+    double ux = r->cpu / ref->cpu, uy = r->mem / ref->mem, det;
     int k;
 
-    (void)cap;
-    (void)lo;
-    if (!(ux > 0.0) && !(uy > 0.0))
-        return 0.0; /* every machine scores 0 */
     /* The sector of u: the last direction k with u at or counter-clockwise of it. */
     for (k = BRFS_DIRS - 2; k > 0 && dir_cos[k] * uy - dir_sin[k] * ux < 0; k--)
         ;
     det = dir_cos[k] * dir_sin[k + 1] - dir_sin[k] * dir_cos[k + 1];
-    alpha = fmax((ux * dir_sin[k + 1] - uy * dir_cos[k + 1]) / det, 0.0);
-    beta = fmax((dir_cos[k] * uy - dir_sin[k] * ux) / det, 0.0);
-    /* Rounding may leave alpha d_k + beta d_k+1 a hair short of u; inflate by 1e-12. */
-    return -(alpha * aux[k] + beta * aux[k + 1]) * (1 + 1e-12) - 1e-300;
+    w[0] = fmax((ux * dir_sin[k + 1] - uy * dir_cos[k + 1]) / det, 0.0);
+    w[1] = fmax((dir_cos[k] * uy - dir_sin[k] * ux) / det, 0.0);
+    return k;
 }
 
 /* ---- keys of the grid's heap cells (grid.c) ----
@@ -160,16 +147,16 @@ static double epvm2_key(const struct lt_res *cap, const struct lt_res *f)
  * for the best fits and for epvm2 and bestfit5; the box tree for epvm and brfs-dot, whose
  * policy bounds (above) are tight. */
 #define BEST_FIT_GRID(name, pname, disk, key)                                                      \
-    static const struct lt__fit_params name##_params = {lt__##name, +1, disk, 0, NULL, NULL, key}; \
+    static const struct lt__fit_params name##_params = {lt__##name, +1, disk, 0, NULL, key};       \
     const struct lt_policy lt__##name##_policy = {pname, lt__fit_rank, lt__grid_choose_##name,     \
                                                   lt__grid_index_new, &name##_params}
 #define WORST_FIT_GRID(name, pname, key)                                                           \
-    static const struct lt__fit_params name##_params = {lt__##name, -1, true, 0, NULL, NULL, key}; \
+    static const struct lt__fit_params name##_params = {lt__##name, -1, true, 0, NULL, key};       \
     const struct lt_policy lt__##name##_policy = {pname, lt__fit_rank, lt__grid_choose_##name,     \
                                                   lt__grid_index_new, &name##_params}
 #define WORST_FIT_BOXES(name, pname, n_aux)                                                        \
-    static const struct lt__fit_params name##_params = {lt__##name, -1,           true, n_aux,     \
-                                                        name##_aux, name##_bound, NULL};           \
+    static const struct lt__fit_params name##_params = {lt__##name, -1,         true,              \
+                                                        n_aux,      name##_aux, NULL};             \
     const struct lt_policy lt__##name##_policy = {pname, lt__fit_rank, lt__box_choose_##name,      \
                                                   lt__box_index_new, &name##_params}
 

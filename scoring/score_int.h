@@ -305,14 +305,11 @@ LT__FORMULA double lt__brfs_norm(const struct lt_res *cap, const struct lt_res *
 typedef double lt__fit_score_fn(const struct lt_res *cap, const struct lt_res *f,
                                 const struct lt_res *r, const struct lt_res *ref);
 
-/* Worst fits only: per-machine quantities whose maxima boxtree.c keeps per node, and a lower
- * bound of the score over a node from its box and those maxima (fit.c). */
+/* Worst fits only: per-machine quantities whose maxima boxtree.c keeps per node (fit.c); its
+ * bound of the score over a node from them is per formula (boxtree.c's bound_*). */
 #define LT__FIT_AUX_MAX 5
 typedef void lt__fit_aux_fn(const struct lt_res *cap, const struct lt_res *f,
                             const struct lt_res *ref, double *aux);
-typedef double lt__fit_bound_fn(const struct lt_res *cap, const struct lt_res *lo,
-                                const double *aux_max, const struct lt_res *r,
-                                const struct lt_res *ref);
 
 /* A machine's key for grid.c's heap cells: larger keys score lower (better). */
 typedef double lt__fit_key_fn(const struct lt_res *cap, const struct lt_res *f);
@@ -324,12 +321,14 @@ struct lt__fit_params {
     bool disk;           /* the formula depends on free disk (grid.c then bounds disk per column) */
     int n_aux;           /* worst fits: how many aux values per machine (<= LT__FIT_AUX_MAX) */
     lt__fit_aux_fn *aux; /* worst fits: the aux values of a machine with free vector f */
-    lt__fit_bound_fn *bound; /* worst fits: a lower bound of the score of every machine whose
-                              * free vector is >= lo and whose aux values are <= aux_max */
-    lt__fit_key_fn *key;     /* grid.c, or NULL: a task-independent key of a machine; the grid
-                              * keeps each cell's members in a heap by it and bounds the score
-                              * of a member by a per-cell term minus its key */
+    lt__fit_key_fn *key; /* grid.c, or NULL: a task-independent key of a machine; the grid
+                          * keeps each cell's members in a heap by it and bounds the score
+                          * of a member by a per-cell term minus its key */
 };
+
+/* brfs-dot's bound (boxtree.c): the sector k of the request among fit.c's directions and its
+ * weights w[0], w[1] on directions k and k + 1. */
+int lt__brfs_dot_sector(const struct lt_res *r, const struct lt_res *ref, double *w);
 
 int lt__fit_rank(const struct lt_policy *p, const struct lt_cluster *c, const struct lt_task *t,
                  const size_t *cand, size_t n, struct lt_rng *rng, double *scores,
