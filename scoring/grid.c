@@ -22,9 +22,9 @@
  * whose box bound exceeds it, and scores the members of the rest exactly with the same
  * function rank() uses. Worst fits (non-increasing) are walked from the top corner down, with
  * bounds at the cells' high corners; for epvm2 and bestfit5 this measured faster than the box
- * tree (boxtree.c serves epvm and brfs-dot). Bounds are lowered by a relative 1e-9 so that
- * rounding can never prune a machine; the exact comparison is always on the member's own
- * score, ties by index, so choose() returns what the naive rank scan returns
+ * tree (boxtree.c serves epvm, and brfs-dot with direction lists). Bounds are lowered by a
+ * relative 1e-9 so that rounding can never prune a machine; the exact comparison is always on
+ * the member's own score, ties by index, so choose() returns what the naive rank scan returns
  * (test_property.c).
  *
  * Keyed formulas (bestfit4, bestfit5, epvm2; fp->key): each is, exactly, a task-independent

@@ -307,7 +307,7 @@ typedef double lt__fit_score_fn(const struct lt_res *cap, const struct lt_res *f
 
 /* Worst fits only: per-machine quantities whose maxima boxtree.c keeps per node (fit.c); its
  * bound of the score over a node from them is per formula (boxtree.c's bound_*). */
-#define LT__FIT_AUX_MAX 5
+#define LT__FIT_AUX_MAX 1
 typedef void lt__fit_aux_fn(const struct lt_res *cap, const struct lt_res *f,
                             const struct lt_res *ref, double *aux);
 
@@ -325,10 +325,6 @@ struct lt__fit_params {
                           * keeps each cell's members in a heap by it and bounds the score
                           * of a member by a per-cell term minus its key */
 };
-
-/* brfs-dot's bound (boxtree.c): the sector k of the request among fit.c's directions and its
- * weights w[0], w[1] on directions k and k + 1. */
-int lt__brfs_dot_sector(const struct lt_res *r, const struct lt_res *ref, double *w);
 
 int lt__fit_rank(const struct lt_policy *p, const struct lt_cluster *c, const struct lt_task *t,
                  const size_t *cand, size_t n, struct lt_rng *rng, double *scores,
@@ -349,7 +345,7 @@ LT__CHOOSE_DECL(lt__grid_choose_bestfit5);
 LT__CHOOSE_DECL(lt__grid_choose_epvm2);
 LT__CHOOSE_DECL(lt__grid_choose_brfs_norm);
 
-/* ---- kdtree.c: per-configuration k-d trees of boxes, shared by boxtree.c and sos.c ---- */
+/* ---- kdtree.c: per-configuration k-d trees of boxes, for boxtree.c (epvm) ---- */
 #define LT__KD_LEAF    8 /* machines per leaf: a leaf scan is cheaper than more levels */
 #define LT__KD_REBUILD 4 /* rebuild a tree after this many updates per machine */
 #define LT__KD_NONE    UINT32_MAX
@@ -404,11 +400,13 @@ static inline bool lt__box_is_point(const struct lt_res *lo, const struct lt_res
     return !(lo->cpu < hi->cpu) && !(lo->mem < hi->mem) && !(lo->disk < hi->disk);
 }
 
-/* ---- boxtree.c: the index of epvm and brfs-dot, on kdtree.c ---- */
+/* ---- boxtree.c: the index of epvm, on kdtree.c, and brfs-dot's direction lists ---- */
 int lt__box_index_new(const struct lt_policy *p, const struct lt_cluster *c, struct lt_index **out,
                       struct lt_err *err);
 LT__CHOOSE_DECL(lt__box_choose_epvm);
-LT__CHOOSE_DECL(lt__box_choose_brfs_dot);
+int lt__dot_index_new(const struct lt_policy *p, const struct lt_cluster *c, struct lt_index **out,
+                      struct lt_err *err);
+LT__CHOOSE_DECL(lt__dot_choose_brfs_dot);
 
 /* ---- cells.c: a set of machines sorted by index, with a bounding box of their free vectors,
  * the building block of grid.c and sos.c ---- */
