@@ -84,10 +84,14 @@ static double bestfit4_key(const struct lt_res *cap, const struct lt_res *f)
     return -p10_sum(cap, f);
 }
 
-/* bestfit5 = max(x - u, y - v) - sum 10^x + sum (1 - 10^-u) 10^x: key sum 10^x. */
+/* bestfit5 = max(x - u, y - v) - max(x, y) - (sum 10^x - max(x, y)) + sum (1 - 10^-u) 10^x:
+ * key sum 10^x - max(x, y), so that the request term's first part, in [-max(u, v), -min(u, v)],
+ * varies little (grid.c's corr_bestfit5). */
 static double bestfit5_key(const struct lt_res *cap, const struct lt_res *f)
 {
-    return p10_sum(cap, f);
+    double x = f->cpu / cap->cpu, y = f->mem / cap->mem;
+
+    return p10_sum(cap, f) - (x > y ? x : y);
 }
 
 /* epvm2 = -(x^2 + y^2) + 2 (u x + v y) - (u^2 + v^2): key x^2 + y^2. */

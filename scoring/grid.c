@@ -650,7 +650,7 @@ static inline __attribute__((always_inline)) double corr_epvm2(const struct quer
     return 2 * (q->u * dmax(a * ig, q->u) + q->v * dmax(b * ig, q->v)) - q->k[0];
 }
 
-/* bestfit5 + key = max(x - u, y - v) + sum (1 - 10^-u) 10^x: at the low edges. */
+/* bestfit5 + key = max(x - u, y - v) - max(x, y) + sum (1 - 10^-u) 10^x (corr_bestfit5). */
 static inline __attribute__((always_inline)) void prep_bestfit5(struct query *q)
 {
     const struct grid_cfg *g = q->g;
@@ -677,17 +677,26 @@ corner_bestfit5(const struct query *q, uint32_t a, uint32_t b, double d)
                   (1.0 - q->k[1]) * p10[(b + 1) * q->step] - q->zc);
 }
 
+/* With the key sum 10^x - max(x, y), the rest is f + sum (1 - 10^-u) 10^x with f = max(x - u,
+ * y - v) - max(x, y) in [-max(u, v), -min(u, v)]: f >= -u where every member has x >= y, -v
+ * where every member has y >= x. (With the key sum 10^x alone, f was max(x - u, y - v), which
+ * ranges over [0, 1] in a column or a configuration: its bound at the low edges was loose by
+ * up to the answer's own max(x, y).) */
 static inline __attribute__((always_inline)) double
 corr_bestfit5(const struct query *q, uint32_t a, uint32_t b, uint32_t a1, uint32_t b1)
 {
     const double *p10 = q->gi->p10;
-    double ig = 1.0 / q->g->g, xl = dmax(a * ig, q->u), yl = dmax(b * ig, q->v);
     double px = dmax(p10[a * q->step], 1.0 + q->u * LT__LN10);
     double py = dmax(p10[b * q->step], 1.0 + q->v * LT__LN10);
+    double f;
 
-    (void)a1;
-    (void)b1;
-    return dmax(xl - q->u, yl - q->v) + q->k[0] * px + q->k[1] * py + q->zb;
+    if (a >= b1 + 1)
+        f = -q->u;
+    else if (b >= a1 + 1)
+        f = -q->v;
+    else
+        f = -dmax(q->u, q->v);
+    return f + q->k[0] * px + q->k[1] * py + q->zb;
 }
 
 /* bestfit4 + key = -sum (1 - 10^-u) 10^x: at the high edges. */
