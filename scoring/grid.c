@@ -818,10 +818,10 @@ static void scan_heap(const struct query *q, const struct lt__cell *cl, uint32_t
     corr = corr_of(q, a, bb, a, bb);
     if (padded(corr - cl->key[0]) > b->s)
         return;
-    if (!lt__res_ge(&cl->lo, q->r)) {
-        /* A cell of the request's row or column: the members that do not fit are the fullest
-         * machines, whose keys are the largest (bestfit4), so a search by key would visit
-         * them all. Scan the members in storage order instead, fit first. */
+    if (q->fp->dir > 0 && !lt__res_ge(&cl->lo, q->r)) {
+        /* A best fit's cell in the request's row or column: the members that do not fit are
+         * the fullest machines, whose keys are the largest (bestfit4), so a search by key
+         * would visit them all. Scan the members in storage order instead, fit first. */
         for (uint32_t k = 0; k < cl->n; k++) {
             if (lt__res_ge(&cl->f[k], q->r) && !(padded(corr - cl->key[k]) > b->s))
                 lt__best_offer(b, score(&q->g->cap, &cl->f[k], q->r, &c->ref), cl->mem[k]);
