@@ -51,78 +51,20 @@ int lt__fit_rank(const struct lt_policy *p, const struct lt_cluster *c, const st
     return 0;
 }
 
-/* ---- worst-fit bounds (boxtree.c) ----
+/* ---- the worst-fit bound of epvm (boxtree.c) ----
  *
  * epvm is G(x - rx, y - ry) with G(u, v) = -(u + v), x, y = free cpu, mem over capacity and
  * rx, ry the request over capacity; so g_r(f) = g_0(f) + (rx + ry), where g_0 is the score of
  * an empty request (task-independent, kept per node as a maximum of -g_0 in aux[0]): the
- * bound is exact. brfs-dot is linear in the residual with the request as weights: its aux
- * values are the residual's projections on five directions, and the weights, a non-negative
- * combination of the two nearest directions, bound it. Each bound is a true lower bound in
- * exact arithmetic; boxtree.c lowers it by a relative 1e-9 for rounding. (epvm2 and
- * bestfit5 measured faster on the grid, whose worst-fit walk uses box corners only.) */
+ * bound is exact; boxtree.c lowers it by a relative 1e-9 for rounding. (epvm2 and bestfit5
+ * measured faster on the grid; brfs-dot has its own index, boxtree.c's direction lists.) */
 
 static const struct lt_res zero_req = {0, 0, 0};
-
-static void neg_g0(const struct lt_res *cap, const struct lt_res *f, const struct lt_res *ref,
-                   double *aux, lt__fit_score_fn *g)
-{
-    aux[0] = -g(cap, f, &zero_req, ref);
-}
 
 static void epvm_aux(const struct lt_res *cap, const struct lt_res *f, const struct lt_res *ref,
                      double *aux)
 {
-    neg_g0(cap, f, ref, aux, lt__epvm);
-}
-
-/* epvm: g_r - g_0 = rx + ry exactly. */
-static double epvm_bound(const struct lt_res *cap, const struct lt_res *lo, const double *aux,
-                         const struct lt_res *r, const struct lt_res *ref)
-{
-    (void)lo;
-    (void)ref;
-    return -aux[0] + (r->mem / cap->mem + r->cpu / cap->cpu);
-}
-
-/* brfs-dot directions: angles 0, 22.5, 45, 67.5 and 90 degrees in (cpu, mem) / ref. */
-#define BRFS_DIRS 5
-static const double dir_cos[BRFS_DIRS] = {1.0, 0.92387953251128674, 0.70710678118654757,
-                                          0.38268343236508984, 0.0};
-static const double dir_sin[BRFS_DIRS] = {0.0, 0.38268343236508978, 0.70710678118654746,
-                                          0.92387953251128674, 1.0};
-
-static void brfs_dot_aux(const struct lt_res *cap, const struct lt_res *f, const struct lt_res *ref,
-                         double *aux)
-{
-    double x = f->cpu / ref->cpu, y = f->mem / ref->mem;
-
-    (void)cap;
-    for (int k = 0; k < BRFS_DIRS; k++)
-        aux[k] = dir_cos[k] * x + dir_sin[k] * y;
-}
-
-/* brfs-dot: g = -(u . c) with u = request / ref >= 0. Writing u = alpha d_k + beta d_k+1 with
- * alpha, beta >= 0 for the two directions around u, u . c <= alpha max(d_k . c) +
- * beta max(d_k+1 . c). */
-static double brfs_dot_bound(const struct lt_res *cap, const struct lt_res *lo, const double *aux,
-                             const struct lt_res *r, const struct lt_res *ref)
-{
-    double ux = r->cpu / ref->cpu, uy = r->mem / ref->mem, det, alpha, beta;
-    int k;
-
-    (void)cap;
-    (void)lo;
-    if (!(ux > 0.0) && !(uy > 0.0))
-        return 0.0; /* every machine scores 0 */
-    /* The sector of u: the last direction k with u at or counter-clockwise of it. */
-    for (k = BRFS_DIRS - 2; k > 0 && dir_cos[k] * uy - dir_sin[k] * ux < 0; k--)
-        ;
-    det = dir_cos[k] * dir_sin[k + 1] - dir_sin[k] * dir_cos[k + 1];
-    alpha = fmax((ux * dir_sin[k + 1] - uy * dir_cos[k + 1]) / det, 0.0);
-    beta = fmax((dir_cos[k] * uy - dir_sin[k] * ux) / det, 0.0);
-    /* Rounding may leave alpha d_k + beta d_k+1 a hair short of u; inflate by 1e-12. */
-    return -(alpha * aux[k] + beta * aux[k + 1]) * (1 + 1e-12) - 1e-300;
+    aux[0] = -lt__epvm(cap, f, &zero_req, ref);
 }
 
 /* ---- keys of the grid's heap cells (grid.c) ----
@@ -142,10 +84,14 @@ static double bestfit4_key(const struct lt_res *cap, const struct lt_res *f)
     return -p10_sum(cap, f);
 }
 
-/* bestfit5 = max(x - u, y - v) - sum 10^x + sum (1 - 10^-u) 10^x: key sum 10^x. */
+/* bestfit5 = max(x - u, y - v) - max(x, y) - (sum 10^x - max(x, y)) + sum (1 - 10^-u) 10^x:
+ * key sum 10^x - max(x, y), so that the request term's first part, in [-max(u, v), -min(u, v)],
+ * varies little (grid.c's corr_bestfit5). */
 static double bestfit5_key(const struct lt_res *cap, const struct lt_res *f)
 {
-    return p10_sum(cap, f);
+    double x = f->cpu / cap->cpu, y = f->mem / cap->mem;
+
+    return p10_sum(cap, f) - (x > y ? x : y);
 }
 
 /* epvm2 = -(x^2 + y^2) + 2 (u x + v y) - (u^2 + v^2): key x^2 + y^2. */
@@ -157,19 +103,20 @@ static double epvm2_key(const struct lt_res *cap, const struct lt_res *f)
 }
 
 /* Which index serves which formula was decided by measurement (docs/benchmarks.md): the grid
- * for the best fits and for epvm2 and bestfit5; the box tree for epvm and brfs-dot, whose
- * policy bounds (above) are tight. */
+ * for the best fits and for epvm2 and bestfit5; the box tree for epvm, whose bound (above) is
+ * exact; boxtree.c's direction lists for brfs-dot, whose score does not depend on the
+ * machine's capacity and is linear in its residual. */
 #define BEST_FIT_GRID(name, pname, disk, key)                                                      \
-    static const struct lt__fit_params name##_params = {lt__##name, +1, disk, 0, NULL, NULL, key}; \
+    static const struct lt__fit_params name##_params = {lt__##name, +1, disk, 0, NULL, key};       \
     const struct lt_policy lt__##name##_policy = {pname, lt__fit_rank, lt__grid_choose_##name,     \
                                                   lt__grid_index_new, &name##_params}
 #define WORST_FIT_GRID(name, pname, key)                                                           \
-    static const struct lt__fit_params name##_params = {lt__##name, -1, true, 0, NULL, NULL, key}; \
+    static const struct lt__fit_params name##_params = {lt__##name, -1, true, 0, NULL, key};       \
     const struct lt_policy lt__##name##_policy = {pname, lt__fit_rank, lt__grid_choose_##name,     \
                                                   lt__grid_index_new, &name##_params}
 #define WORST_FIT_BOXES(name, pname, n_aux)                                                        \
-    static const struct lt__fit_params name##_params = {lt__##name, -1,           true, n_aux,     \
-                                                        name##_aux, name##_bound, NULL};           \
+    static const struct lt__fit_params name##_params = {lt__##name, -1,         true,              \
+                                                        n_aux,      name##_aux, NULL};             \
     const struct lt_policy lt__##name##_policy = {pname, lt__fit_rank, lt__box_choose_##name,      \
                                                   lt__box_index_new, &name##_params}
 
@@ -181,4 +128,6 @@ BEST_FIT_GRID(brfs_norm, "brfs-norm", false, NULL);
 WORST_FIT_GRID(bestfit5, "bestfit5", bestfit5_key);
 WORST_FIT_GRID(epvm2, "epvm2", epvm2_key);
 WORST_FIT_BOXES(epvm, "epvm", 1);
-WORST_FIT_BOXES(brfs_dot, "brfs-dot", BRFS_DIRS);
+static const struct lt__fit_params brfs_dot_params = {lt__brfs_dot, -1, false, 0, NULL, NULL};
+const struct lt_policy lt__brfs_dot_policy = {"brfs-dot", lt__fit_rank, lt__dot_choose_brfs_dot,
+                                              lt__dot_index_new, &brfs_dot_params};

@@ -22,9 +22,9 @@
  * whose box bound exceeds it, and scores the members of the rest exactly with the same
  * function rank() uses. Worst fits (non-increasing) are walked from the top corner down, with
  * bounds at the cells' high corners; for epvm2 and bestfit5 this measured faster than the box
- * tree (boxtree.c serves epvm and brfs-dot). Bounds are lowered by a relative 1e-9 so that
- * rounding can never prune a machine; the exact comparison is always on the member's own
- * score, ties by index, so choose() returns what the naive rank scan returns
+ * tree (boxtree.c serves epvm, and brfs-dot with direction lists). Bounds are lowered by a
+ * relative 1e-9 so that rounding can never prune a machine; the exact comparison is always on
+ * the member's own score, ties by index, so choose() returns what the naive rank scan returns
  * (test_property.c).
  *
  * Keyed formulas (bestfit4, bestfit5, epvm2; fp->key): each is, exactly, a task-independent
@@ -74,6 +74,8 @@ struct grid_cfg {
     uint32_t *col_rm;   /* per column: departures since col_dlo was recomputed */
     double *col_key;    /* keyed formulas: per column, the largest key of its members (-inf if
                          * none) */
+    double *skey;       /* keyed formulas: [a * g + b], the largest key in column a at rows >= b
+                         * (-inf if none) */
     double key_max;     /* keyed formulas: the largest key of the configuration (-inf if none) */
     uint32_t n;         /* online machines of this configuration in the grid */
     uint32_t n_changes; /* updates since dlo/dhi were recomputed */
@@ -204,16 +206,16 @@ static void cell_insert(struct grid_index *gi, struct grid_cfg *g, uint32_t to, 
         lt__cell_insert(&g->cells[to], i, f);
 }
 
-/* Keyed formulas: column a's members changed. Recomputes its largest key from its cells'
- * heap tops, and the configuration's from the columns' (O(g)). */
+/* Keyed formulas: column a's members changed. Recomputes its largest keys by row suffix from
+ * its cells' heap tops, and the configuration's from the columns' (O(g)). */
 static void key_refresh(struct grid_cfg *g, uint32_t a)
 {
-    double k = -HUGE_VAL;
+    double k = -HUGE_VAL, *sk = &g->skey[(size_t)a * g->g];
 
-    for (uint64_t m = g->rows[a]; m != 0; m &= m - 1) {
-        const struct lt__cell *cl = &g->cells[a * g->g + (uint32_t)__builtin_ctzll(m)];
-        if (cl->key[0] > k)
-            k = cl->key[0];
+    for (uint32_t b = g->g; b-- > 0;) {
+        if (g->rows[a] >> b & 1)
+            k = dmax(k, g->cells[a * g->g + b].key[0]);
+        sk[b] = k;
     }
     g->col_key[a] = k;
     k = -HUGE_VAL;
@@ -318,6 +320,7 @@ static void grid_free(struct lt_index *ix)
         lt_free(g->col_n);
         lt_free(g->col_rm);
         lt_free(g->col_key);
+        lt_free(g->skey);
     }
     lt_free(gi->cfg);
     lt_free(gi->cell);
@@ -426,6 +429,19 @@ static int grid_check(const struct lt_index *ix, const struct lt_cluster *c, str
                                       (unsigned)a);
                 kmax = ka > kmax ? ka : kmax;
             }
+            /* The row-suffix maxima, recomputed from every member, top row down. */
+            for (uint32_t a = 0; a < g->g; a++) {
+                double ks = -HUGE_VAL;
+                for (uint32_t bb = g->g; bb-- > 0;) {
+                    const struct lt__cell *cl = &g->cells[a * g->g + bb];
+                    for (uint32_t j = 0; j < cl->n; j++)
+                        ks = cl->key[j] > ks ? cl->key[j] : ks;
+                    if (ks < g->skey[a * g->g + bb] || ks > g->skey[a * g->g + bb])
+                        return lt_err_set(err, LT_EINVAL, 0, 0,
+                                          "%s index: row-suffix key maximum of cell %u, %u", name,
+                                          (unsigned)a, (unsigned)bb);
+                }
+            }
             if (kmax < g->key_max || kmax > g->key_max)
                 return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: configuration %zu key maximum",
                                   name, k);
@@ -479,11 +495,14 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
         g->col_n = lt_calloc(g->g, sizeof(*g->col_n));
         g->col_rm = lt_calloc(g->g, sizeof(*g->col_rm));
         g->col_key = lt_calloc(g->g, sizeof(*g->col_key));
+        g->skey = lt_calloc((size_t)g->g * g->g, sizeof(*g->skey));
         if (g->cells == NULL || g->rows == NULL || g->col_dlo == NULL || g->col_n == NULL ||
-            g->col_rm == NULL || g->col_key == NULL)
+            g->col_rm == NULL || g->col_key == NULL || g->skey == NULL)
             goto out_nomem;
         for (uint32_t a = 0; a < g->g; a++)
             g->col_key[a] = -HUGE_VAL;
+        for (size_t j = 0; j < (size_t)g->g * g->g; j++)
+            g->skey[j] = -HUGE_VAL;
         g->key_max = -HUGE_VAL;
         for (uint32_t j = 0; j < g->g * g->g; j++)
             g->cells[j].heap = gi->pos != NULL;
@@ -533,8 +552,11 @@ struct query;
 typedef void prep_fn(struct query *q);
 typedef double corr_fn(const struct query *q, uint32_t a0, uint32_t b0, uint32_t a1, uint32_t b1);
 typedef double corner_fn(const struct query *q, uint32_t a, uint32_t b, double d);
-#define FORMULA lt__fit_score_fn *score, prep_fn *prep, corr_fn *corr, corner_fn *corner
-#define PASS    score, prep, corr, corner
+/* Keyed best fits, optional: a lower bound of the score of every member that fits with key <= k
+ * and free disk >= d, whatever its cell. */
+typedef double kb_fn(const struct query *q, double k, double d, uint32_t a, uint32_t b);
+#define FORMULA lt__fit_score_fn *score, prep_fn *prep, corr_fn *corr, corner_fn *corner, kb_fn *kb
+#define PASS    score, prep, corr, corner, kb
 
 struct query {
     const struct grid_index *gi;
@@ -547,6 +569,7 @@ struct query {
     double e[3];   /* per-formula terms of corner */
     double zb, zc; /* per-formula disk terms of corr and corner */
     uint32_t step; /* GRID_MAX / g: grid line j is p10[j * step] */
+    double m[4];   /* kb_bestfit4: lower bounds of 10^-u, 10^-v, 10^-w, and the least of them */
 };
 
 /* Lower bound of the score over the feasible part of the box [lo, hi]: the formula at the
@@ -650,7 +673,7 @@ static inline __attribute__((always_inline)) double corr_epvm2(const struct quer
     return 2 * (q->u * dmax(a * ig, q->u) + q->v * dmax(b * ig, q->v)) - q->k[0];
 }
 
-/* bestfit5 + key = max(x - u, y - v) + sum (1 - 10^-u) 10^x: at the low edges. */
+/* bestfit5 + key = max(x - u, y - v) - max(x, y) + sum (1 - 10^-u) 10^x (corr_bestfit5). */
 static inline __attribute__((always_inline)) void prep_bestfit5(struct query *q)
 {
     const struct grid_cfg *g = q->g;
@@ -677,17 +700,26 @@ corner_bestfit5(const struct query *q, uint32_t a, uint32_t b, double d)
                   (1.0 - q->k[1]) * p10[(b + 1) * q->step] - q->zc);
 }
 
+/* With the key sum 10^x - max(x, y), the rest is f + sum (1 - 10^-u) 10^x with f = max(x - u,
+ * y - v) - max(x, y) in [-max(u, v), -min(u, v)]: f >= -u where every member has x >= y, -v
+ * where every member has y >= x. (With the key sum 10^x alone, f was max(x - u, y - v), which
+ * ranges over [0, 1] in a column or a configuration: its bound at the low edges was loose by
+ * up to the answer's own max(x, y).) */
 static inline __attribute__((always_inline)) double
 corr_bestfit5(const struct query *q, uint32_t a, uint32_t b, uint32_t a1, uint32_t b1)
 {
     const double *p10 = q->gi->p10;
-    double ig = 1.0 / q->g->g, xl = dmax(a * ig, q->u), yl = dmax(b * ig, q->v);
     double px = dmax(p10[a * q->step], 1.0 + q->u * LT__LN10);
     double py = dmax(p10[b * q->step], 1.0 + q->v * LT__LN10);
+    double f;
 
-    (void)a1;
-    (void)b1;
-    return dmax(xl - q->u, yl - q->v) + q->k[0] * px + q->k[1] * py + q->zb;
+    if (a >= b1 + 1)
+        f = -q->u;
+    else if (b >= a1 + 1)
+        f = -q->v;
+    else
+        f = -dmax(q->u, q->v);
+    return f + q->k[0] * px + q->k[1] * py + q->zb;
 }
 
 /* bestfit4 + key = -sum (1 - 10^-u) 10^x: at the high edges. */
@@ -702,6 +734,10 @@ static inline __attribute__((always_inline)) void prep_bestfit4(struct query *q)
     q->e[0] = high_exp(q->u * LT__LN10);
     q->e[1] = high_exp(q->v * LT__LN10);
     q->e[2] = high_exp(q->r->disk / g->cap.disk * LT__LN10);
+    q->m[0] = low_exp_mul(q->e[0]);
+    q->m[1] = low_exp_mul(q->e[1]);
+    q->m[2] = low_exp_mul(q->e[2]);
+    q->m[3] = dmin(dmin(q->m[0], q->m[1]), q->m[2]);
 }
 
 /* bestfit4 at the low corner (a, b, d), clamped to the request, bounds every member of the
@@ -715,6 +751,24 @@ corner_bestfit4(const struct query *q, uint32_t a, uint32_t b, double d)
     return padded(low_exp_mul(q->e[0]) * dmax(p10[a * q->step], 1.0 + q->u * LT__LN10) +
                   low_exp_mul(q->e[1]) * dmax(p10[b * q->step], 1.0 + q->v * LT__LN10) +
                   low_exp_mul(q->e[2]) * p10_lower(q, dmax(d / q->g->cap.disk, w)));
+}
+
+/* bestfit4 from the key: with lu, lv, lw lower bounds of 10^-u, 10^-v, 10^-w and l the least,
+ * score >= lu 10^x + lv 10^y + lw 10^z = -l key + (lu - l) 10^x + (lv - l) 10^y + (lw - l) 10^z,
+ * and each power is at least its value at the low edge of the range (columns >= a, rows >= b,
+ * free disk >= d), clamped to the request. Tight where the corner bounds are not: over many
+ * columns, whose low corner mixes the lowest row of one with the least disk of another. */
+static inline __attribute__((always_inline)) double kb_bestfit4(const struct query *q, double k,
+                                                                double d, uint32_t a, uint32_t b)
+{
+    const double *p10 = q->gi->p10;
+
+    if (!(k > -HUGE_VAL))
+        return HUGE_VAL; /* no member */
+    return -q->m[3] * k + (q->m[0] - q->m[3]) * dmax(p10[a * q->step], 1.0 + q->u * LT__LN10) +
+           (q->m[1] - q->m[3]) * dmax(p10[b * q->step], 1.0 + q->v * LT__LN10) +
+           (q->m[2] - q->m[3]) *
+               p10_lower(q, dmax(d / q->g->cap.disk, q->r->disk / q->g->cap.disk));
 }
 
 static inline __attribute__((always_inline)) double
@@ -764,6 +818,16 @@ static void scan_heap(const struct query *q, const struct lt__cell *cl, uint32_t
     corr = corr_of(q, a, bb, a, bb);
     if (padded(corr - cl->key[0]) > b->s)
         return;
+    if (q->fp->dir > 0 && !lt__res_ge(&cl->lo, q->r)) {
+        /* A best fit's cell in the request's row or column: the members that do not fit are
+         * the fullest machines, whose keys are the largest (bestfit4), so a search by key
+         * would visit them all. Scan the members in storage order instead, fit first. */
+        for (uint32_t k = 0; k < cl->n; k++) {
+            if (lt__res_ge(&cl->f[k], q->r) && !(padded(corr - cl->key[k]) > b->s))
+                lt__best_offer(b, score(&q->g->cap, &cl->f[k], q->r, &c->ref), cl->mem[k]);
+        }
+        return;
+    }
     stack[sp++] = 0;
     while (sp > 0) {
         uint32_t k = stack[--sp];
@@ -783,6 +847,7 @@ static double corner_of(const struct query *q, uint32_t a, uint32_t b, double d,
 {
     (void)prep;
     (void)corr;
+    (void)kb;
     if (corner != NULL)
         return corner(q, a, b, d);
     return corner_bound(q, a, b, d, score);
@@ -790,11 +855,17 @@ static double corner_of(const struct query *q, uint32_t a, uint32_t b, double d,
 
 /* Keyed formulas: can column a, with non-empty rows rm, hold a member that reaches the best? */
 static bool column_open(const struct query *q, uint32_t a, uint64_t rm, const struct lt__best *b,
-                        corr_fn *corr)
+                        corr_fn *corr, kb_fn *kb)
 {
     uint32_t lo = (uint32_t)__builtin_ctzll(rm), hi = 63u - (uint32_t)__builtin_clzll(rm);
+    double k;
 
-    return corr == NULL || !(padded(corr(q, a, lo, a, hi) - q->g->col_key[a]) > b->s);
+    if (corr == NULL)
+        return true;
+    k = q->g->skey[a * q->g->g + lo];
+    if (kb != NULL && padded(kb(q, k, q->g->col_dlo[a], a, lo)) > b->s)
+        return false;
+    return !(padded(corr(q, a, lo, a, hi) - k) > b->s);
 }
 
 static void visit(const struct query *q, uint32_t a, uint32_t bb, struct lt__best *b, FORMULA)
@@ -803,6 +874,7 @@ static void visit(const struct query *q, uint32_t a, uint32_t bb, struct lt__bes
 
     (void)prep;
     (void)corner;
+    (void)kb;
     if (corr != NULL)
         scan_heap(q, cl, a, bb, b, score, corr);
     else
@@ -814,14 +886,20 @@ static void walk_best_fit(const struct query *q, struct lt__best *b, FORMULA)
     const struct grid_cfg *g = q->g;
     uint32_t qa = coord(q->r->cpu, g->inv_wc, g->g), qb = coord(q->r->mem, g->inv_wm, g->g);
     uint64_t cm = g->cols & (~UINT64_C(0) << qa);
-    double sdlo[GRID_MAX]; /* sdlo[a]: disk bound of the columns >= a */
-    double d = g->dlo;
+    double sdlo[GRID_MAX];  /* sdlo[a]: disk bound of the columns >= a */
+    double skmax[GRID_MAX]; /* kb: skmax[a], the largest key at columns >= a, rows >= qb */
+    double d = g->dlo, k = -HUGE_VAL;
     bool disk = q->fp->disk;
 
-    for (uint64_t m = disk ? cm : 0; m != 0;) {
+    for (uint64_t m = disk || kb != NULL ? cm : 0; m != 0;) {
         uint32_t a = 63u - (uint32_t)__builtin_clzll(m);
-        d = dmin(d, g->col_dlo[a]);
+        if (disk)
+            d = dmin(d, g->col_dlo[a]);
         sdlo[a] = d;
+        if (kb != NULL) {
+            k = dmax(k, g->skey[a * g->g + qb]);
+            skmax[a] = k;
+        }
         m &= ~(UINT64_C(1) << a);
     }
     while (cm != 0) {
@@ -831,13 +909,17 @@ static void walk_best_fit(const struct query *q, struct lt__best *b, FORMULA)
         cm &= cm - 1;
         if (corner_of(q, a, qb, disk ? sdlo[a] : g->dlo, PASS) > b->s)
             break;
-        if (rm == 0 || !column_open(q, a, rm, b, corr))
+        if (kb != NULL && padded(kb(q, skmax[a], sdlo[a], a, qb)) > b->s)
+            break;
+        if (rm == 0 || !column_open(q, a, rm, b, corr, kb))
             continue;
         while (rm != 0) {
             uint32_t bb = (uint32_t)__builtin_ctzll(rm);
             rm &= rm - 1;
             if (corner_of(q, a, bb, disk ? g->col_dlo[a] : g->dlo, PASS) > b->s)
                 break;
+            if (kb != NULL && padded(kb(q, g->skey[a * g->g + bb], g->col_dlo[a], a, bb)) > b->s)
+                break; /* nor any row above */
             visit(q, a, bb, b, PASS);
         }
     }
@@ -857,7 +939,7 @@ static void walk_worst_fit(const struct query *q, struct lt__best *b, FORMULA)
         cm &= ~(UINT64_C(1) << a);
         if (corner_of(q, a, g->g - 1, 0, PASS) > b->s)
             break;
-        if (rm == 0 || !column_open(q, a, rm, b, corr))
+        if (rm == 0 || !column_open(q, a, rm, b, corr, kb))
             continue;
         while (rm != 0) {
             uint32_t bb = 63u - (uint32_t)__builtin_clzll(rm);
@@ -889,6 +971,14 @@ static double config_bound(const struct query *q, FORMULA)
     else
         s = corner_of(q, coord(q->r->cpu, g->inv_wc, g->g), coord(q->r->mem, g->inv_wm, g->g),
                       g->dlo, PASS);
+    if (kb != NULL) {
+        /* The largest key at columns and rows >= the request's, and the key bound from it. */
+        uint32_t qa = coord(q->r->cpu, g->inv_wc, g->g), qb = coord(q->r->mem, g->inv_wm, g->g);
+        double k = -HUGE_VAL;
+        for (uint64_t m = g->cols & (~UINT64_C(0) << qa); m != 0; m &= m - 1)
+            k = dmax(k, g->skey[(uint32_t)__builtin_ctzll(m) * g->g + qb]);
+        s = dmax(s, padded(kb(q, k, g->dlo, qa, qb)));
+    }
     if (corr != NULL) {
         uint64_t any = 0;
         for (uint64_t m = g->cols; m != 0; m &= m - 1)
@@ -924,7 +1014,8 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
                               const struct lt_task *t, size_t *out, FORMULA)
 {
     const struct grid_index *gi = (const struct grid_index *)ix;
-    struct query q = {gi, gi->fp, c, NULL, &t->req, 0, 0, {0, 0, 0}, {0, 0, 0}, 0, 0, 1};
+    struct query q = {gi,        gi->fp,    c, NULL, &t->req, 0,           0,
+                      {0, 0, 0}, {0, 0, 0}, 0, 0,    1,       {0, 0, 0, 0}};
     struct lt__best b = {LT_SCORE_INFEASIBLE, LT_NO_MACHINE};
     uint32_t order[SORT_CONFIGS];
     double bound[SORT_CONFIGS];
@@ -951,7 +1042,8 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
             continue;
         set_config(&q, k, prep);
         s = config_bound(&q, PASS);
-        n = lt__order_insert(bound, order, n, s, (uint32_t)k);
+        if (s < HUGE_VAL)
+            n = lt__order_insert(bound, order, n, s, (uint32_t)k);
     }
     for (size_t j = 0; j < n && !(bound[j] > b.s); j++) {
         set_config(&q, order[j], prep);
@@ -961,19 +1053,19 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
     return 0;
 }
 
-#define GRID_CHOOSE(name, prep, corr, corner)                                                      \
+#define GRID_CHOOSE(name, prep, corr, corner, kb)                                                  \
     __attribute__((flatten)) LT__CHOOSE_DECL(lt__grid_choose_##name)                               \
     {                                                                                              \
         (void)p;                                                                                   \
         (void)rng;                                                                                 \
         (void)err;                                                                                 \
-        return choose_with(ix, c, t, out, lt__##name, prep, corr, corner);                         \
+        return choose_with(ix, c, t, out, lt__##name, prep, corr, corner, kb);                     \
     }
 
-GRID_CHOOSE(bestfit1, NULL, NULL, NULL)
-GRID_CHOOSE(bestfit2, NULL, NULL, NULL)
-GRID_CHOOSE(bestfit3, NULL, NULL, NULL)
-GRID_CHOOSE(bestfit4, prep_bestfit4, corr_bestfit4, corner_bestfit4)
-GRID_CHOOSE(bestfit5, prep_bestfit5, corr_bestfit5, corner_bestfit5)
-GRID_CHOOSE(epvm2, prep_epvm2, corr_epvm2, NULL)
-GRID_CHOOSE(brfs_norm, NULL, NULL, NULL)
+GRID_CHOOSE(bestfit1, NULL, NULL, NULL, NULL)
+GRID_CHOOSE(bestfit2, NULL, NULL, NULL, NULL)
+GRID_CHOOSE(bestfit3, NULL, NULL, NULL, NULL)
+GRID_CHOOSE(bestfit4, prep_bestfit4, corr_bestfit4, corner_bestfit4, kb_bestfit4)
+GRID_CHOOSE(bestfit5, prep_bestfit5, corr_bestfit5, corner_bestfit5, NULL)
+GRID_CHOOSE(epvm2, prep_epvm2, corr_epvm2, NULL, NULL)
+GRID_CHOOSE(brfs_norm, NULL, NULL, NULL, NULL)

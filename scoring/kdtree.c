@@ -1,6 +1,5 @@
 /* kdtree.c -- a k-d tree of bounding boxes over the online machines of each configuration,
- * kept exact under placements: the shared core of the worst-fit index (boxtree.c) and the
- * sum-of-squares index (sos.c).
+ * kept exact under placements: the core of epvm's index (boxtree.c); sos.c no longer uses it.
  *
  * Design: per configuration (machines of equal capacity), a tree with a fixed implicit shape,
  * a segment tree over leaves of LT__KD_LEAF machines each (perm[] lists the machines in leaf

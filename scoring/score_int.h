@@ -305,14 +305,11 @@ LT__FORMULA double lt__brfs_norm(const struct lt_res *cap, const struct lt_res *
 typedef double lt__fit_score_fn(const struct lt_res *cap, const struct lt_res *f,
                                 const struct lt_res *r, const struct lt_res *ref);
 
-/* Worst fits only: per-machine quantities whose maxima boxtree.c keeps per node, and a lower
- * bound of the score over a node from its box and those maxima (fit.c). */
-#define LT__FIT_AUX_MAX 5
+/* Worst fits only: per-machine quantities whose maxima boxtree.c keeps per node (fit.c); its
+ * bound of the score over a node from them is per formula (boxtree.c's bound_*). */
+#define LT__FIT_AUX_MAX 1
 typedef void lt__fit_aux_fn(const struct lt_res *cap, const struct lt_res *f,
                             const struct lt_res *ref, double *aux);
-typedef double lt__fit_bound_fn(const struct lt_res *cap, const struct lt_res *lo,
-                                const double *aux_max, const struct lt_res *r,
-                                const struct lt_res *ref);
 
 /* A machine's key for grid.c's heap cells: larger keys score lower (better). */
 typedef double lt__fit_key_fn(const struct lt_res *cap, const struct lt_res *f);
@@ -324,11 +321,9 @@ struct lt__fit_params {
     bool disk;           /* the formula depends on free disk (grid.c then bounds disk per column) */
     int n_aux;           /* worst fits: how many aux values per machine (<= LT__FIT_AUX_MAX) */
     lt__fit_aux_fn *aux; /* worst fits: the aux values of a machine with free vector f */
-    lt__fit_bound_fn *bound; /* worst fits: a lower bound of the score of every machine whose
-                              * free vector is >= lo and whose aux values are <= aux_max */
-    lt__fit_key_fn *key;     /* grid.c, or NULL: a task-independent key of a machine; the grid
-                              * keeps each cell's members in a heap by it and bounds the score
-                              * of a member by a per-cell term minus its key */
+    lt__fit_key_fn *key; /* grid.c, or NULL: a task-independent key of a machine; the grid
+                          * keeps each cell's members in a heap by it and bounds the score
+                          * of a member by a per-cell term minus its key */
 };
 
 int lt__fit_rank(const struct lt_policy *p, const struct lt_cluster *c, const struct lt_task *t,
@@ -350,7 +345,7 @@ LT__CHOOSE_DECL(lt__grid_choose_bestfit5);
 LT__CHOOSE_DECL(lt__grid_choose_epvm2);
 LT__CHOOSE_DECL(lt__grid_choose_brfs_norm);
 
-/* ---- kdtree.c: per-configuration k-d trees of boxes, shared by boxtree.c and sos.c ---- */
+/* ---- kdtree.c: per-configuration k-d trees of boxes, for boxtree.c (epvm) ---- */
 #define LT__KD_LEAF    8 /* machines per leaf: a leaf scan is cheaper than more levels */
 #define LT__KD_REBUILD 4 /* rebuild a tree after this many updates per machine */
 #define LT__KD_NONE    UINT32_MAX
@@ -405,11 +400,13 @@ static inline bool lt__box_is_point(const struct lt_res *lo, const struct lt_res
     return !(lo->cpu < hi->cpu) && !(lo->mem < hi->mem) && !(lo->disk < hi->disk);
 }
 
-/* ---- boxtree.c: the index of epvm and brfs-dot, on kdtree.c ---- */
+/* ---- boxtree.c: the index of epvm, on kdtree.c, and brfs-dot's direction lists ---- */
 int lt__box_index_new(const struct lt_policy *p, const struct lt_cluster *c, struct lt_index **out,
                       struct lt_err *err);
 LT__CHOOSE_DECL(lt__box_choose_epvm);
-LT__CHOOSE_DECL(lt__box_choose_brfs_dot);
+int lt__dot_index_new(const struct lt_policy *p, const struct lt_cluster *c, struct lt_index **out,
+                      struct lt_err *err);
+LT__CHOOSE_DECL(lt__dot_choose_brfs_dot);
 
 /* ---- cells.c: a set of machines sorted by index, with a bounding box of their free vectors,
  * the building block of grid.c and sos.c ---- */
