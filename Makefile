@@ -90,6 +90,23 @@ fuzz-smoke:
 	    $(FUZZ_BUILD)/corpus-extender > $(FUZZ_BUILD)/fuzz-extender.log 2>&1; rc=$$?; \
 	    grep -E '^(stat::number_of_executed_units|Done|==[0-9]+==ERROR)' $(FUZZ_BUILD)/fuzz-extender.log; \
 	    exit $$rc
+	# The extender's config loader (file, flags, validation): CONFIG [NUL ARG]... inputs, seeded
+	# with the docs' example, limits, a typo, flags, and --server with --print-config.
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_extender_config
+	rm -rf $(FUZZ_BUILD)/corpus-config && mkdir -p $(FUZZ_BUILD)/corpus-config
+	printf '{"listen": ":8888", "url_prefix": "/lotus", "policy": "sos10", "eviction": "lrs", "threads": 8, "max_body": "16Mi", "conn_timeout": "10s", "log_level": "info"}' \
+	    > $(FUZZ_BUILD)/corpus-config/docs-example
+	printf '{"listen":"[::1]:0","url_prefix":"/a/b//","seed":9223372036854775807,"max_body":1048576,"rebuild_interval":"0ms","assume_ttl":"1h","shutdown_timeout":"0s"}' \
+	    > $(FUZZ_BUILD)/corpus-config/limits
+	printf '{"polcy":"bestfit1","threads":"4"}' > $(FUZZ_BUILD)/corpus-config/typo
+	printf '{}\0--policy\0epvm2\0--listen=127.0.0.1:9\0--seed\0007\0--threads\0002\0--max-body\0001Gi' \
+	    > $(FUZZ_BUILD)/corpus-config/flags
+	printf '{"server":"https://10.0.0.1:6443","ca_file":"/nonexistent"}\0--print-config' \
+	    > $(FUZZ_BUILD)/corpus-config/server
+	$(FUZZ_BUILD)/fuzz_extender_config -max_total_time=10 -max_len=4096 -print_final_stats=1 \
+	    $(FUZZ_BUILD)/corpus-config > $(FUZZ_BUILD)/fuzz-config.log 2>&1; rc=$$?; \
+	    grep -E '^(stat::number_of_executed_units|Done|==[0-9]+==ERROR)' $(FUZZ_BUILD)/fuzz-config.log; \
+	    exit $$rc
 
 # Every test, in the plain build and in the ASan+UBSan build, plus a short fuzz run.
 test: format-check test-plain test-asan fuzz-smoke
