@@ -84,6 +84,7 @@ struct opts {
     int64_t threads; /* server --threads */
     uint64_t seed;
     bool smoke;
+    bool kinds[4]; /* --kinds: names, nodes, preempt, rps */
 };
 
 static atomic_bool failed; /* set by any thread */
@@ -978,13 +979,17 @@ static void run_size(const struct opts *o, int64_t n, const char *dir)
                  "serving after %.1f s\n",
             n, cl.pods, t_gen - t0, t_start - t_gen);
     if (conn_open(&c, s.port)) {
-        measure(&c, o, &cl, "names", &fn, &pn, n == 500 ? 1000.0 : 0);
-        measure(&c, o, &cl, "nodes", &ff, &pf, n == 500 ? 10000.0 : 0);
-        measure(&c, o, &cl, "names", &em, NULL, 0);
-        measure(&c, o, &cl, "nodes", &ef, NULL, 0);
+        if (o->kinds[0])
+            measure(&c, o, &cl, "names", &fn, &pn, n == 500 ? 1000.0 : 0);
+        if (o->kinds[1])
+            measure(&c, o, &cl, "nodes", &ff, &pf, n == 500 ? 10000.0 : 0);
+        if (o->kinds[2]) {
+            measure(&c, o, &cl, "names", &em, NULL, 0);
+            measure(&c, o, &cl, "nodes", &ef, NULL, 0);
+        }
         conn_close(&c);
     }
-    if (!failed)
+    if (!failed && o->kinds[3])
         throughput(&s, o, &cl, &fn, &pn, n == 500 ? 5000.0 : 0);
     server_stop(&s);
     free(fn.body.p);
@@ -1003,7 +1008,8 @@ static void run_size(const struct opts *o, int64_t n, const char *dir)
 static void usage(FILE *f)
 {
     fputs("usage: " PROG " [--bin PATH] [--nodes LIST] [--seconds X] [--max-requests N]\n"
-          "       [--clients N] [--rps-seconds X] [--threads N] [--seed N] [--smoke]\n"
+          "       [--clients N] [--rps-seconds X] [--threads N] [--kinds LIST] [--seed N]\n"
+          "       [--smoke]\n"
           "Times lotus-extender's verbs on loopback over generated clusters; JSON lines on\n"
           "stdout (docs/benchmarks.md, \"Extender benchmark\").\n",
           f);
@@ -1038,6 +1044,28 @@ static bool parse_f(const char *flag, const char *s, double lo, double hi, doubl
     return true;
 }
 
+static bool parse_kinds(const char *s, struct opts *o)
+{
+    static const char *const names[] = {"names", "nodes", "preempt", "rps"};
+    char buf[256], *save = NULL, *t;
+
+    snprintf(buf, sizeof(buf), "%s", s);
+    memset(o->kinds, 0, sizeof(o->kinds));
+    for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        size_t k = 0;
+
+        while (k < 4 && strcmp(t, names[k]) != 0)
+            k++;
+        if (k == 4) {
+            fprintf(stderr,
+                    PROG ": --kinds: unknown kind '%s' (known: names, nodes, preempt, rps)\n", t);
+            return false;
+        }
+        o->kinds[k] = true;
+    }
+    return true;
+}
+
 static bool parse_nodes(const char *s, struct opts *o)
 {
     char buf[256], *save = NULL, *t;
@@ -1059,7 +1087,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
     int64_t seed = 1;
 
     *o = (struct opts){
-        BENCH_EXTENDER_BIN, {100, 500, 1000, 5000}, 4, 2.0, 2000, 8, 3.0, 4, 1, false};
+        BENCH_EXTENDER_BIN,      {100, 500, 1000, 5000}, 4, 2.0, 2000, 8, 3.0, 4, 1, false,
+        {true, true, true, true}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool ok = true;
@@ -1086,6 +1115,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
             maxr = v;
         else if (strcmp(a, "--rps-seconds") == 0)
             rps = v;
+        else if (strcmp(a, "--kinds") == 0)
+            ok = parse_kinds(v, o);
         else if (strcmp(a, "--clients") == 0)
             ok = parse_i64(a, v, 1, 1024, &o->clients);
         else if (strcmp(a, "--threads") == 0)
