@@ -100,6 +100,7 @@ struct ext_server {
     char *tls_cert, *tls_key, *tls_ca; /* owned PEM texts, NULL without TLS */
     atomic_long in_flight;             /* requests between first call and completion */
     atomic_bool draining;
+    MHD_socket quiesced_fd;   /* listen socket handed back by MHD_quiesce_daemon, or invalid */
     atomic_uint_fast64_t seq; /* request sequence: seeds each request's RNG */
     int64_t started_ms;       /* CLOCK_REALTIME, for /metrics */
     struct metrics m;
@@ -947,6 +948,7 @@ struct ext_server *ext_server_new(const struct ext_config *cfg, struct ext_cache
         lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory for the server");
         return NULL;
     }
+    s->quiesced_fd = MHD_INVALID_SOCKET;
     s->cfg = cfg;
     s->cache = cache;
     s->kube = kube;
@@ -977,8 +979,14 @@ size_t ext_server_drain(struct ext_server *s, int64_t timeout_ms)
 
     atomic_store(&s->draining, true);
     fd = MHD_quiesce_daemon(s->d);
-    if (fd != MHD_INVALID_SOCKET)
-        close(fd);
+    /* Not closed here: with a thread pool each worker removes the listen socket from its own
+     * epoll set after quiesce returns, and MHD panics ("Failed to remove listen FD from epoll
+     * set") if the descriptor is already closed. So it is shut down now (no new connection is
+     * accepted) and closed after MHD_stop_daemon. */
+    if (fd != MHD_INVALID_SOCKET) {
+        shutdown(fd, SHUT_RDWR); /* Linux: the socket stops listening; new connects are refused */
+        s->quiesced_fd = fd;
+    }
     while ((n = atomic_load(&s->in_flight)) > 0 && mono_ns() < end) {
         struct timespec ts = {0, 5 * 1000 * 1000};
 
@@ -993,6 +1001,8 @@ void ext_server_free(struct ext_server *s)
         return;
     if (s->d)
         MHD_stop_daemon(s->d);
+    if (s->quiesced_fd != MHD_INVALID_SOCKET)
+        close(s->quiesced_fd);
     lt_free(s->tls_cert);
     lt_free(s->tls_key);
     lt_free(s->tls_ca);
