@@ -794,7 +794,7 @@ static int victims_value(json_t *v, const char *at, bool meta, struct ext_victim
                          struct lt_err *err)
 {
     json_t *pods;
-    size_t n;
+    size_t n = 0;
     char sub[PATH_LEN], el[PATH_LEN];
     int rc = opt_object(v, at, &v, err);
 
@@ -1119,8 +1119,8 @@ static const char *meta_key(const void *p)
 /* Appends a FailedNodesMap: null if f is NULL, else {"node":"reason",...} sorted. */
 static int put_failed(struct ext_buf *b, const struct ext_failed *f, size_t n, struct lt_err *err)
 {
-    struct map_key *order;
-    size_t m;
+    struct map_key *order = NULL;
+    size_t m = 0;
     int rc;
 
     if (f == NULL) {
@@ -1288,8 +1288,8 @@ int ext_priority_list_encode(const struct ext_host_priority *list, size_t n, str
 int ext_preempt_result_encode(const struct ext_meta_victims *victims, size_t n, struct ext_buf *out,
                               struct lt_err *err)
 {
-    size_t start = out->len, m;
-    struct map_key *order;
+    size_t start = out->len, m = 0;
+    struct map_key *order = NULL;
     int rc;
 
     if (victims == NULL) {
