@@ -247,11 +247,15 @@ static enum MHD_Result reject(struct ext_server *s, struct MHD_Connection *conn,
 /* An lt_err as one line for Error fields and logs: "line 1, column 9: ..." for syntax. */
 static void err_line(const struct lt_err *e, const char *what, char *out, size_t len)
 {
+    int w;
+
     if (e->line > 0)
-        snprintf(out, len, "%s: line %" PRId64 ", column %d: %s", what, e->line, e->column,
-                 e->text);
+        w = snprintf(out, len, "%s: line %" PRId64 ", column %d: %s", what, e->line, e->column,
+                     e->text);
     else
-        snprintf(out, len, "%s: %s", what, e->text[0] ? e->text : lt_strerror(e->code));
+        w = snprintf(out, len, "%s: %s", what, e->text[0] ? e->text : lt_strerror(e->code));
+    if (w >= (int)len && len > 4) /* a long message keeps its head and shows the cut */
+        memcpy(out + len - 4, "...", 4);
 }
 
 /* ------------------------------------------------------------------------------------------
