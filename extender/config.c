@@ -237,17 +237,26 @@ static int apply(struct ext_config *cfg, const struct setting *s, const char *v,
     int rc = 0;
 
     switch (s->type) {
-    case S_STR:
+    case S_STR: {
+        json_t *probe = json_string(v); /* NULL unless valid UTF-8 without NUL */
         if (strlen(v) >= EXT_CONFIG_STR)
             return lt_err_set(err, LT_ERANGE, 0, 0, "%s: value longer than %d bytes", what,
                               EXT_CONFIG_STR - 1);
+        if (probe == NULL)
+            return lt_err_set(err, LT_EPARSE, 0, 0, "%s: value is not valid UTF-8", what);
+        json_decref(probe);
         memcpy(field, v, strlen(v) + 1);
         return 0;
-    case S_U64:
-        if (parse_u64(v, (uint64_t *)(void *)field) < 0)
-            return lt_err_set(err, LT_EPARSE, 0, 0, "%s: expected an unsigned integer, got '%s'",
-                              what, v);
+    }
+    case S_U64: {
+        uint64_t u;
+        /* Printed and read back as a JSON integer (--print-config), so at most 2^63-1. */
+        if (parse_u64(v, &u) < 0 || u > (uint64_t)INT64_MAX)
+            return lt_err_set(err, LT_EPARSE, 0, 0,
+                              "%s: expected an unsigned integer up to 2^63-1, got '%s'", what, v);
+        memcpy(field, &u, sizeof(u));
         return 0;
+    }
     case S_INT:
         if (parse_int(v, &n) < 0)
             return lt_err_set(err, LT_EPARSE, 0, 0, "%s: expected an integer, got '%s'", what, v);
@@ -592,6 +601,8 @@ json_t *ext_config_to_json(const struct ext_config *cfg)
         int64_t n;
         uint64_t u;
 
+        if (strcmp(s->name, "config") == 0)
+            continue; /* names the file itself: not a key a config file may hold */
         key_name(s, k, sizeof(k));
         if (s->type == S_STR) {
             json_object_set_new(o, k, json_string(field));
