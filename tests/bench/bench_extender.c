@@ -40,13 +40,11 @@
 #define _DEFAULT_SOURCE /* mkdtemp, usleep, kill */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -63,6 +61,8 @@
 
 #include <jansson.h>
 
+#include "ext_proc.h"
+
 #define PROG      "bench_extender"
 #define BUDGET_US 3700.0 /* kube-scheduler's cycle per pod at 270 pods/s */
 #define MAX_SIZES 16
@@ -70,8 +70,6 @@
 #ifndef BENCH_EXTENDER_BIN
 #define BENCH_EXTENDER_BIN "lotus-extender"
 #endif
-
-extern char **environ;
 
 struct opts {
     const char *bin;
@@ -418,29 +416,6 @@ struct server {
     char log[300];
 };
 
-static const char *jstr(const json_t *v)
-{
-    return json_is_string(v) ? json_string_value(v) : "";
-}
-
-static int find_port(const char *log)
-{
-    char line[8192];
-    int port = 0;
-    FILE *f = fopen(log, "r");
-
-    while (f && port == 0 && fgets(line, sizeof(line), f)) {
-        json_t *o = json_loads(line, 0, NULL);
-
-        if (o && strcmp(jstr(json_object_get(o, "msg")), "serving") == 0)
-            port = (int)json_integer_value(json_object_get(o, "port"));
-        json_decref(o);
-    }
-    if (f)
-        fclose(f);
-    return port;
-}
-
 static bool server_start(struct server *s, const struct opts *o, const struct cluster *c,
                          const char *dir)
 {
@@ -448,26 +423,19 @@ static bool server_start(struct server *s, const struct opts *o, const struct cl
     const char *argv[] = {o->bin,  "--listen",    "127.0.0.1:0", "--cluster-file",
                           c->path, "--threads",   threads,       "--max-body",
                           "256Mi", "--log-level", "info",        NULL};
-    posix_spawn_file_actions_t fa;
     int st;
 
     snprintf(threads, sizeof(threads), "%" PRId64, o->threads);
     snprintf(s->log, sizeof(s->log), "%s/extender-%" PRId64 ".log", dir, c->nodes);
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, s->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    st = posix_spawn(&s->pid, o->bin, &fa, NULL, (char *const *)(uintptr_t)argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
+    st = ep_spawn(argv, s->log, &s->pid);
     if (st != 0) {
         fail("cannot start %s: %s", o->bin, strerror(st));
         return false;
     }
-    for (int i = 0; i < 30000 && (s->port = find_port(s->log)) == 0; i++) {
-        if (waitpid(s->pid, &st, WNOHANG) == s->pid) {
-            fail("%s exited at start (status %d); log %s", o->bin, st, s->log);
-            return false;
-        }
-        usleep(10000);
+    s->port = ep_wait_port(s->pid, s->log, 30000, &st);
+    if (s->port < 0) {
+        fail("%s exited at start (status %d); log %s", o->bin, st, s->log);
+        return false;
     }
     if (s->port == 0) {
         fail("no 'serving' line in %s within 300 s", s->log);
@@ -480,12 +448,10 @@ static bool server_start(struct server *s, const struct opts *o, const struct cl
 
 static void server_stop(struct server *s)
 {
-    int st = -1;
+    int st;
 
     kill(s->pid, SIGTERM);
-    for (int i = 0; i < 3000; i++, usleep(10000))
-        if (waitpid(s->pid, &st, WNOHANG) == s->pid)
-            break;
+    st = ep_wait_exit(s->pid, 30000);
     if (st == -1) {
         kill(s->pid, SIGKILL);
         waitpid(s->pid, &st, 0);
@@ -703,7 +669,7 @@ static bool full_ok(enum kind k, const struct conn *c, int64_t n, int64_t *kept)
             snprintf(want, sizeof(want), "node-%05zu", i);
             good = json_is_integer(s) && json_integer_value(s) >= 0 &&
                    json_integer_value(s) <= 10 &&
-                   strcmp(jstr(json_object_get(json_array_get(o, i), "Host")), want) == 0;
+                   strcmp(ep_jstr(json_object_get(json_array_get(o, i), "Host")), want) == 0;
             *kept += json_integer_value(s) == 10;
         }
     } else if (good) {

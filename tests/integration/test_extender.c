@@ -21,11 +21,8 @@
 #define _DEFAULT_SOURCE /* usleep, kill */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <spawn.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,9 +37,8 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
+#include "ext_proc.h"
 #include "fake_apiserver.h"
-
-extern char **environ;
 
 static const char *bin, *fix;
 static char cluster[1024], logpath[200];
@@ -56,47 +52,26 @@ struct srv {
 
 static struct srv *current;
 
-/* The string value of v, "" if v is not a string. */
-static const char *jstr(const json_t *v)
-{
-    return json_is_string(v) ? json_string_value(v) : "";
-}
-
 static void dump_log(const char *path)
 {
-    char line[4096];
-    FILE *f = fopen(path, "r");
+    char title[300];
 
-    if (f == NULL)
-        return;
-    fprintf(stderr, "--- server log %s ---\n", path);
-    while (fgets(line, sizeof(line), f))
-        fputs(line, stderr);
-    fclose(f);
+    snprintf(title, sizeof(title), "server log %s", path);
+    ep_dump_log(path, title);
 }
 
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-
-static void die(const char *fmt, ...)
+/* On a failure: the current server's log, then the server killed. */
+static void on_die(void)
 {
-    va_list ap;
-
-    fputs("not ok - ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
     if (current) {
         dump_log(current->log);
         kill(current->pid, SIGKILL);
     }
-    exit(1);
 }
 
 static void ok(const char *name)
 {
-    printf("ok - %s\n", name);
-    fflush(stdout);
+    ep_ok("%s", name);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -105,54 +80,19 @@ static void ok(const char *name)
 
 static pid_t spawn(const char *const *args, const char *log)
 {
-    posix_spawn_file_actions_t fa;
+    const char *argv[64];
     pid_t pid;
-    char *argv[64];
     size_t n = 0;
+    int rc;
 
-    argv[n++] = (char *)(uintptr_t)bin;
+    argv[n++] = bin;
     for (; args[n - 1] && n < 63; n++)
-        argv[n] = (char *)(uintptr_t)args[n - 1];
+        argv[n] = args[n - 1];
     argv[n] = NULL;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (posix_spawn(&pid, bin, &fa, NULL, argv, environ) != 0)
-        die("cannot start %s: %s", bin, strerror(errno));
-    posix_spawn_file_actions_destroy(&fa);
+    rc = ep_spawn(argv, log, &pid);
+    if (rc != 0)
+        ep_die("cannot start %s: %s", bin, strerror(rc));
     return pid;
-}
-
-/* Waits up to ms for pid to exit; returns its wait status or -1 on timeout. */
-static int wait_exit(pid_t pid, int ms)
-{
-    int st;
-
-    for (int i = 0; i < ms / 10; i++) {
-        if (waitpid(pid, &st, WNOHANG) == pid)
-            return st;
-        usleep(10000);
-    }
-    return -1;
-}
-
-/* The port of the "serving" line of the log, 0 if not there yet. */
-static int find_port(const char *log)
-{
-    char line[8192];
-    int port = 0;
-    FILE *f = fopen(log, "r");
-
-    while (f && port == 0 && fgets(line, sizeof(line), f)) {
-        json_t *o = json_loads(line, 0, NULL);
-
-        if (o && strcmp(jstr(json_object_get(o, "msg")), "serving") == 0)
-            port = (int)json_integer_value(json_object_get(o, "port"));
-        json_decref(o);
-    }
-    if (f)
-        fclose(f);
-    return port;
 }
 
 /* Starts the extender with the flags in extra (NULL-terminated), offline on the test cluster
@@ -176,13 +116,11 @@ static void srv_start(struct srv *s, const char *name, const char *const *extra)
     snprintf(s->log, sizeof(s->log), "%s.%s", logpath, name);
     s->pid = spawn(args, s->log);
     current = s;
-    for (int i = 0; i < 1000 && (s->port = find_port(s->log)) == 0; i++) {
-        if (waitpid(s->pid, &st, WNOHANG) == s->pid)
-            die("%s: the server exited at start (status %d)", name, st);
-        usleep(10000);
-    }
+    s->port = ep_wait_port(s->pid, s->log, 1000, &st);
+    if (s->port < 0)
+        ep_die("%s: the server exited at start (status %d)", name, st);
     if (s->port == 0)
-        die("%s: no 'serving' log line within 10 s", name);
+        ep_die("%s: no 'serving' log line within 10 s", name);
     snprintf(s->base, sizeof(s->base), "127.0.0.1:%d", s->port);
 }
 
@@ -191,11 +129,11 @@ static void srv_stop(struct srv *s)
     int st;
 
     kill(s->pid, SIGTERM);
-    st = wait_exit(s->pid, 15000);
+    st = ep_wait_exit(s->pid, 15000);
     if (st == -1)
-        die("server did not exit within 15 s of SIGTERM");
+        ep_die("server did not exit within 15 s of SIGTERM");
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        die("server exit status %d after SIGTERM (0 expected; ASan report in the log?)", st);
+        ep_die("server exit status %d after SIGTERM (0 expected; ASan report in the log?)", st);
     current = NULL;
 }
 
@@ -209,20 +147,6 @@ struct resp {
     size_t len;
     char allow[64];
 };
-
-static size_t on_data(char *p, size_t size, size_t n, void *arg)
-{
-    struct resp *r = arg;
-    char *nb = realloc(r->body, r->len + size * n + 1);
-
-    if (nb == NULL)
-        return 0;
-    memcpy(nb + r->len, p, size * n);
-    r->body = nb;
-    r->len += size * n;
-    r->body[r->len] = '\0';
-    return size * n;
-}
 
 static size_t on_header(char *p, size_t size, size_t n, void *arg)
 {
@@ -244,17 +168,14 @@ static bool http_try(const char *method, const char *base, const char *path, con
     CURL *c = curl_easy_init();
     struct curl_slist *h = NULL;
     char url[4096], ca[1024], cert[1024], key[1024];
+    struct ep_body b = {NULL, 0};
     CURLcode rc;
 
     memset(r, 0, sizeof(*r));
     snprintf(url, sizeof(url), "%s://%s%s", tls ? "https" : "http", base, path);
-    curl_easy_setopt(c, CURLOPT_URL, url);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+    ep_curl_setup(c, url, &b, 20000);
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT, 20L);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     h = curl_slist_append(h, "Content-Type: application/json");
     if (header)
         h = curl_slist_append(h, header);
@@ -277,6 +198,8 @@ static bool http_try(const char *method, const char *base, const char *path, con
     }
     rc = curl_easy_perform(c);
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+    r->body = b.p;
+    r->len = b.len;
     curl_slist_free_all(h);
     curl_easy_cleanup(c);
     return rc == CURLE_OK;
@@ -285,24 +208,24 @@ static bool http_try(const char *method, const char *base, const char *path, con
 static void http(const char *method, const char *path, const char *body, struct resp *r)
 {
     if (!http_try(method, current->base, path, body, body ? strlen(body) : 0, NULL, NULL, r))
-        die("%s %s: no answer", method, path);
+        ep_die("%s %s: no answer", method, path);
 }
 
 static void expect(const char *what, const struct resp *r, long status, const char *body)
 {
     if (r->status != status)
-        die("%s: status %ld, expected %ld; body %s", what, r->status, status,
-            r->body ? r->body : "(none)");
+        ep_die("%s: status %ld, expected %ld; body %s", what, r->status, status,
+               r->body ? r->body : "(none)");
     if (body && (r->body == NULL || strcmp(r->body, body) != 0))
-        die("%s: body\n  %s\nexpected\n  %s", what, r->body ? r->body : "(none)", body);
+        ep_die("%s: body\n  %s\nexpected\n  %s", what, r->body ? r->body : "(none)", body);
     ok(what);
 }
 
 static void expect_contains(const char *what, const struct resp *r, long status, const char *needle)
 {
     if (r->status != status || r->body == NULL || strstr(r->body, needle) == NULL)
-        die("%s: status %ld body %s; expected %ld containing '%s'", what, r->status,
-            r->body ? r->body : "(none)", status, needle);
+        ep_die("%s: status %ld body %s; expected %ld containing '%s'", what, r->status,
+               r->body ? r->body : "(none)", status, needle);
     ok(what);
 }
 
@@ -341,7 +264,7 @@ static void send_all(int fd, const char *p, size_t n)
         ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
 
         if (w <= 0)
-            die("send: %s", strerror(errno));
+            ep_die("send: %s", strerror(errno));
         p += w;
         n -= (size_t)w;
     }
@@ -399,9 +322,9 @@ static void check_probes(void)
     free(r.body);
     http("GET", "/version", NULL, &r);
     v = json_loads(r.body ? r.body : "", 0, NULL);
-    if (strcmp(jstr(json_object_get(v, "name")), "lotus-extender") != 0 ||
-        strcmp(jstr(json_object_get(v, "policy")), "bestfit1") != 0)
-        die("GET /version: %s", r.body ? r.body : "(none)");
+    if (strcmp(ep_jstr(json_object_get(v, "name")), "lotus-extender") != 0 ||
+        strcmp(ep_jstr(json_object_get(v, "policy")), "bestfit1") != 0)
+        ep_die("GET /version: %s", r.body ? r.body : "(none)");
     json_decref(v);
     expect("GET /version", &r, 200, NULL);
     free(r.body);
@@ -433,17 +356,17 @@ static void check_priorities(const char *what, const struct resp *r, const char 
     json_int_t best = -1;
 
     if (r->status != 200 || !json_is_array(a) || json_array_size(a) != n)
-        die("%s: status %ld body %s", what, r->status, r->body ? r->body : "(none)");
+        ep_die("%s: status %ld body %s", what, r->status, r->body ? r->body : "(none)");
     for (size_t i = 0; i < n; i++) {
         json_t *e = json_array_get(a, i), *s = json_object_get(e, "Score");
 
-        if (strcmp(jstr(json_object_get(e, "Host")), hosts[i]) != 0 || !json_is_integer(s) ||
+        if (strcmp(ep_jstr(json_object_get(e, "Host")), hosts[i]) != 0 || !json_is_integer(s) ||
             json_integer_value(s) < 0 || json_integer_value(s) > 10)
-            die("%s: entry %zu is wrong in %s", what, i, r->body);
+            ep_die("%s: entry %zu is wrong in %s", what, i, r->body);
         best = json_integer_value(s) > best ? json_integer_value(s) : best;
     }
     if (best != 10)
-        die("%s: no node got 10 in %s", what, r->body);
+        ep_die("%s: no node got 10 in %s", what, r->body);
     json_decref(a);
     ok(what);
 }
@@ -458,7 +381,7 @@ static void check_prioritize(void)
          "{\"Pod\":" POD_100 ",\"Nodes\":null,\"NodeNames\":" NAMES "}", &r);
     check_priorities("prioritize, NodeNames mode", &r, names, 5);
     if (strstr(r.body, "{\"Host\":\"ghost\",\"Score\":0}") == NULL)
-        die("prioritize: unknown node not 0: %s", r.body);
+        ep_die("prioritize: unknown node not 0: %s", r.body);
     free(r.body);
     http("POST", "/lotus/prioritize",
          "{\"Pod\":" POD_100 ",\"Nodes\":{\"items\":[" NODE_C "," NODE_D "," NODE_X "]}}", &r);
@@ -515,7 +438,7 @@ static char *names_body(size_t n)
     size_t len;
 
     if (b == NULL)
-        die("out of memory");
+        ep_die("out of memory");
     len = (size_t)snprintf(b, cap, "{\"Pod\":%s,\"NodeNames\":[", POD_100);
     for (size_t i = 0; i < n; i++)
         len += (size_t)snprintf(b + len, cap - len, "%s\"n%07zu\"", i ? "," : "", i);
@@ -556,7 +479,7 @@ static void check_http_errors(void)
 
     http("GET", "/lotus/filter", NULL, &r);
     if (strcmp(r.allow, "POST") != 0)
-        die("405 without 'Allow: POST' (got '%s')", r.allow);
+        ep_die("405 without 'Allow: POST' (got '%s')", r.allow);
     expect("GET on a verb: 405", &r, 405, NULL);
     free(r.body);
     http("POST", "/healthz", "x", &r);
@@ -572,14 +495,14 @@ static void check_http_errors(void)
     memset(big, ' ', 5 << 20);
     if (!http_try("POST", current->base, "/lotus/filter", big, 5 << 20, NULL,
                   "Expect: 100-continue", &r))
-        die("oversized body: no answer");
+        ep_die("oversized body: no answer");
     expect("body over --max-body (Content-Length): 413", &r, 413, NULL);
     free(r.body);
     /* Chunked: no Content-Length, so the limit trips while reading. */
     if (http_try("POST", current->base, "/lotus/filter", big, 5 << 20, NULL,
                  "Transfer-Encoding: chunked", &r) &&
         r.status != 413)
-        die("chunked oversized body: status %ld", r.status);
+        ep_die("chunked oversized body: status %ld", r.status);
     free(r.body);
     ok("body over --max-body (chunked): 413 or closed");
     free(big);
@@ -601,7 +524,7 @@ static void check_huge_lists(void)
     http("POST", "/lotus/filter", b, &r);
     o = json_loads(r.body ? r.body : "", 0, NULL);
     if (r.status != 200 || json_object_size(json_object_get(o, "FailedNodes")) != 20000)
-        die("20,000 unknown names: status %ld", r.status);
+        ep_die("20,000 unknown names: status %ld", r.status);
     json_decref(o);
     ok("20,000 node names answered");
     free(r.body);
@@ -631,36 +554,24 @@ static void check_raw_garbage(void)
     healthy("headers cut short");
 }
 
-/* The integer value of the sample line that starts with prefix, -1 if absent. */
-static long sample(const char *text, const char *prefix)
-{
-    const char *p = text;
-
-    while ((p = strstr(p, prefix)) != NULL) {
-        if (p == text || p[-1] == '\n')
-            return strtol(p + strlen(prefix), NULL, 10);
-        p++;
-    }
-    return -1;
-}
-
 static void check_metrics(void)
 {
     struct resp r;
 
     http("GET", "/metrics", NULL, &r);
     if (r.status != 200 || r.body == NULL)
-        die("GET /metrics: %ld", r.status);
-    if (sample(r.body, "lotus_extender_requests_total{verb=\"filter\",outcome=\"ok\"} ") < 3 ||
-        sample(r.body, "lotus_extender_requests_total{verb=\"filter\",outcome=\"bad_request\"} ") <
+        ep_die("GET /metrics: %ld", r.status);
+    if (ep_sample(r.body, "lotus_extender_requests_total{verb=\"filter\",outcome=\"ok\"} ") < 3 ||
+        ep_sample(r.body,
+                  "lotus_extender_requests_total{verb=\"filter\",outcome=\"bad_request\"} ") < 3 ||
+        ep_sample(r.body, "lotus_extender_requests_total{verb=\"bind\",outcome=\"error\"} ") != 1 ||
+        ep_sample(r.body, "lotus_extender_http_rejected_total{code=\"404\"} ") != 2 ||
+        ep_sample(r.body, "lotus_extender_http_rejected_total{code=\"413\"} ") < 1 ||
+        ep_sample(r.body, "lotus_extender_request_duration_seconds_count{verb=\"preempt\"} ") !=
             3 ||
-        sample(r.body, "lotus_extender_requests_total{verb=\"bind\",outcome=\"error\"} ") != 1 ||
-        sample(r.body, "lotus_extender_http_rejected_total{code=\"404\"} ") != 2 ||
-        sample(r.body, "lotus_extender_http_rejected_total{code=\"413\"} ") < 1 ||
-        sample(r.body, "lotus_extender_request_duration_seconds_count{verb=\"preempt\"} ") != 3 ||
-        sample(r.body, "lotus_extender_cache_synced ") != 1 ||
-        sample(r.body, "lotus_extender_nodes ") != 4)
-        die("GET /metrics: unexpected samples:\n%s", r.body);
+        ep_sample(r.body, "lotus_extender_cache_synced ") != 1 ||
+        ep_sample(r.body, "lotus_extender_nodes ") != 4)
+        ep_die("GET /metrics: unexpected samples:\n%s", r.body);
     ok("GET /metrics counts requests, outcomes, rejections and the cache");
     free(r.body);
 }
@@ -679,27 +590,27 @@ static void check_drain(void)
              sizeof(body) - 1);
     fd = dial(current->port);
     if (fd < 0)
-        die("drain: cannot connect");
+        ep_die("drain: cannot connect");
     send_all(fd, head, strlen(head));
     send_all(fd, body, half);
     usleep(300000);
     kill(current->pid, SIGTERM);
     usleep(300000);
-    if (wait_exit(current->pid, 10) != -1)
-        die("drain: the server exited with a request in flight");
+    if (ep_wait_exit(current->pid, 10) != -1)
+        ep_die("drain: the server exited with a request in flight");
     st = dial(current->port);
     if (st >= 0)
-        die("drain: a new connection was accepted after SIGTERM");
+        ep_die("drain: a new connection was accepted after SIGTERM");
     ok("SIGTERM: new connections are refused");
     send_all(fd, body + half, sizeof(body) - 1 - half);
     read_all(fd, buf, sizeof(buf));
     close(fd);
     if (strncmp(buf, "HTTP/1.1 200", 12) != 0 || strstr(buf, FILTER_NAMES_ANSWER) == NULL)
-        die("drain: in-flight request answered\n%s", buf);
+        ep_die("drain: in-flight request answered\n%s", buf);
     ok("SIGTERM: the in-flight request is answered");
-    st = wait_exit(current->pid, 15000);
+    st = ep_wait_exit(current->pid, 15000);
     if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        die("drain: exit status %d, expected 0", st);
+        ep_die("drain: exit status %d, expected 0", st);
     current = NULL;
     ok("SIGTERM: exit 0 after draining");
 }
@@ -719,9 +630,9 @@ static void check_config_error(const char *what, const char *const *args, int st
 
     snprintf(log, sizeof(log), "%s.config", logpath);
     pid = spawn(args, log);
-    st = wait_exit(pid, 10000);
+    st = ep_wait_exit(pid, 10000);
     if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != status)
-        die("%s: exit status %d, expected exit(%d)", what, st, status);
+        ep_die("%s: exit status %d, expected exit(%d)", what, st, status);
     f = fopen(log, "r");
     while (f && fgets(line, sizeof(line), f))
         found = found || strstr(line, needle) != NULL;
@@ -729,7 +640,7 @@ static void check_config_error(const char *what, const char *const *args, int st
         fclose(f);
     if (!found) {
         dump_log(log);
-        die("%s: no '%s' in the log", what, needle);
+        ep_die("%s: no '%s' in the log", what, needle);
     }
     ok(what);
 }
@@ -767,17 +678,17 @@ static void check_tls(void)
     snprintf(ca, sizeof(ca), "%s/tls/ca.pem", fix);
     srv_start(&s, "tls", args);
     if (!http_try("GET", s.base, "/healthz", NULL, 0, &anon, NULL, &r))
-        die("https /healthz: no answer");
+        ep_die("https /healthz: no answer");
     expect("TLS: /healthz needs no client certificate", &r, 200, "ok\n");
     free(r.body);
     if (!http_try("POST", s.base, "/lotus/filter", FILTER_NAMES, strlen(FILTER_NAMES), &anon, NULL,
                   &r))
-        die("https filter: no answer");
+        ep_die("https filter: no answer");
     expect("TLS: a verb without a client certificate: 403", &r, 403, NULL);
     free(r.body);
     if (!http_try("POST", s.base, "/lotus/filter", FILTER_NAMES, strlen(FILTER_NAMES), &client,
                   NULL, &r))
-        die("https filter with a client certificate: no answer");
+        ep_die("https filter with a client certificate: no answer");
     expect("TLS: a verb with a trusted client certificate", &r, 200, FILTER_NAMES_ANSWER);
     free(r.body);
     srv_stop(&s);
@@ -795,10 +706,10 @@ static struct fake_api *fake_with_cluster(void)
     size_t i;
 
     if (f == NULL || root == NULL)
-        die("online: cannot start the fake API server or read %s", cluster);
+        ep_die("online: cannot start the fake API server or read %s", cluster);
     json_array_foreach(json_object_get(root, "items"), i, it)
     {
-        bool node = strcmp(jstr(json_object_get(it, "kind")), "Node") == 0;
+        bool node = strcmp(ep_jstr(json_object_get(it, "kind")), "Node") == 0;
 
         fake_api_add(f, node ? FAKE_NODES : FAKE_PODS, json_deep_copy(it));
     }
@@ -823,7 +734,7 @@ static void check_online(void)
             break;
     }
     if (i == 1000)
-        die("online: /readyz not 200 within 10 s");
+        ep_die("online: /readyz not 200 within 10 s");
     ok("online: /readyz 200 after the list");
     http("POST", "/lotus/filter", FILTER_NAMES, &r);
     expect("online: filter as offline", &r, 200, FILTER_NAMES_ANSWER);
@@ -836,7 +747,7 @@ static void check_online(void)
     free(r.body);
     if (!fake_api_pod_node(f, "default", "pending-2", node, sizeof(node)) ||
         strcmp(node, "node-c") != 0)
-        die("online: the API server did not see the binding");
+        ep_die("online: the API server did not see the binding");
     ok("online: the binding reached the API server");
     http("POST", "/lotus/filter", "{\"Pod\":" POD_3500 ",\"NodeNames\":[\"node-c\"]}", &r);
     expect("online: the bound pod (3 cpu) counts on node-c at once", &r, 200,
@@ -865,6 +776,7 @@ int main(int argc, char **argv)
         return 2;
     }
     bin = argv[1];
+    ep_at_die(on_die);
     fix = argv[2];
     snprintf(cluster, sizeof(cluster), "%s/cluster/small.json", fix);
     snprintf(logpath, sizeof(logpath), "/tmp/test_extender.%d.log", (int)getpid());

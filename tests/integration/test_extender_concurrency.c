@@ -25,11 +25,8 @@
  */
 #define _DEFAULT_SOURCE /* usleep, kill */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -42,9 +39,8 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
+#include "ext_proc.h"
 #include "fake_apiserver.h"
-
-extern char **environ;
 
 #define N_NODES      100
 #define PODS_PER     10
@@ -58,55 +54,12 @@ static pid_t pid;
 static int port;
 static atomic_int clients_done;
 
-static void dump_log(void)
+/* On a failure: the server log, then the server killed. */
+static void on_die(void)
 {
-    char line[4096];
-    FILE *f = fopen(logpath, "r");
-    int n = 0;
-
-    if (f == NULL)
-        return;
-    fprintf(stderr, "--- server log (first 200 lines) ---\n");
-    while (fgets(line, sizeof(line), f))
-        if (++n > 0)
-            fputs(line, stderr);
-    fclose(f);
-}
-
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-
-    fputs("not ok - ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    dump_log();
+    ep_dump_log(logpath, "server log");
     if (pid > 0)
         kill(pid, SIGKILL);
-    exit(1);
-}
-
-static void ok(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void ok(const char *fmt, ...)
-{
-    va_list ap;
-
-    fputs("ok - ", stdout);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    fputc('\n', stdout);
-    fflush(stdout);
-}
-
-static const char *jstr(const json_t *v)
-{
-    return json_is_string(v) ? json_string_value(v) : "";
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -258,15 +211,16 @@ static const char *check_filter(const struct req *r, json_t *o, char *why, size_
     size_t i;
 
     if (!json_is_object(o) || !json_is_string(json_object_get(o, "Error")) ||
-        strcmp(jstr(json_object_get(o, "Error")), "") != 0)
+        strcmp(ep_jstr(json_object_get(o, "Error")), "") != 0)
         return "not an ExtenderFilterResult with an empty Error";
     if (r->names_mode ? !(json_is_array(names) && json_is_null(nodes))
                       : !(json_is_null(names) && json_is_array(json_object_get(nodes, "items"))))
         return "not answered in the mode of the request";
     json_array_foreach(r->names_mode ? names : json_object_get(nodes, "items"), i, v)
     {
-        const char *nm =
-            r->names_mode ? jstr(v) : jstr(json_object_get(json_object_get(v, "metadata"), "name"));
+        const char *nm = r->names_mode
+                             ? ep_jstr(v)
+                             : ep_jstr(json_object_get(json_object_get(v, "metadata"), "name"));
         int x = input_index(r, nm);
 
         if (x < 0 || seen[x]++) {
@@ -283,7 +237,7 @@ static const char *check_filter(const struct req *r, json_t *o, char *why, size_
         {
             int x = input_index(r, k);
 
-            if (x < 0 || seen[x]++ || !json_is_string(v) || jstr(v)[0] == '\0') {
+            if (x < 0 || seen[x]++ || !json_is_string(v) || ep_jstr(v)[0] == '\0') {
                 snprintf(why, cap, "failed node '%s' not in the input, twice, or without reason",
                          k);
                 return why;
@@ -309,7 +263,7 @@ static const char *check_prioritize(const struct req *r, json_t *o)
     {
         json_t *s = json_object_get(hp, "Score");
 
-        if (strcmp(jstr(json_object_get(hp, "Host")), r->names[i]) != 0 || !json_is_integer(s) ||
+        if (strcmp(ep_jstr(json_object_get(hp, "Host")), r->names[i]) != 0 || !json_is_integer(s) ||
             json_integer_value(s) < 0 || json_integer_value(s) > 10 || json_object_size(hp) != 2)
             return "a HostPriority out of order or with a Score outside 0..10";
     }
@@ -334,7 +288,7 @@ static const char *check_preempt(const struct req *r, json_t *o)
             return "a node not among the candidates, or without victims";
         json_array_foreach(pods, i, p)
         {
-            if (jstr(json_object_get(p, "UID"))[0] == '\0')
+            if (ep_jstr(json_object_get(p, "UID"))[0] == '\0')
                 return no_uid;
         }
     }
@@ -344,25 +298,6 @@ static const char *check_preempt(const struct req *r, json_t *o)
 /* ------------------------------------------------------------------------------------------
  * Clients
  */
-
-struct body {
-    char *p;
-    size_t len;
-};
-
-static size_t on_data(char *p, size_t size, size_t n, void *arg)
-{
-    struct body *b = arg;
-    char *nb = realloc(b->p, b->len + size * n + 1);
-
-    if (nb == NULL)
-        return 0;
-    memcpy(nb + b->len, p, size * n);
-    b->p = nb;
-    b->len += size * n;
-    b->p[b->len] = '\0';
-    return size * n;
-}
 
 struct client {
     pthread_t th;
@@ -382,7 +317,7 @@ static void *client_main(void *arg)
     for (int i = 0; i < c->requests && c->error[0] == '\0'; i++) {
         /* preempt one time in ten; the rest cycle through the four filter/prioritize kinds */
         const struct req *r = &reqs[i % 10 == 9 ? 4 : (i + c->id) % 4];
-        struct body b = {NULL, 0};
+        struct ep_body b = {NULL, 0};
         long status = 0;
         CURLcode rc;
         json_error_t je;
@@ -390,13 +325,9 @@ static void *client_main(void *arg)
         const char *bad = NULL;
         char why[256];
 
-        curl_easy_setopt(h, CURLOPT_URL, url[r - reqs]);
+        ep_curl_setup(h, url[r - reqs], &b, 20000);
         curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
         curl_easy_setopt(h, CURLOPT_POSTFIELDS, r->body);
-        curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
-        curl_easy_setopt(h, CURLOPT_WRITEDATA, &b);
-        curl_easy_setopt(h, CURLOPT_TIMEOUT, 20L);
-        curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
         rc = curl_easy_perform(h);
         curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
         if (rc != CURLE_OK || status != 200) {
@@ -490,71 +421,14 @@ static void storm_step(struct fake_api *f, long k, struct storm *s)
  * HTTP helpers for the probes
  */
 
-static long get(const char *path, struct body *b)
+static long get(const char *path, struct ep_body *b)
 {
-    CURL *h = curl_easy_init();
-    char url[128];
-    long status = 0;
-
-    snprintf(url, sizeof(url), "http://127.0.0.1:%d%s", port, path);
-    curl_easy_setopt(h, CURLOPT_URL, url);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, b);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT, 10L);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    if (curl_easy_perform(h) == CURLE_OK)
-        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-    curl_easy_cleanup(h);
-    return status;
+    return ep_http(port, path, NULL, b, 10000);
 }
 
-static long post(const char *path, const char *body, struct body *b)
+static long post(const char *path, const char *body, struct ep_body *b)
 {
-    CURL *h = curl_easy_init();
-    char url[128];
-    long status = 0;
-
-    snprintf(url, sizeof(url), "http://127.0.0.1:%d%s", port, path);
-    curl_easy_setopt(h, CURLOPT_URL, url);
-    curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, b);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT, 10L);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    if (curl_easy_perform(h) == CURLE_OK)
-        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-    curl_easy_cleanup(h);
-    return status;
-}
-
-static long sample(const char *text, const char *prefix)
-{
-    const char *p = text;
-
-    while ((p = strstr(p, prefix)) != NULL) {
-        if (p == text || p[-1] == '\n')
-            return strtol(p + strlen(prefix), NULL, 10);
-        p++;
-    }
-    return -1;
-}
-
-static int find_port(void)
-{
-    char line[8192];
-    int p = 0;
-    FILE *f = fopen(logpath, "r");
-
-    while (f && p == 0 && fgets(line, sizeof(line), f)) {
-        json_t *o = json_loads(line, 0, NULL);
-
-        if (o && strcmp(jstr(json_object_get(o, "msg")), "serving") == 0)
-            p = (int)json_integer_value(json_object_get(o, "port"));
-        json_decref(o);
-    }
-    if (f)
-        fclose(f);
-    return p;
+    return ep_http(port, path, body, b, 10000);
 }
 
 int main(int argc, char **argv)
@@ -563,8 +437,7 @@ int main(int argc, char **argv)
     struct fake_api *f;
     struct client *cl;
     struct storm storm = {0};
-    struct body b = {NULL, 0};
-    posix_spawn_file_actions_t fa;
+    struct ep_body b = {NULL, 0};
     long k = 0, expect;
 
     if (argc < 2 || n_threads < 1 || per < 1) {
@@ -572,13 +445,14 @@ int main(int argc, char **argv)
         return 2;
     }
     bin = argv[1];
+    ep_at_die(on_die);
     signal(SIGPIPE, SIG_IGN);
     curl_global_init(CURL_GLOBAL_DEFAULT);
     snprintf(logpath, sizeof(logpath), "/tmp/test_extender_concurrency.%d.log", (int)getpid());
 
     f = fake_api_start();
     if (f == NULL)
-        die("cannot start the fake API server");
+        ep_die("cannot start the fake API server");
     for (int i = 0; i < N_NODES; i++) {
         char nm[32], pn[64];
 
@@ -594,34 +468,29 @@ int main(int argc, char **argv)
             bin,         "--server", fake_api_url(f),      "--listen", "127.0.0.1:0",
             "--threads", "4",        "--rebuild-interval", "5ms",      "--shutdown-timeout",
             "10s",       NULL};
+        int rc = ep_spawn(args, logpath, &pid);
 
-        posix_spawn_file_actions_init(&fa);
-        posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-        posix_spawn_file_actions_addopen(&fa, 2, logpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (posix_spawn(&pid, bin, &fa, NULL, (char *const *)(uintptr_t)args, environ) != 0)
-            die("cannot start %s: %s", bin, strerror(errno));
-        posix_spawn_file_actions_destroy(&fa);
+        if (rc != 0)
+            ep_die("cannot start %s: %s", bin, strerror(rc));
     }
-    for (int i = 0; i < 2000 && (port = find_port()) == 0; i++) {
-        if (waitpid(pid, &st, WNOHANG) == pid) {
-            pid = 0;
-            die("the extender exited at start (status %d)", st);
-        }
-        usleep(10000);
+    port = ep_wait_port(pid, logpath, 2000, &st);
+    if (port < 0) {
+        pid = 0;
+        ep_die("the extender exited at start (status %d)", st);
     }
     if (port == 0)
-        die("no 'serving' log line within 20 s");
+        ep_die("no 'serving' log line within 20 s");
     for (int i = 0;; i++, usleep(10000)) {
         long s = get("/readyz", &b);
 
         free(b.p);
-        b = (struct body){NULL, 0};
+        b = (struct ep_body){NULL, 0};
         if (s == 200)
             break;
         if (i == 2000)
-            die("/readyz not 200 within 20 s");
+            ep_die("/readyz not 200 within 20 s");
     }
-    ok("online extender synced with %d nodes and %d pods", N_NODES, N_NODES * PODS_PER);
+    ep_ok("online extender synced with %d nodes and %d pods", N_NODES, N_NODES * PODS_PER);
 
     build_requests();
     cl = calloc((size_t)n_threads, sizeof(*cl));
@@ -629,7 +498,7 @@ int main(int argc, char **argv)
         cl[i].id = i;
         cl[i].requests = per;
         if (pthread_create(&cl[i].th, NULL, client_main, &cl[i]) != 0)
-            die("pthread_create");
+            ep_die("pthread_create");
     }
     /* The storm runs until every client is done (a failing client stops early). */
     while (atomic_load(&clients_done) < n_threads) {
@@ -637,23 +506,23 @@ int main(int argc, char **argv)
         usleep(200);
         if (k % 1000 == 0 && waitpid(pid, &st, WNOHANG) == pid) {
             pid = 0;
-            die("the extender died during the storm (status %d)", st);
+            ep_die("the extender died during the storm (status %d)", st);
         }
     }
     for (int i = 0; i < n_threads; i++)
         pthread_join(cl[i].th, NULL);
     for (int i = 0; i < n_threads; i++)
         if (cl[i].error[0])
-            die("%s", cl[i].error);
-    ok("%d clients x %d requests: every answer 200 and of the right shape, while %ld node "
-       "events, %ld pod events, %ld forced relists and %ld dropped streams were applied",
-       n_threads, per, storm.node_events, storm.pod_events, storm.relists, storm.drops);
+            ep_die("%s", cl[i].error);
+    ep_ok("%d clients x %d requests: every answer 200 and of the right shape, while %ld node "
+          "events, %ld pod events, %ld forced relists and %ld dropped streams were applied",
+          n_threads, per, storm.node_events, storm.pod_events, storm.relists, storm.drops);
 
     if (get("/healthz", &b) != 200)
-        die("/healthz after the storm");
+        ep_die("/healthz after the storm");
     free(b.p);
-    b = (struct body){NULL, 0};
-    ok("the process is up and healthy");
+    b = (struct ep_body){NULL, 0};
+    ep_ok("the process is up and healthy");
 
     /* A node added after the storm is seen: the event stream still flows. */
     fake_push_event(f, FAKE_NODES, "ADDED", node_obj("after-storm", 64000));
@@ -662,42 +531,40 @@ int main(int argc, char **argv)
         bool kept = s == 200 && b.p && strstr(b.p, "\"NodeNames\":[\"after-storm\"]") != NULL;
 
         free(b.p);
-        b = (struct body){NULL, 0};
+        b = (struct ep_body){NULL, 0};
         if (kept)
             break;
         if (i == 1000)
-            die("a node added after the storm never reached the cache");
+            ep_die("a node added after the storm never reached the cache");
     }
-    ok("a node added after the storm reaches the cache");
+    ep_ok("a node added after the storm reaches the cache");
 
     if (get("/metrics", &b) != 200 || b.p == NULL)
-        die("/metrics");
+        ep_die("/metrics");
     expect = 0;
     for (int i = 0; i < n_threads * per; i++)
         expect += (i % per) % 10 != 9 && ((i % per) + i / per) % 4 % 2 == 0;
-    if (sample(b.p, "lotus_extender_requests_total{verb=\"filter\",outcome=\"ok\"} ") < expect ||
-        sample(b.p, "lotus_extender_requests_total{verb=\"filter\",outcome=\"error\"} ") > 0 ||
-        sample(b.p, "lotus_extender_requests_total{verb=\"prioritize\",outcome=\"error\"} ") > 0 ||
-        sample(b.p, "lotus_extender_requests_total{verb=\"filter\",outcome=\"bad_request\"} ") >
+    if (ep_sample(b.p, "lotus_extender_requests_total{verb=\"filter\",outcome=\"ok\"} ") < expect ||
+        ep_sample(b.p, "lotus_extender_requests_total{verb=\"filter\",outcome=\"error\"} ") > 0 ||
+        ep_sample(b.p, "lotus_extender_requests_total{verb=\"prioritize\",outcome=\"error\"} ") >
             0 ||
-        sample(b.p, "lotus_extender_relists_total ") < 1 + (storm.relists > 0) ||
-        sample(b.p, "lotus_extender_watch_restarts_total ") < (storm.drops > 0))
-        die("/metrics: expected %ld ok filters, no errors, %ld+ relists, watch restarts:\n%s",
-            expect, 1 + storm.relists, b.p);
+        ep_sample(b.p, "lotus_extender_requests_total{verb=\"filter\",outcome=\"bad_request\"} ") >
+            0 ||
+        ep_sample(b.p, "lotus_extender_relists_total ") < 1 + (storm.relists > 0) ||
+        ep_sample(b.p, "lotus_extender_watch_restarts_total ") < (storm.drops > 0))
+        ep_die("/metrics: expected %ld ok filters, no errors, %ld+ relists, watch restarts:\n%s",
+               expect, 1 + storm.relists, b.p);
     free(b.p);
-    ok("metrics: every filter ok, no error outcome, the relists and watch restarts counted");
+    ep_ok("metrics: every filter ok, no error outcome, the relists and watch restarts counted");
 
     kill(pid, SIGTERM);
-    st = -1;
-    for (int i = 0; i < 3000; i++, usleep(10000))
-        if (waitpid(pid, &st, WNOHANG) == pid)
-            break;
+    st = ep_wait_exit(pid, 30000);
     if (st == -1)
-        die("no exit within 30 s of SIGTERM");
+        ep_die("no exit within 30 s of SIGTERM");
     pid = 0;
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        die("exit status %d after SIGTERM, expected 0 (an ASan report in the log?)", st);
-    ok("exit 0 after SIGTERM with the watches running");
+        ep_die("exit status %d after SIGTERM, expected 0 (an ASan report in the log?)", st);
+    ep_ok("exit 0 after SIGTERM with the watches running");
 
     fake_api_stop(f);
     for (int r = 0; r < 5; r++)

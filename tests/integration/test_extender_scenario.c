@@ -46,10 +46,7 @@
  */
 #define _DEFAULT_SOURCE /* usleep, kill, mkdtemp */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -61,9 +58,8 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
+#include "ext_proc.h"
 #include "fake_apiserver.h"
-
-extern char **environ;
 
 #define N_MACHINES 5
 #define N_EXT      3
@@ -129,53 +125,21 @@ static char dir[64] = "/tmp/test_extender_scenario.XXXXXX";
 static void dump_logs(void)
 {
     for (int i = 0; i < N_EXT; i++) {
-        char line[4096];
-        FILE *f = exts[i].log[0] ? fopen(exts[i].log, "r") : NULL;
+        char title[64];
 
-        if (f == NULL)
-            continue;
-        fprintf(stderr, "--- %s log ---\n", exts[i].name);
-        while (fgets(line, sizeof(line), f))
-            fputs(line, stderr);
-        fclose(f);
+        snprintf(title, sizeof(title), "%s log", exts[i].name);
+        if (exts[i].log[0])
+            ep_dump_log(exts[i].log, title);
     }
 }
 
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-
-static void die(const char *fmt, ...)
+/* On a failure: the three logs, then the processes killed. */
+static void on_die(void)
 {
-    va_list ap;
-
-    fputs("not ok - ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
     dump_logs();
     for (int i = 0; i < N_EXT; i++)
         if (exts[i].pid > 0)
             kill(exts[i].pid, SIGKILL);
-    exit(1);
-}
-
-static void ok(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void ok(const char *fmt, ...)
-{
-    va_list ap;
-
-    fputs("ok - ", stdout);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    fputc('\n', stdout);
-    fflush(stdout);
-}
-
-static const char *jstr(const json_t *v)
-{
-    return json_is_string(v) ? json_string_value(v) : "";
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -243,7 +207,7 @@ static void write_view(const struct ext *e, const char *path)
     root = json_pack("{s:s, s:s, s:{}, s:o}", "apiVersion", "v1", "kind", "List", "metadata",
                      "items", items);
     if (json_dump_file(root, path, JSON_COMPACT) != 0)
-        die("cannot write %s", path);
+        ep_die("cannot write %s", path);
     json_decref(root);
 }
 
@@ -251,93 +215,48 @@ static void write_view(const struct ext *e, const char *path)
  * The processes
  */
 
-static int find_port(const char *log)
-{
-    char line[8192];
-    int port = 0;
-    FILE *f = fopen(log, "r");
-
-    while (f && port == 0 && fgets(line, sizeof(line), f)) {
-        json_t *o = json_loads(line, 0, NULL);
-
-        if (o && strcmp(jstr(json_object_get(o, "msg")), "serving") == 0)
-            port = (int)json_integer_value(json_object_get(o, "port"));
-        json_decref(o);
-    }
-    if (f)
-        fclose(f);
-    return port;
-}
-
 static void start(struct ext *e, const char *source_flag, const char *source)
 {
     const char *argv[] = {bin,    "--listen",           "127.0.0.1:0", "--threads",
                           "2",    "--policy",           "bestfit1",    source_flag,
                           source, "--shutdown-timeout", "5s",          NULL};
-    posix_spawn_file_actions_t fa;
-    int st;
+    int st, rc;
 
     snprintf(e->log, sizeof(e->log), "%s/%s.log", dir, e->name);
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, e->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (posix_spawn(&e->pid, bin, &fa, NULL, (char *const *)(uintptr_t)argv, environ) != 0)
-        die("cannot start %s: %s", bin, strerror(errno));
-    posix_spawn_file_actions_destroy(&fa);
-    for (int i = 0; i < 1000 && (e->port = find_port(e->log)) == 0; i++) {
-        if (waitpid(e->pid, &st, WNOHANG) == e->pid) {
-            e->pid = 0;
-            die("%s exited at start (status %d)", e->name, st);
-        }
-        usleep(10000);
+    rc = ep_spawn(argv, e->log, &e->pid);
+    if (rc != 0)
+        ep_die("cannot start %s: %s", bin, strerror(rc));
+    e->port = ep_wait_port(e->pid, e->log, 1000, &st);
+    if (e->port < 0) {
+        e->pid = 0;
+        ep_die("%s exited at start (status %d)", e->name, st);
     }
     if (e->port == 0)
-        die("%s: no 'serving' line within 10 s", e->name);
+        ep_die("%s: no 'serving' line within 10 s", e->name);
     e->curl = curl_easy_init();
 }
 
 static void stop(struct ext *e)
 {
-    int st = -1;
+    int st;
 
     curl_easy_cleanup(e->curl);
     kill(e->pid, SIGTERM);
-    for (int i = 0; i < 1500; i++, usleep(10000))
-        if (waitpid(e->pid, &st, WNOHANG) == e->pid)
-            break;
+    st = ep_wait_exit(e->pid, 15000);
     e->pid = 0;
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        die("%s: exit status %d after SIGTERM, expected 0", e->name, st);
+        ep_die("%s: exit status %d after SIGTERM, expected 0", e->name, st);
 }
 
 /* ------------------------------------------------------------------------------------------
  * HTTPExtender.send(): POST PREFIX/verb, any status but 200 is an error, JSON decode.
  */
 
-struct body {
-    char *p;
-    size_t len;
-};
-
-static size_t on_data(char *p, size_t size, size_t n, void *arg)
-{
-    struct body *b = arg;
-    char *nb = realloc(b->p, b->len + size * n + 1);
-
-    if (nb == NULL)
-        return 0;
-    memcpy(nb + b->len, p, size * n);
-    b->p = nb;
-    b->len += size * n;
-    b->p[b->len] = '\0';
-    return size * n;
-}
-
 static json_t *send_verb(struct ext *e, const char *verb, json_t *args)
 {
     char url[128], *text = json_dumps(args, JSON_COMPACT);
     struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
-    struct body b = {NULL, 0};
+    struct ep_body b = {NULL, 0};
     long status = 0;
     CURLcode rc;
     json_t *out;
@@ -345,24 +264,20 @@ static json_t *send_verb(struct ext *e, const char *verb, json_t *args)
 
     snprintf(url, sizeof(url), "http://127.0.0.1:%d/lotus/%s", e->port, verb);
     curl_easy_reset(e->curl);
-    curl_easy_setopt(e->curl, CURLOPT_URL, url);
+    ep_curl_setup(e->curl, url, &b, 5000); /* DefaultExtenderTimeout */
     curl_easy_setopt(e->curl, CURLOPT_HTTPHEADER, h);
     curl_easy_setopt(e->curl, CURLOPT_POSTFIELDS, text);
-    curl_easy_setopt(e->curl, CURLOPT_WRITEFUNCTION, on_data);
-    curl_easy_setopt(e->curl, CURLOPT_WRITEDATA, &b);
-    curl_easy_setopt(e->curl, CURLOPT_TIMEOUT_MS, 5000L); /* DefaultExtenderTimeout */
-    curl_easy_setopt(e->curl, CURLOPT_NOSIGNAL, 1L);
     rc = curl_easy_perform(e->curl);
     curl_easy_getinfo(e->curl, CURLINFO_RESPONSE_CODE, &status);
     curl_slist_free_all(h);
     free(text);
     if (rc != CURLE_OK)
-        die("%s %s: %s", e->name, verb, curl_easy_strerror(rc));
+        ep_die("%s %s: %s", e->name, verb, curl_easy_strerror(rc));
     if (status != 200)
-        die("failed %s with extender at URL %s, code %ld", verb, url, status);
+        ep_die("failed %s with extender at URL %s, code %ld", verb, url, status);
     out = json_loads(b.p ? b.p : "", 0, &je);
     if (out == NULL)
-        die("%s %s: undecodable answer (%s): %s", e->name, verb, je.text, b.p ? b.p : "");
+        ep_die("%s %s: undecodable answer (%s): %s", e->name, verb, je.text, b.p ? b.p : "");
     free(b.p);
     return out;
 }
@@ -404,7 +319,7 @@ static json_t *extender_args(const struct ext *e, const json_t *pod, json_t *nod
         json_t *n;
 
         json_array_foreach(nodes, i, n) json_array_append_new(
-            names, json_string(jstr(json_object_get(json_object_get(n, "metadata"), "name"))));
+            names, json_string(ep_jstr(json_object_get(json_object_get(n, "metadata"), "name"))));
         return json_pack("{s:O, s:n, s:o}", "Pod", pod, "Nodes", "NodeNames", names);
     }
     return json_pack("{s:O, s:{s:{}, s:O}, s:n}", "Pod", pod, "Nodes", "metadata", "items", nodes,
@@ -413,7 +328,7 @@ static json_t *extender_args(const struct ext *e, const json_t *pod, json_t *nod
 
 static const char *node_name(const json_t *n)
 {
-    return jstr(json_object_get(json_object_get(n, "metadata"), "name"));
+    return ep_jstr(json_object_get(json_object_get(n, "metadata"), "name"));
 }
 
 static json_t *find_node(json_t *nodes, const char *name)
@@ -436,43 +351,43 @@ static json_t *filter(struct ext *e, const json_t *pod, json_t *nodes, const cha
     char failed[256] = "", unres[256] = "";
 
     json_decref(args);
-    if (strcmp(jstr(json_object_get(r, "Error")), "") != 0)
-        die("%s filter: Error %s", e->name, jstr(json_object_get(r, "Error")));
+    if (strcmp(ep_jstr(json_object_get(r, "Error")), "") != 0)
+        ep_die("%s filter: Error %s", e->name, ep_jstr(json_object_get(r, "Error")));
     if (e->node_cache_capable && !json_is_null(names)) {
         size_t i;
         json_t *nm;
 
         if (!json_is_null(json_object_get(r, "Nodes")))
-            die("%s filter: NodeNames request answered with Nodes too", e->name);
+            ep_die("%s filter: NodeNames request answered with Nodes too", e->name);
         out = json_array();
         json_array_foreach(names, i, nm)
         {
-            json_t *n = find_node(nodes, jstr(nm));
+            json_t *n = find_node(nodes, ep_jstr(nm));
 
             if (n == NULL)
-                die("extender %s claims a filtered node %s which is not found in the input node "
-                    "list",
-                    e->name, jstr(nm));
+                ep_die("extender %s claims a filtered node %s which is not found in the input node "
+                       "list",
+                       e->name, ep_jstr(nm));
             json_array_append(out, n);
         }
     } else if (json_is_object(items = json_object_get(r, "Nodes"))) {
         if (!json_is_null(names))
-            die("%s filter: full Nodes request answered with NodeNames", e->name);
+            ep_die("%s filter: full Nodes request answered with NodeNames", e->name);
         out = json_deep_copy(json_object_get(items, "items"));
         if (!json_is_array(out))
-            die("%s filter: Nodes.items is not an array", e->name);
+            ep_die("%s filter: Nodes.items is not an array", e->name);
     } else {
-        die("%s filter: both Nodes and NodeNames null (zero feasible nodes)", e->name);
+        ep_die("%s filter: both Nodes and NodeNames null (zero feasible nodes)", e->name);
     }
     json_object_foreach(json_object_get(r, "FailedNodes"), k, v) snprintf(
         failed + strlen(failed), sizeof(failed) - strlen(failed), "%s%s", failed[0] ? "," : "", k);
     json_object_foreach(json_object_get(r, "FailedAndUnresolvableNodes"), k, v) snprintf(
         unres + strlen(unres), sizeof(unres) - strlen(unres), "%s%s", unres[0] ? "," : "", k);
     if (strcmp(failed, expect_failed) != 0 || strcmp(unres, expect_unresolvable) != 0)
-        die("%s filter: FailedNodes {%s} FailedAndUnresolvableNodes {%s}, expected {%s} {%s}; "
-            "answer %s",
-            e->name, failed, unres, expect_failed, expect_unresolvable,
-            json_dumps(r, JSON_COMPACT));
+        ep_die("%s filter: FailedNodes {%s} FailedAndUnresolvableNodes {%s}, expected {%s} {%s}; "
+               "answer %s",
+               e->name, failed, unres, expect_failed, expect_unresolvable,
+               json_dumps(r, JSON_COMPACT));
     json_decref(r);
     return out;
 }
@@ -488,15 +403,16 @@ static void prioritize(struct ext *e, const json_t *pod, json_t *nodes, int64_t 
 
     json_decref(args);
     if (!json_is_array(r) || json_array_size(r) != json_array_size(nodes))
-        die("%s prioritize: not one HostPriority per node: %s", e->name,
-            json_dumps(r, JSON_COMPACT));
+        ep_die("%s prioritize: not one HostPriority per node: %s", e->name,
+               json_dumps(r, JSON_COMPACT));
     json_array_foreach(r, i, hp)
     {
         json_t *s = json_object_get(hp, "Score");
 
-        if (strcmp(jstr(json_object_get(hp, "Host")), node_name(json_array_get(nodes, i))) != 0 ||
+        if (strcmp(ep_jstr(json_object_get(hp, "Host")), node_name(json_array_get(nodes, i))) !=
+                0 ||
             !json_is_integer(s))
-            die("%s prioritize: entry %zu: %s", e->name, i, json_dumps(hp, JSON_COMPACT));
+            ep_die("%s prioritize: entry %zu: %s", e->name, i, json_dumps(hp, JSON_COMPACT));
         scores[i] = json_integer_value(s);
         total[i] += scores[i] * e->weight * (100 / 10);
     }
@@ -513,7 +429,7 @@ static size_t best(const int64_t *total, size_t n)
             b = i;
     for (size_t i = 0; i < n; i++)
         if (i != b && total[i] == total[b])
-            die("tie between nodes %zu and %zu at %lld", b, i, (long long)total[b]);
+            ep_die("tie between nodes %zu and %zu at %lld", b, i, (long long)total[b]);
     return b;
 }
 
@@ -529,9 +445,9 @@ static void check_upstream_arithmetic(void)
         for (int i = 0; i < 2; i++)
             total[i] += score[x][i] * exts[x].weight * 10;
     if (total[0] != 5340 || total[1] != 930 || best(total, 2) != 0)
-        die("upstream arithmetic: machine2 %lld machine3 %lld", (long long)total[0],
-            (long long)total[1]);
-    ok("the scheduler's arithmetic on upstream's fixed scores: machine2 5340, machine3 930");
+        ep_die("upstream arithmetic: machine2 %lld machine3 %lld", (long long)total[0],
+               (long long)total[1]);
+    ep_ok("the scheduler's arithmetic on upstream's fixed scores: machine2 5340, machine3 930");
 }
 
 int main(int argc, char **argv)
@@ -547,10 +463,11 @@ int main(int argc, char **argv)
         return 2;
     }
     bin = argv[1];
+    ep_at_die(on_die);
     signal(SIGPIPE, SIG_IGN);
     curl_global_init(CURL_GLOBAL_DEFAULT);
     if (mkdtemp(dir) == NULL)
-        die("mkdtemp: %s", strerror(errno));
+        ep_die("mkdtemp: %s", strerror(errno));
     check_upstream_arithmetic();
 
     /* ext1, ext3: offline views; ext2: online against the fake API server, the pending pod in
@@ -562,7 +479,7 @@ int main(int argc, char **argv)
     }
     api = fake_api_start();
     if (api == NULL)
-        die("cannot start the fake API server");
+        ep_die("cannot start the fake API server");
     for (int i = 0; i < N_MACHINES; i++) {
         fake_api_add(api, FAKE_NODES, node_obj(i, exts[1].alloc_m[i]));
         if (exts[1].used_m[i] > 0)
@@ -571,23 +488,17 @@ int main(int argc, char **argv)
     fake_api_add(api, FAKE_PODS, the_pod());
     start(&exts[1], "--server", fake_api_url(api));
     for (int i = 0;; i++) {
-        CURL *c = curl_easy_init();
-        char url[96];
-        long status = 0;
+        struct ep_body b = {NULL, 0};
+        long status = ep_http(exts[1].port, "/readyz", NULL, &b, 10000);
 
-        snprintf(url, sizeof(url), "http://127.0.0.1:%d/readyz", exts[1].port);
-        curl_easy_setopt(c, CURLOPT_URL, url);
-        curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
-        curl_easy_perform(c);
-        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-        curl_easy_cleanup(c);
+        free(b.p);
         if (status == 200)
             break;
         if (i == 1000)
-            die("ext2: /readyz not 200 within 10 s");
+            ep_die("ext2: /readyz not 200 within 10 s");
         usleep(10000);
     }
-    ok("three lotus-extender processes serving (ext2 online, synced)");
+    ep_ok("three lotus-extender processes serving (ext2 online, synced)");
 
     /* The scheduler's view: five nodes; the in-tree filters keep them all. */
     pod = the_pod();
@@ -596,17 +507,17 @@ int main(int argc, char **argv)
         json_array_append_new(nodes, node_obj(i, 4000));
     for (int x = 0; x < N_EXT; x++)
         if (!interested(&exts[x], pod))
-            die("%s is not interested in the pod (managedResources %s)", exts[x].name,
-                exts[x].managed);
-    ok("IsInterested: every extender (ext2's managed foo.com/bar is in the pod's limits)");
+            ep_die("%s is not interested in the pod (managedResources %s)", exts[x].name,
+                   exts[x].managed);
+    ep_ok("IsInterested: every extender (ext2's managed foo.com/bar is in the pod's limits)");
 
     /* findNodesThatPassExtenders: sequential, each on the previous one's output. */
     feasible = filter(&exts[0], pod, nodes, "machine4", "machine5");
-    ok("ext1 filter (full Nodes): machine4 too full, machine5 too small");
+    ep_ok("ext1 filter (full Nodes): machine4 too full, machine5 too small");
     json_decref(nodes);
     nodes = feasible;
     feasible = filter(&exts[1], pod, nodes, "machine1", "");
-    ok("ext2 filter (full Nodes, online): machine1 too full");
+    ep_ok("ext2 filter (full Nodes, online): machine1 too full");
     json_decref(nodes);
     nodes = feasible;
     feasible = filter(&exts[2], pod, nodes, "", "");
@@ -614,8 +525,8 @@ int main(int argc, char **argv)
     nodes = feasible;
     if (json_array_size(nodes) != 2 || strcmp(node_name(json_array_get(nodes, 0)), "machine2") ||
         strcmp(node_name(json_array_get(nodes, 1)), "machine3"))
-        die("feasible nodes after the three filters: %s", json_dumps(nodes, JSON_COMPACT));
-    ok("ext3 filter (NodeNames): feasible {machine2, machine3}, as upstream");
+        ep_die("feasible nodes after the three filters: %s", json_dumps(nodes, JSON_COMPACT));
+    ep_ok("ext3 filter (NodeNames): feasible {machine2, machine3}, as upstream");
 
     /* prioritizeNodes: >= 2 feasible nodes, every interested extender (concurrently upstream;
      * the order does not change a sum). */
@@ -623,17 +534,17 @@ int main(int argc, char **argv)
         prioritize(&exts[x], pod, nodes, total, scores[x]);
     if (scores[0][0] != 10 || scores[0][1] != 0 || scores[1][0] != 0 || scores[1][1] != 10 ||
         scores[2][0] != 10 || scores[2][1] != 0)
-        die("lotus scores (machine2, machine3): ext1 %lld %lld, ext2 %lld %lld, ext3 %lld %lld",
-            (long long)scores[0][0], (long long)scores[0][1], (long long)scores[1][0],
-            (long long)scores[1][1], (long long)scores[2][0], (long long)scores[2][1]);
-    ok("prioritize: ext1 and ext3 (bestfit1) favour machine2 (10 vs 0), ext2 machine3");
+        ep_die("lotus scores (machine2, machine3): ext1 %lld %lld, ext2 %lld %lld, ext3 %lld %lld",
+               (long long)scores[0][0], (long long)scores[0][1], (long long)scores[1][0],
+               (long long)scores[1][1], (long long)scores[2][0], (long long)scores[2][1]);
+    ep_ok("prioritize: ext1 and ext3 (bestfit1) favour machine2 (10 vs 0), ext2 machine3");
     winner = best(total, json_array_size(nodes));
     if (strcmp(node_name(json_array_get(nodes, winner)), "machine2") != 0 || total[0] != 1300 ||
         total[1] != 400)
-        die("selected %s with totals machine2 %lld machine3 %lld (expected machine2, 1300 vs "
-            "400)",
-            node_name(json_array_get(nodes, winner)), (long long)total[0], (long long)total[1]);
-    ok("selected host machine2: 1300 against 400 for machine3 (upstream: 5340 against 930)");
+        ep_die("selected %s with totals machine2 %lld machine3 %lld (expected machine2, 1300 vs "
+               "400)",
+               node_name(json_array_get(nodes, winner)), (long long)total[0], (long long)total[1]);
+    ep_ok("selected host machine2: 1300 against 400 for machine3 (upstream: 5340 against 930)");
 
     /* extendersBinding: the first interested binder, ext2. */
     {
@@ -642,21 +553,21 @@ int main(int argc, char **argv)
                *r = send_verb(&exts[1], "bind", args);
         char node[64];
 
-        if (strcmp(jstr(json_object_get(r, "Error")), "") != 0)
-            die("ext2 bind: %s", jstr(json_object_get(r, "Error")));
+        if (strcmp(ep_jstr(json_object_get(r, "Error")), "") != 0)
+            ep_die("ext2 bind: %s", ep_jstr(json_object_get(r, "Error")));
         if (!fake_api_pod_node(api, "default", POD_NAME, node, sizeof(node)) ||
             strcmp(node, "machine2") != 0)
-            die("the API server does not show the pod on machine2");
+            ep_die("the API server does not show the pod on machine2");
         json_decref(args);
         json_decref(r);
     }
-    ok("ext2 binds the pod: the API server has it on machine2");
+    ep_ok("ext2 binds the pod: the API server has it on machine2");
 
     json_decref(nodes);
     json_decref(pod);
     for (int x = 0; x < N_EXT; x++)
         stop(&exts[x]);
-    ok("the three processes exit 0 after SIGTERM");
+    ep_ok("the three processes exit 0 after SIGTERM");
     fake_api_stop(api);
     curl_global_cleanup();
     for (int x = 0; x < N_EXT; x++) {
