@@ -38,6 +38,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "lt_err.h"
 #include "lt_mem.h"
 #include "lt_rng.h"
@@ -235,43 +236,6 @@ static int parse_f64(const char *flag, const char *s, double lo, double hi, doub
     return 0;
 }
 
-/* Resolves a comma-separated list of policy names into o->pol. 0, or -1 after printing. */
-static int parse_policies(const char *list, struct opts *o)
-{
-    size_t n = 1, k = 0;
-    char *copy, *name, *next;
-    struct lt_err err;
-
-    for (const char *s = list; *s != '\0'; s++)
-        n += *s == ',';
-    copy = lt_strdup(list);
-    o->pol = lt_calloc(n, sizeof(*o->pol));
-    if (copy == NULL || o->pol == NULL) {
-        fprintf(stderr, PROG ": out of memory\n");
-        lt_free(copy);
-        return -1;
-    }
-    for (name = copy; name != NULL; name = next) {
-        next = strchr(name, ',');
-        if (next != NULL)
-            *next++ = '\0';
-        lt_err_init(&err, NULL);
-        o->pol[k] = name[0] == '\0' ? NULL : lt_policy_find(name, &err);
-        if (o->pol[k] == NULL) {
-            if (name[0] == '\0')
-                fprintf(stderr, PROG ": empty policy name in --policy '%s'\n", list);
-            else
-                fprintf(stderr, PROG ": invalid --policy: %s\n", err.text);
-            lt_free(copy);
-            return -1;
-        }
-        k++;
-    }
-    o->n_pol = k;
-    lt_free(copy);
-    return 0;
-}
-
 /* Every registered policy, in registration order. 0, or -1 after printing. */
 static int all_policies(struct opts *o)
 {
@@ -286,88 +250,35 @@ static int all_policies(struct opts *o)
     return 0;
 }
 
-/* The value of option argv[*i] (either "--flag=value" or "--flag value"), advancing *i past
- * a separate value; NULL if arg is not flag. Prints and sets *bad if the value is missing. */
-static const char *flag_value(int argc, char **argv, int *i, const char *flag, bool *bad)
-{
-    const char *arg = argv[*i];
-    size_t len = strlen(flag);
-
-    if (strncmp(arg, flag, len) != 0)
-        return NULL;
-    if (arg[len] == '=')
-        return arg + len + 1;
-    if (arg[len] != '\0')
-        return NULL;
-    if (*i + 1 >= argc) {
-        fprintf(stderr, PROG ": option %s needs a value (try --help)\n", flag);
-        *bad = true;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
-/* Raw option strings, before defaults: NULL when not given. */
-struct raw_opts {
-    const char *policy, *machines, *ops, *seed, *load;
-};
-
-/* Sorts argv into *r. 1 for --help, 0, or -1 after printing. */
-static int scan_args(int argc, char **argv, struct raw_opts *r, bool *smoke)
-{
-    for (int i = 1; i < argc; i++) {
-        bool bad = false;
-        const char *v;
-
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
-            return 1;
-        if (strcmp(argv[i], "--smoke") == 0) {
-            *smoke = true;
-            continue;
-        }
-        if ((v = flag_value(argc, argv, &i, "--policy", &bad)) != NULL)
-            r->policy = v;
-        else if ((v = flag_value(argc, argv, &i, "--machines", &bad)) != NULL)
-            r->machines = v;
-        else if ((v = flag_value(argc, argv, &i, "--ops", &bad)) != NULL)
-            r->ops = v;
-        else if ((v = flag_value(argc, argv, &i, "--seed", &bad)) != NULL)
-            r->seed = v;
-        else if ((v = flag_value(argc, argv, &i, "--load", &bad)) != NULL)
-            r->load = v;
-        else if (!bad)
-            fprintf(stderr, PROG ": unknown option '%s' (try --help)\n", argv[i]);
-        if (v == NULL)
-            return -1;
-    }
-    return 0;
-}
+/* The options that take a value; parse_args holds them raw, NULL when not given. */
+enum { F_POLICY, F_MACHINES, F_OPS, F_SEED, F_LOAD, N_FLAGS };
+static const char *const flag_names[N_FLAGS + 1] = {"--policy", "--machines", "--ops",
+                                                    "--seed",   "--load",     NULL};
 
 /* Fills *o from argv. 1 for --help (usage printed), 0, or -1 after printing the error. */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-    struct raw_opts r = {NULL, NULL, NULL, NULL, NULL};
+    const char *r[N_FLAGS] = {NULL};
     uint64_t machines;
     int rc;
 
     memset(o, 0, sizeof(*o));
-    rc = scan_args(argc, argv, &r, &o->smoke);
-    if (rc != 0) {
-        if (rc > 0)
-            usage(stdout);
+    rc = bench_scan_args(PROG, argc, argv, flag_names, r, &o->smoke, usage);
+    if (rc != 0)
         return rc;
-    }
     machines = o->smoke ? SMOKE_MACHINES : DEFAULT_MACHINES;
     o->ops = o->smoke ? SMOKE_OPS : DEFAULT_OPS;
     o->seed = 1;
     o->load = DEFAULT_LOAD;
-    if ((r.machines && parse_u64("--machines", r.machines, 1, LT_MAX_MACHINES, &machines) < 0) ||
-        (r.ops && parse_u64("--ops", r.ops, 1, MAX_OPS, &o->ops) < 0) ||
-        (r.seed && parse_u64("--seed", r.seed, 0, UINT64_MAX, &o->seed) < 0) ||
-        (r.load && parse_f64("--load", r.load, 0.0, 1.0, &o->load) < 0))
+    if ((r[F_MACHINES] &&
+         parse_u64("--machines", r[F_MACHINES], 1, LT_MAX_MACHINES, &machines) < 0) ||
+        (r[F_OPS] && parse_u64("--ops", r[F_OPS], 1, MAX_OPS, &o->ops) < 0) ||
+        (r[F_SEED] && parse_u64("--seed", r[F_SEED], 0, UINT64_MAX, &o->seed) < 0) ||
+        (r[F_LOAD] && parse_f64("--load", r[F_LOAD], 0.0, 1.0, &o->load) < 0))
         return -1;
     o->machines = (size_t)machines;
-    return r.policy ? parse_policies(r.policy, o) : all_policies(o);
+    return r[F_POLICY] ? bench_parse_policies(PROG, r[F_POLICY], &o->pol, &o->n_pol)
+                       : all_policies(o);
 }
 
 /* ---- the cluster ---- */
