@@ -22,50 +22,8 @@ fi
 sim=$1
 demo=$2/tests/data/clusterdata-2011-2-demo
 
-passed=0
-failed=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-pass() {
-    passed=$((passed + 1))
-}
-
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL: $*" >&2
-}
-
-# check NAME COMMAND...: one check, passed when COMMAND succeeds.
-check() {
-    local name=$1
-    shift
-    if "$@"; then
-        pass
-    else
-        fail "$name"
-    fi
-}
-
-# run ARGS...: runs lotus-sim; sets $out, $err (file contents) and $rc. A sanitizer report
-# on stderr is a failed check of its own.
-run() {
-    rc=0
-    "$sim" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
-    out=$(cat "$tmp/out")
-    err=$(cat "$tmp/err")
-    if grep -qE 'Sanitizer|runtime error:' "$tmp/err"; then
-        fail "sanitizer report from: lotus-sim $*"
-        cat "$tmp/err" >&2
-    fi
-}
-
-contains() {
-    case $1 in
-    *"$2"*) return 0 ;;
-    *) return 1 ;;
-    esac
-}
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # no_files DIR: DIR holds no regular file at any depth (directories may remain).
 no_files() {
@@ -216,5 +174,4 @@ for x in 0 101 abc -5; do
     check "--machines-fraction $x is named ($err)" contains "$err" "--machines-fraction"
 done
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

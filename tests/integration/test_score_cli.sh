@@ -25,53 +25,11 @@ cluster=$fx/cluster.json
 task=$fx/task.json
 n_policies=14
 
-passed=0
-failed=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-pass() {
-    passed=$((passed + 1))
-}
-
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL: $*" >&2
-}
-
-# check NAME COMMAND...: one check, passed when COMMAND succeeds.
-check() {
-    local name=$1
-    shift
-    if "$@"; then
-        pass
-    else
-        fail "$name"
-    fi
-}
-
-# run ARGS...: runs lotus-sim; sets $out, $err (file contents) and $rc. A sanitizer report
-# on stderr is a failed check of its own.
-run() {
-    rc=0
-    "$sim" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
-    out=$(cat "$tmp/out")
-    err=$(cat "$tmp/err")
-    if grep -qE 'Sanitizer|runtime error:' "$tmp/err"; then
-        fail "sanitizer report from: lotus-sim $*"
-        cat "$tmp/err" >&2
-    fi
-}
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
 not() {
     ! "$@"
-}
-
-contains() {
-    case "$1" in
-    *"$2"*) return 0 ;;
-    *) return 1 ;;
-    esac
 }
 
 # is_json FILE: valid JSON (python3, else jq, else a shape check).
@@ -195,5 +153,4 @@ check "--help lists score" contains "$out" "score"
 run score --help
 check "score --help exits 0" [ "$rc" -eq 0 ]
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish
