@@ -15,6 +15,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "lt_test.h"
+#include "lt_test_dir.h"
 #include "replay.h"
 
 #include <dirent.h>
@@ -50,14 +51,11 @@ struct fx {
 static int fx_setup(void **state)
 {
     struct fx *f = lt_calloc(1, sizeof(*f));
-    const char *base = getenv("TMPDIR");
 
     if (f == NULL)
         return -1;
     f->res = lt_calloc(1, sizeof(*f->res));
-    snprintf(f->dir, sizeof(f->dir), "%s/lt_replay_XXXXXX",
-             base != NULL && strlen(base) < 40 ? base : "/tmp");
-    if (f->res == NULL || mkdtemp(f->dir) == NULL) {
+    if (f->res == NULL || lt_test_mkdtemp(f->dir, sizeof(f->dir), "lt_replay") != 0) {
         lt_free(f->res);
         lt_free(f);
         return -1;
@@ -66,35 +64,11 @@ static int fx_setup(void **state)
     return 0;
 }
 
-/* Removes path and, if it is a directory, everything under it. */
-static void rm_tree(const char *path)
-{
-    struct stat st;
-    struct dirent *de;
-    DIR *d;
-    char sub[512];
-
-    if (lstat(path, &st) != 0)
-        return;
-    if (S_ISDIR(st.st_mode) && (d = opendir(path)) != NULL) {
-        while ((de = readdir(d)) != NULL) {
-            if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-                continue;
-            snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
-            rm_tree(sub);
-        }
-        closedir(d);
-        rmdir(path);
-        return;
-    }
-    unlink(path);
-}
-
 static int fx_teardown(void **state)
 {
     struct fx *f = *state;
 
-    rm_tree(f->dir);
+    lt_test_rm_tree(f->dir);
     lt_free(f->res);
     lt_free(f);
     return 0;

@@ -8,6 +8,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "lt_test.h"
+#include "lt_test_dir.h"
 #include "trace.h"
 
 #include <errno.h>
@@ -404,13 +405,10 @@ struct tmp {
 static int tmp_setup(void **state)
 {
     struct tmp *t = lt_calloc(1, sizeof(*t));
-    const char *base = getenv("TMPDIR");
 
     if (t == NULL)
         return -1;
-    snprintf(t->dir, sizeof(t->dir), "%s/lt_trace_XXXXXX",
-             base != NULL && strlen(base) < 40 ? base : "/tmp");
-    if (mkdtemp(t->dir) == NULL) {
+    if (lt_test_mkdtemp(t->dir, sizeof(t->dir), "lt_trace") != 0) {
         lt_free(t);
         return -1;
     }
@@ -418,35 +416,11 @@ static int tmp_setup(void **state)
     return 0;
 }
 
-/* Removes path and, if it is a directory, everything under it. */
-static void rm_tree(const char *path)
-{
-    struct stat st;
-    struct dirent *de;
-    DIR *d;
-    char sub[512];
-
-    if (lstat(path, &st) != 0)
-        return;
-    if (S_ISDIR(st.st_mode) && (d = opendir(path)) != NULL) {
-        while ((de = readdir(d)) != NULL) {
-            if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-                continue;
-            snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
-            rm_tree(sub);
-        }
-        closedir(d);
-        rmdir(path);
-        return;
-    }
-    unlink(path);
-}
-
 static int tmp_teardown(void **state)
 {
     struct tmp *t = *state;
 
-    rm_tree(t->dir);
+    lt_test_rm_tree(t->dir);
     lt_free(t);
     return 0;
 }
@@ -688,7 +662,7 @@ static void test_trace_reports_corrupt_gzip_and_misnamed_files(void **state)
     lt_free(text);
 
     /* Plain text under a .gz name. */
-    rm_tree(path);
+    lt_test_rm_tree(path);
     f = fopen(path, "wb");
     assert_non_null(f);
     assert_true(fputs("0,,1,0,,0,,,0,,,,\n", f) >= 0);
