@@ -63,6 +63,8 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
+#include "ext_proc.h"
+
 extern char **environ;
 
 #define MAXDOCS 64
@@ -140,11 +142,6 @@ static void die(const char *fmt, ...)
  * JSON helpers
  */
 
-static const char *jstr(const json_t *v)
-{
-    return json_is_string(v) ? json_string_value(v) : "";
-}
-
 /* The value at path ("a|b|0|c": object keys and array indices, '|'-separated), or NULL. */
 static json_t *jget(const json_t *v, const char *path)
 {
@@ -169,7 +166,7 @@ static json_t *jget(const json_t *v, const char *path)
 
 static const char *jgets(const json_t *v, const char *path)
 {
-    return jstr(jget(v, path));
+    return ep_jstr(jget(v, path));
 }
 
 /* Sets the value at path to nv (stolen). A string met before the path ends is parsed as
@@ -220,7 +217,7 @@ static bool selects(const json_t *sel, const json_t *labels)
         return false;
     json_object_foreach((json_t *)(uintptr_t)sel, k, v)
     {
-        if (!json_is_string(v) || strcmp(jstr(v), jstr(json_object_get(labels, k))) != 0)
+        if (!json_is_string(v) || strcmp(ep_jstr(v), ep_jstr(json_object_get(labels, k))) != 0)
             return false;
     }
     return true;
@@ -346,7 +343,7 @@ static int resolve_port(const json_t *c, const json_t *port)
 
         if (json_is_integer(port) && json_integer_value(port) == cp)
             return cp;
-        if (json_is_string(port) && strcmp(jstr(port), jgets(p, "name")) == 0)
+        if (json_is_string(port) && strcmp(ep_jstr(port), jgets(p, "name")) == 0)
             return cp;
     }
     return -1;
@@ -405,17 +402,17 @@ static int grants_of(struct run *r, const char *ns, const char *sa, struct grant
             {
                 size_t nn = json_array_size(names) ? json_array_size(names) : 1;
 
-                if (strcmp(jstr(g), "*") == 0 || strcmp(jstr(res), "*") == 0 ||
-                    strcmp(jstr(v), "*") == 0) {
+                if (strcmp(ep_jstr(g), "*") == 0 || strcmp(ep_jstr(res), "*") == 0 ||
+                    strcmp(ep_jstr(v), "*") == 0) {
                     fail(r, "%s %s: wildcard granted", rk, rn);
                     return -1;
                 }
                 for (size_t q = 0; q < nn && n < max; q++, n++) {
-                    snprintf(out[n].g, sizeof(out[n].g), "%s", jstr(g));
-                    snprintf(out[n].res, sizeof(out[n].res), "%s", jstr(res));
-                    snprintf(out[n].verb, sizeof(out[n].verb), "%s", jstr(v));
+                    snprintf(out[n].g, sizeof(out[n].g), "%s", ep_jstr(g));
+                    snprintf(out[n].res, sizeof(out[n].res), "%s", ep_jstr(res));
+                    snprintf(out[n].verb, sizeof(out[n].verb), "%s", ep_jstr(v));
                     snprintf(out[n].name, sizeof(out[n].name), "%s",
-                             jstr(json_array_get(names, q)));
+                             ep_jstr(json_array_get(names, q)));
                     snprintf(out[n].ns, sizeof(out[n].ns), "%s",
                              strcmp(rk, "Role") == 0 ? bns : "");
                 }
@@ -445,7 +442,7 @@ static const char *arg_value(const json_t *args, const char *name)
 
     json_array_foreach(args, i, v)
     {
-        const char *s = jstr(v);
+        const char *s = ep_jstr(v);
 
         if (strncmp(s, name, n) == 0 && s[n] == '=')
             return s + n + 1;
@@ -590,7 +587,7 @@ static int parse_dockerfile(const char *text, struct stage *st, int max)
         } else if (cur && strncmp(s, "ENTRYPOINT ", 11) == 0) {
             json_t *e = json_loads(s + 11, JSON_DECODE_ANY, NULL);
 
-            snprintf(cur->entry, sizeof(cur->entry), "%s", jstr(json_array_get(e, 0)));
+            snprintf(cur->entry, sizeof(cur->entry), "%s", ep_jstr(json_array_get(e, 0)));
             json_decref(e);
         } else if (cur && strncmp(s, "RUN ", 4) == 0) {
             bool in_install = false, after_target = false;
@@ -745,31 +742,11 @@ static long http(const char *base, const char *path, const char *body)
     return code;
 }
 
-/* The port of the "serving" log line, 0 if not there yet. */
-static int serving_port(const char *log)
-{
-    char line[8192];
-    int port = 0;
-    FILE *f = fopen(log, "r");
-
-    while (f && port == 0 && fgets(line, sizeof(line), f)) {
-        json_t *o = json_loads(line, 0, NULL);
-
-        if (o && strcmp(jgets(o, "msg"), "serving") == 0)
-            port = (int)json_integer_value(json_object_get(o, "port"));
-        json_decref(o);
-    }
-    if (f)
-        fclose(f);
-    return port;
-}
-
 /* Starts the binary with args plus offline mode on loopback; 0 and *pid, *port on success. */
 static int start(const json_t *args, pid_t *pid, int *port)
 {
     const char *argv[MAXTOK + 4];
     char cluster[1024], log[300];
-    posix_spawn_file_actions_t fa;
     size_t n = 0, i;
     json_t *v;
     int st;
@@ -786,18 +763,11 @@ static int start(const json_t *args, pid_t *pid, int *port)
     argv[n++] = cluster;
     argv[n++] = "--listen=127.0.0.1:0"; /* the last --listen wins */
     argv[n] = NULL;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    st = posix_spawn(pid, bin, &fa, NULL, (char *const *)(uintptr_t)argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (st != 0)
+    if (ep_spawn(argv, log, pid) != 0)
         return -1;
-    for (int k = 0; k < 1000 && (*port = serving_port(log)) == 0; k++) {
-        if (waitpid(*pid, &st, WNOHANG) == *pid)
-            return -1;
-        usleep(10000);
-    }
+    *port = ep_wait_port(*pid, log, 1000, &st);
+    if (*port < 0)
+        return -1;
     if (*port != 0)
         return 0;
     kill(*pid, SIGKILL);
@@ -810,11 +780,8 @@ static void stop(pid_t pid)
     int st;
 
     kill(pid, SIGTERM);
-    for (int k = 0; k < 1500; k++) {
-        if (waitpid(pid, &st, WNOHANG) == pid)
-            return;
-        usleep(10000);
-    }
+    if (ep_wait_exit(pid, 15000) != -1)
+        return;
     kill(pid, SIGKILL);
     waitpid(pid, &st, 0);
 }
@@ -967,8 +934,8 @@ static void check_extender(struct run *r, const struct inputs *in, struct ext_fa
     /* Args: accepted by the binary, in-cluster, defaults for what the manifests depend on. */
     f->args = json_object_get(c, "args");
     json_array_foreach(f->args, i, v)
-        CHECK(r, strncmp(jstr(v), "--", 2) == 0 && strchr(jstr(v), '='),
-              "extender args[%zu] '%s': write flags as --name=value", i, jstr(v));
+        CHECK(r, strncmp(ep_jstr(v), "--", 2) == 0 && strchr(ep_jstr(v), '='),
+              "extender args[%zu] '%s': write flags as --name=value", i, ep_jstr(v));
     f->effective = print_config(f->args);
     if (f->effective == NULL) {
         fail(r, "lotus-extender refuses the Deployment's args (--print-config failed)");
@@ -1156,7 +1123,7 @@ static void check_scheduler(struct run *r, const struct ext_facts *f, json_t **k
         fail(r, "scheduler --config=%s: not a key of a ConfigMap mounted there", cfgpath);
         return;
     }
-    ksc = json_loads(jstr(json_object_get(json_object_get(cm, "data"), key)),
+    ksc = json_loads(ep_jstr(json_object_get(json_object_get(cm, "data"), key)),
                      JSON_REJECT_DUPLICATES, NULL);
     if (ksc == NULL) {
         fail(r, "ConfigMap %s key %s: the KubeSchedulerConfiguration is not JSON",
@@ -1567,7 +1534,7 @@ static bool mutate(const struct inputs *in, struct inputs *out, const struct mut
     } else if (strcmp(m->file, "defaults") == 0) {
         done = nv != NULL && jset(out->defaults, m->path, nv);
     } else if (strcmp(m->file, "version") == 0) {
-        out->version = (char *)(uintptr_t)jstr(nv);
+        out->version = (char *)(uintptr_t)ep_jstr(nv);
         done = true;
         json_decref(out->defaults); /* keep nv alive through the run: hang it on defaults */
         out->defaults = json_deep_copy(in->defaults);
