@@ -59,27 +59,66 @@ struct rlist {
  * Paths and messages
  */
 
-/* Marks a path that did not fit PATH_LEN bytes; it only shortens a message. */
-static void path_cut(char *dst, int w)
+/* Paths are built with plain copies rather than snprintf: they are built for every member and
+ * element on the way down, error or not. path_cat appends n bytes to the path of logical
+ * length *w in dst, keeping at most PATH_LEN - 1 of them, as snprintf would; path_end ends it
+ * and marks a path that did not fit PATH_LEN bytes (it only shortens a message). */
+static void path_cat(char *dst, size_t *w, const char *s, size_t n)
 {
-    if (w < 0 || w >= PATH_LEN)
+    if (*w < PATH_LEN - 1) {
+        size_t room = PATH_LEN - 1 - *w;
+
+        memcpy(dst + *w, s, n < room ? n : room);
+    }
+    *w += n;
+}
+
+static void path_end(char *dst, size_t w)
+{
+    if (w >= PATH_LEN)
         memcpy(dst + PATH_LEN - 4, "...", 4);
+    else
+        dst[w] = '\0';
 }
 
 static void path_key(char *dst, const char *at, const char *key)
 {
-    path_cut(dst, snprintf(dst, PATH_LEN, "%s%s%s", at, at[0] ? "." : "", key));
+    size_t w = 0;
+
+    path_cat(dst, &w, at, strlen(at));
+    if (at[0] != '\0')
+        path_cat(dst, &w, ".", 1);
+    path_cat(dst, &w, key, strlen(key));
+    path_end(dst, w);
 }
 
 static void path_index(char *dst, const char *at, size_t i)
 {
-    path_cut(dst, snprintf(dst, PATH_LEN, "%s[%zu]", at, i));
+    char num[24];
+    size_t k = sizeof(num), w = 0;
+
+    num[--k] = ']';
+    do {
+        num[--k] = (char)('0' + i % 10);
+        i /= 10;
+    } while (i > 0);
+    num[--k] = '[';
+    path_cat(dst, &w, at, strlen(at));
+    path_cat(dst, &w, num + k, sizeof(num) - k);
+    path_end(dst, w);
 }
 
 static void path_map(char *dst, const char *at, const char *key)
 {
-    path_cut(dst, snprintf(dst, PATH_LEN, "%s[\"%.*s%s\"]", at, QUOTE_MAX, key,
-                           strlen(key) > QUOTE_MAX ? "..." : ""));
+    size_t n = strlen(key), w = 0;
+
+    path_cat(dst, &w, at, strlen(at));
+    path_cat(dst, &w, "[\"", 2);
+    path_cat(dst, &w, key, n > QUOTE_MAX ? QUOTE_MAX : n);
+    if (n > QUOTE_MAX)
+        path_cat(dst, &w, "...", 3);
+    path_cat(dst, &w, "\"]", 2);
+    path_end(dst, w);
 }
 
 /* A map member: at.key for a plain key, at["key"] when the key has dots, slashes or other
@@ -717,10 +756,18 @@ static int args_node_names(struct ext_args *a, json_t *names, struct lt_err *err
     if (a->node_names == NULL)
         return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory for %zu node names", n);
     for (size_t i = 0; i < n; i++) {
-        path_index(sub, "NodeNames", i);
-        rc = str_value(json_array_get(names, i), sub, EXT_MAX_NAME, &a->node_names[i], err);
-        if (rc < 0)
-            return rc;
+        json_t *v = json_array_get(names, i);
+
+        /* The common case, a string within the limit, needs no path; any other element goes
+         * through str_value, which accepts null and words the error. */
+        if (json_is_string(v) && json_string_length(v) <= EXT_MAX_NAME) {
+            a->node_names[i] = json_string_value(v);
+        } else {
+            path_index(sub, "NodeNames", i);
+            rc = str_value(v, sub, EXT_MAX_NAME, &a->node_names[i], err);
+            if (rc < 0)
+                return rc;
+        }
         a->n_node_names++;
     }
     return 0;
@@ -966,9 +1013,16 @@ static void buf_puts(struct ext_buf *b, const char *s)
 static void buf_i64(struct ext_buf *b, int64_t x)
 {
     char t[24];
-    int w = snprintf(t, sizeof(t), "%" PRId64, x);
+    size_t k = sizeof(t);
+    uint64_t u = x < 0 ? 0 - (uint64_t)x : (uint64_t)x;
 
-    buf_put(b, t, (size_t)w);
+    do {
+        t[--k] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u > 0);
+    if (x < 0)
+        t[--k] = '-';
+    buf_put(b, t + k, sizeof(t) - k);
 }
 
 /* Length of the valid UTF-8 sequence at s (Go's utf8.DecodeRuneInString rules: no overlong
