@@ -1193,16 +1193,16 @@ static uint32_t live_alloc(struct engine *e)
 }
 
 /* Task l leaves the simulation now with outcome o (a TR_* end type, or TR_N_TYPES for a task
- * still running or queued at T_end). */
-static void task_leave(struct engine *e, uint32_t l, uint8_t o, const char *name)
+ * still running or queued at T_end; name then says which): its tasks.csv row, its time in
+ * the system, and its live entry back. machine: the machine it ran on last, or "". Names are
+ * owned by the cluster, so the caller may have removed the placement already. */
+static void task_leave(struct engine *e, uint32_t l, uint8_t o, const char *name,
+                       const char *machine)
 {
     struct live *t = &e->live[l];
     struct task_rec *r = &e->rec[t->rec];
     int64_t end = e->now < e->t_end ? e->now : e->t_end;
-    const char *machine = "";
 
-    if (t->state == L_RUNNING)
-        machine = lt_cluster_name(e->cluster, t->machine);
     e->res->time_in_system_s += (double)(end - t->arrival) / (double)US;
     if (t->first_start < 0)
         e->res->wait[t->prio].never_started++;
@@ -1326,9 +1326,6 @@ static int on_completion(struct engine *e)
     int rc;
 
     e->now = e->heap[0].time;
-    const char *name = lt_cluster_name(e->cluster, t->machine);
-    char mname[32];
-    snprintf(mname, sizeof(mname), "%s", name);
     if ((rc = stop_run(e, l, &m)) < 0)
         return rc;
     if (t->outcome == TR_FINISH) {
@@ -1339,14 +1336,7 @@ static int on_completion(struct engine *e)
     } else {
         e->res->tasks_failed++;
     }
-    t->state = L_QUEUED; /* not running any more: task_leave names no machine */
-    struct task_rec *r = &e->rec[t->rec];
-    task_csv_row(e, r, t->prio, t->sched_class, &t->req, t->arrival, t->first_start, e->now,
-                 outcome_name(t->outcome), t->requeues, mname);
-    if (t->first_start < 0)
-        e->res->wait[t->prio].never_started++;
-    e->res->time_in_system_s += (double)(e->now - t->arrival) / (double)US;
-    live_release(e, l);
+    task_leave(e, l, t->outcome, NULL, lt_cluster_name(e->cluster, m));
     return retry_queue(e, m);
 }
 
@@ -1426,17 +1416,9 @@ static int on_kill(struct engine *e, size_t h, uint8_t type)
     int rc;
 
     if (t->state == L_RUNNING) {
-        char mname[32];
-        snprintf(mname, sizeof(mname), "%s", lt_cluster_name(e->cluster, t->machine));
         if ((rc = stop_run(e, l, &m)) < 0)
             return rc;
-        t->state = L_QUEUED;
-        task_csv_row(e, r, t->prio, t->sched_class, &t->req, t->arrival, t->first_start, e->now,
-                     outcome_name(type), t->requeues, mname);
-        if (t->first_start < 0)
-            e->res->wait[t->prio].never_started++;
-        e->res->time_in_system_s += (double)(e->now - t->arrival) / (double)US;
-        live_release(e, l);
+        task_leave(e, l, type, NULL, lt_cluster_name(e->cluster, m));
     } else {
         if (t->state == L_QUEUED)
             queue_unlink(e, l);
@@ -1445,7 +1427,7 @@ static int on_kill(struct engine *e, size_t h, uint8_t type)
                 if (e->deferred[k] == l)
                     e->deferred[k] = NIL;
         }
-        task_leave(e, l, type, NULL);
+        task_leave(e, l, type, NULL, "");
     }
     if (type == TR_KILL)
         e->res->tasks_killed++;
@@ -1767,7 +1749,8 @@ static int pass2(struct engine *e)
             e->res->tasks_running_at_end++;
         else
             e->res->tasks_queued_at_end++;
-        task_leave(e, (uint32_t)l, TR_N_TYPES, t->state == L_RUNNING ? "running" : "queued");
+        task_leave(e, (uint32_t)l, TR_N_TYPES, t->state == L_RUNNING ? "running" : "queued",
+                   t->state == L_RUNNING ? lt_cluster_name(e->cluster, t->machine) : "");
     }
     return 0;
 }
