@@ -147,7 +147,7 @@ static int sos_rank(const struct lt_policy *p, const struct lt_cluster *c, const
 
 /* ---- the index ---- */
 
-#define SUB  4 /* sub-cells per bucket in cpu and in mem */
+#define SUB  8 /* sub-cells per bucket in cpu and in mem */
 #define SUB2 (SUB * SUB)
 
 /* A bucket's members live in SUB x SUB sub-cells by their position inside the bucket, so the
@@ -157,7 +157,8 @@ static int sos_rank(const struct lt_policy *p, const struct lt_cluster *c, const
 struct sos_bucket {
     struct lt_res lo, hi; /* union of the sub-cells' boxes (valid when count > 0) */
     uint32_t min_i;       /* the lowest member index (valid when count > 0) */
-    uint16_t mask;        /* bit j set iff sub-cell j is non-empty */
+    uint64_t mask;        /* bit j set iff sub-cell j is non-empty */
+    uint32_t smin[SUB2];  /* sub-cell j's lowest member index (UINT32_MAX if empty) */
 };
 
 struct sos_index {
@@ -211,8 +212,8 @@ static void bucket_box(struct sos_index *s, uint32_t k)
     bk->lo.cpu = bk->lo.mem = bk->lo.disk = HUGE_VAL;
     bk->hi.cpu = bk->hi.mem = bk->hi.disk = -HUGE_VAL;
     bk->min_i = UINT32_MAX;
-    for (uint32_t m = bk->mask; m != 0; m &= m - 1) {
-        const struct lt__cell *cl = &s->cells[k * SUB2 + (uint32_t)__builtin_ctz(m)];
+    for (uint64_t m = bk->mask; m != 0; m &= m - 1) {
+        const struct lt__cell *cl = &s->cells[k * SUB2 + (uint32_t)__builtin_ctzll(m)];
         box_join(&bk->lo, &bk->hi, cl);
         if (cl->min_i < bk->min_i)
             bk->min_i = cl->min_i;
@@ -227,7 +228,8 @@ static void cell_add(struct sos_index *s, uint32_t cell, uint32_t i, const struc
     s->count[k]++;
     s->nonempty[k / 64] |= UINT64_C(1) << (k % 64);
     lt__cell_insert(&s->cells[cell], i, f);
-    s->bkt[k].mask |= (uint16_t)(1u << (cell % SUB2));
+    s->bkt[k].mask |= UINT64_C(1) << (cell % SUB2);
+    s->bkt[k].smin[cell % SUB2] = s->cells[cell].min_i;
     bucket_box(s, k);
 }
 
@@ -240,7 +242,8 @@ static void cell_del(struct sos_index *s, uint32_t cell, uint32_t i)
         s->nonempty[k / 64] &= ~(UINT64_C(1) << (k % 64));
     lt__cell_remove(&s->cells[cell], i);
     if (s->cells[cell].n == 0)
-        s->bkt[k].mask &= (uint16_t) ~(1u << (cell % SUB2));
+        s->bkt[k].mask &= ~(UINT64_C(1) << (cell % SUB2));
+    s->bkt[k].smin[cell % SUB2] = s->cells[cell].n > 0 ? s->cells[cell].min_i : UINT32_MAX;
     bucket_box(s, k);
 }
 
@@ -327,7 +330,7 @@ static int sos_check(const struct lt_index *ix, const struct lt_cluster *c, stru
             int rc = lt__cell_check(cl, c, name, err);
             if (rc < 0)
                 return rc;
-            if (((bk->mask >> j) & 1) != (cl->n > 0))
+            if (((bk->mask >> j) & 1) != (cl->n > 0) || (cl->n > 0 && bk->smin[j] != cl->mem[0]))
                 return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: bucket %u mask wrong", name,
                                   (unsigned)k);
             for (uint32_t m = 0; m < cl->n; m++) {
@@ -403,10 +406,35 @@ out_nomem:
 
 /* ---- choose ---- */
 
+/* Counters for tuning, compiled in with -DSOS_STATS: per-choose means on stderr at exit. */
+#ifdef SOS_STATS
+#include <stdio.h>
+enum { ST_CALLS, ST_BOUNDED, ST_ROUNDS, ST_BUCKETS, ST_CLASSES, ST_SUBCELLS, ST_MEMBERS, ST_N };
+static unsigned long long sos_stat[ST_N];
+static void __attribute__((destructor)) sos_stat_print(void)
+{
+    double n = (double)sos_stat[ST_CALLS];
+    if (n > 0)
+        fprintf(stderr,
+                "sos: %.0f calls; per call: bounded %.1f rounds %.1f buckets %.1f classes %.1f "
+                "sub-cells %.1f members %.1f\n",
+                n, sos_stat[ST_BOUNDED] / n, sos_stat[ST_ROUNDS] / n, sos_stat[ST_BUCKETS] / n,
+                sos_stat[ST_CLASSES] / n, sos_stat[ST_SUBCELLS] / n, sos_stat[ST_MEMBERS] / n);
+}
+#define STAT(k) (sos_stat[k]++)
+#else
+#define STAT(k) ((void)0)
+#endif
+
 struct sos_best {
     int64_t d; /* best score change so far */
     size_t i;  /* its machine, or LT_NO_MACHINE */
 };
+
+static bool improves(int64_t d, size_t i, const struct sos_best *b)
+{
+    return d < b->d || (d == b->d && i < b->i);
+}
 
 /* Lower bound on the score change of the feasible machines of bucket k whose free vectors lie
  * in the box [lo, hi] (the box shifted by the request, through the monotone bucket map);
@@ -445,19 +473,14 @@ static int64_t box_bound(const struct sos_index *s, uint32_t k, const struct lt_
     return best;
 }
 
-static bool improves(int64_t d, size_t i, const struct sos_best *b)
-{
-    return d < b->d || (d == b->d && i < b->i);
-}
-
 /* Scans the sub-cells of bucket k, whose bound is kb: each is skipped when the bucket's bound
  * or its own box shows that none of its machines fits or beats the best; otherwise its
  * members are scored in index order. */
-static void scan_bucket(const struct sos_index *s, uint32_t k, int64_t kb, const struct lt_res *r,
-                        struct sos_best *b)
+static void scan_bucket(const struct sos_index *s, uint32_t k, uint64_t mask, int64_t kb,
+                        const struct lt_res *r, struct sos_best *b)
 {
-    for (uint32_t m = s->bkt[k].mask; m != 0; m &= m - 1) {
-        const struct lt__cell *cl = &s->cells[k * SUB2 + (uint32_t)__builtin_ctz(m)];
+    for (uint64_t m = mask; m != 0; m &= m - 1) {
+        const struct lt__cell *cl = &s->cells[k * SUB2 + (uint32_t)__builtin_ctzll(m)];
         int64_t bound;
         uint32_t n;
 
@@ -466,6 +489,7 @@ static void scan_bucket(const struct sos_index *s, uint32_t k, int64_t kb, const
         bound = box_bound(s, k, &cl->lo, &cl->hi, r);
         if (bound == INT64_MAX || !improves(bound, cl->mem[0], b))
             continue;
+        STAT(ST_SUBCELLS);
         n = lt__cell_is_point(cl) ? 1 : cl->n; /* a point cell: all alike, first wins */
         for (uint32_t j = 0; j < n; j++) {
             uint32_t i = cl->mem[j];
@@ -474,6 +498,7 @@ static void scan_bucket(const struct sos_index *s, uint32_t k, int64_t kb, const
 
             if (!improves(bound, i, b))
                 break; /* later members cannot beat the best, nor tie it with a lower index */
+            STAT(ST_MEMBERS);
             f = cl->f[j];
             if (!lt__res_ge(&f, r))
                 continue;
@@ -486,6 +511,152 @@ static void scan_bucket(const struct sos_index *s, uint32_t k, int64_t kb, const
     }
 }
 
+/* The request's effect on the sub-cells, the same for every bucket (bucket widths are uniform):
+ * in cpu and in mem, with the request rho = m + phi bucket widths (m whole, 0 <= phi < 1), a
+ * machine at offset o inside its bucket lands m buckets lower if o >= phi and m + 1 if
+ * o < phi. A slice of sub-cells whose offsets all lie clearly on one side (by SLICE_EPS, far
+ * above rounding) is "sure": every member of a sure sub-cell lands in the same bucket, so
+ * the sub-cell's lowest member is its best. The slice holding phi straddles: its sub-cells are
+ * scanned. */
+#define SLICE_EPS 1e-9
+#define FAST_BIT  0x8000u /* in choose's bucket list: the bucket takes the fast path */
+
+struct sos_query {
+    bool ok;             /* false: rho is within SLICE_EPS of a whole number (general path) */
+    uint64_t cls[4];     /* sure sub-cells by class: bit 0 cpu low (o < phi), bit 1 mem low */
+    uint64_t straddle;   /* the other sub-cells */
+    uint64_t ext[4];     /* sub-cells that may hold members of each class (sure or straddling) */
+    uint32_t drop[2][2]; /* [dim][low]: buckets dropped, m + low */
+};
+
+static void query_init(struct sos_query *q, const struct sos_geom *g, const struct lt_res *r)
+{
+    const double req[2] = {r->cpu, r->mem};
+    uint64_t hi[2] = {0, 0}, lo[2] = {0, 0};
+
+    q->ok = true;
+    for (int d = 0; d < 2; d++) {
+        double rho = req[d] * g->scale[d], m = floor(rho), phi = rho - m;
+
+        if (!(rho >= 0.0) || rho >= (double)g->k[d] || (req[d] > 0.0 && phi < SLICE_EPS) ||
+            phi > 1.0 - SLICE_EPS) {
+            q->ok = false;
+            return;
+        }
+        q->drop[d][0] = (uint32_t)m;
+        q->drop[d][1] = (uint32_t)m + 1;
+        for (uint32_t sl = 0; sl < SUB; sl++) {
+            uint64_t line =
+                d == 0 ? UINT64_C(0xFF) << (SUB * sl) : UINT64_C(0x0101010101010101) << sl;
+            if ((double)sl / SUB >= phi + SLICE_EPS)
+                hi[d] |= line;
+            else if ((double)(sl + 1) / SUB <= phi - SLICE_EPS)
+                lo[d] |= line;
+        }
+    }
+    q->cls[0] = hi[0] & hi[1];
+    q->cls[1] = lo[0] & hi[1];
+    q->cls[2] = hi[0] & lo[1];
+    q->cls[3] = lo[0] & lo[1];
+    q->straddle = ~(q->cls[0] | q->cls[1] | q->cls[2] | q->cls[3]);
+    for (int d = 0; d < 2; d++) {
+        uint64_t mid = ~(hi[d] | lo[d]);
+        hi[d] |= mid;
+        lo[d] |= mid;
+    }
+    q->ext[0] = hi[0] & hi[1];
+    q->ext[1] = lo[0] & hi[1];
+    q->ext[2] = hi[0] & lo[1];
+    q->ext[3] = lo[0] & lo[1];
+}
+
+/* Bucket k's facts for the fast path: its coordinates, the disk bucket all its members land
+ * in, and the sub-cells that must be scanned whatever the slices say. */
+struct sos_fb {
+    uint32_t ca, cb, td;
+    uint64_t unsure;
+};
+
+/* False if the bucket's disk range does not map to one disk bucket (the general path). */
+static bool fast_prep(const struct sos_index *s, uint32_t k, const struct lt_res *r,
+                      struct sos_fb *fb)
+{
+    const struct sos_geom *g = &s->geo;
+    const struct sos_bucket *bk = &s->bkt[k];
+
+    if (!(bk->lo.disk >= r->disk))
+        return false;
+    fb->td = coord(bk->lo.disk - r->disk, g->scale[2], g->k[2]);
+    if (fb->td != coord(bk->hi.disk - r->disk, g->scale[2], g->k[2]))
+        return false;
+    fb->cb = (k / g->k[2]) % g->k[1];
+    fb->ca = k / g->k[2] / g->k[1];
+    fb->unsure = 0;
+    /* A top bucket also holds the free amounts beyond the reference capacity (clamped into its
+     * last slice), which may drop fewer buckets: that slice is sure only when none is there. */
+    if (fb->ca == g->k[0] - 1 && !(bk->hi.cpu * g->scale[0] <= (double)g->k[0]))
+        fb->unsure |= UINT64_C(0xFF) << (SUB * (SUB - 1));
+    if (fb->cb == g->k[1] - 1 && !(bk->hi.mem * g->scale[1] <= (double)g->k[1]))
+        fb->unsure |= UINT64_C(0x0101010101010101) << (SUB - 1);
+    return true;
+}
+
+/* Score change of class c's members in bucket k; INT64_MAX if they cannot fit. */
+static int64_t class_delta(const struct sos_index *s, const struct sos_query *q, uint32_t k,
+                           const struct sos_fb *fb, uint32_t c)
+{
+    uint32_t da = q->drop[0][c & 1], db = q->drop[1][c >> 1];
+
+    if (da > fb->ca || db > fb->cb)
+        return INT64_MAX;
+    return delta(s->count, k, bucket3(&s->geo, fb->ca - da, fb->cb - db, fb->td));
+}
+
+/* Lower bound on bucket k's score changes from the classes its sub-cells can hold (a
+ * straddling sub-cell can hold both sides); INT64_MAX if none can fit. */
+static int64_t fast_bound(const struct sos_index *s, const struct sos_query *q, uint32_t k,
+                          const struct sos_fb *fb)
+{
+    uint64_t mask = s->bkt[k].mask;
+    int64_t best = INT64_MAX;
+
+    for (uint32_t c = 0; c < 4; c++) {
+        if (q->ext[c] & mask) {
+            int64_t d = class_delta(s, q, k, fb, c);
+            best = d < best ? d : best;
+        }
+    }
+    return best;
+}
+
+/* Bucket k's sure sub-cells (O(1) each). */
+static void fast_sure(const struct sos_index *s, const struct sos_query *q, uint32_t k,
+                      const struct sos_fb *fb, struct sos_best *b)
+{
+    const struct sos_bucket *bk = &s->bkt[k];
+
+    for (uint32_t c = 0; c < 4; c++) {
+        uint64_t m = q->cls[c] & bk->mask & ~fb->unsure;
+        uint32_t mi = UINT32_MAX;
+        int64_t d;
+
+        if (m == 0)
+            continue;
+        STAT(ST_CLASSES);
+        d = class_delta(s, q, k, fb, c);
+        if (d == INT64_MAX || !improves(d, bk->min_i, b))
+            continue;
+        for (; m != 0; m &= m - 1) {
+            uint32_t v = bk->smin[__builtin_ctzll(m)];
+            mi = v < mi ? v : mi;
+        }
+        if (improves(d, mi, b)) {
+            b->d = d;
+            b->i = mi;
+        }
+    }
+}
+
 static int sos_choose(const struct lt_policy *p, const struct lt_index *ix,
                       const struct lt_cluster *c, const struct lt_task *t, struct lt_rng *rng,
                       size_t *out, struct lt_err *err)
@@ -494,19 +665,26 @@ static int sos_choose(const struct lt_policy *p, const struct lt_index *ix,
     int64_t lb[SOS_MAX_CELLS];
     uint16_t id[SOS_MAX_CELLS];
     struct sos_best b = {INT64_MAX, LT_NO_MACHINE};
+    struct sos_query q;
     size_t n = 0;
 
     (void)c;
     (void)p;
     (void)rng;
     (void)err;
+    query_init(&q, &s->geo, &t->req);
     for (uint32_t w = 0; w < (s->geo.n + 63) / 64; w++) {
         for (uint64_t bits = s->nonempty[w]; bits != 0; bits &= bits - 1) {
             uint32_t k = w * 64 + (uint32_t)__builtin_ctzll(bits);
-            int64_t v = box_bound(s, k, &s->bkt[k].lo, &s->bkt[k].hi, &t->req);
+            struct sos_fb fb;
+            bool fast = q.ok && fast_prep(s, k, &t->req, &fb) && !(fb.unsure & s->bkt[k].mask);
+            int64_t v;
+            STAT(ST_BOUNDED);
+            v = fast ? fast_bound(s, &q, k, &fb)
+                     : box_bound(s, k, &s->bkt[k].lo, &s->bkt[k].hi, &t->req);
             if (v != INT64_MAX) {
                 lb[n] = v;
-                id[n++] = (uint16_t)k;
+                id[n++] = (uint16_t)(k | (fast ? FAST_BIT : 0));
             }
         }
     }
@@ -519,14 +697,34 @@ static int sos_choose(const struct lt_policy *p, const struct lt_index *ix,
         }
         if (thr == INT64_MAX || (b.i != LT_NO_MACHINE && thr > b.d))
             break;
+        STAT(ST_ROUNDS);
+        /* The sure sub-cells of the round's buckets first (O(1) each): the best they give
+         * lets the scans of the straddling sub-cells stop early. */
         for (size_t j = 0; j < n; j++) {
-            if (lb[j] == thr) {
-                if (improves(thr, s->bkt[id[j]].min_i, &b))
-                    scan_bucket(s, id[j], thr, &t->req, &b);
-                lb[j] = INT64_MAX;
-            }
+            uint32_t k = id[j] & ~FAST_BIT;
+            struct sos_fb fb;
+
+            if (lb[j] == thr && (id[j] & FAST_BIT) && improves(thr, s->bkt[k].min_i, &b) &&
+                fast_prep(s, k, &t->req, &fb))
+                fast_sure(s, &q, k, &fb, &b);
+        }
+        for (size_t j = 0; j < n; j++) {
+            uint32_t k = id[j] & ~FAST_BIT;
+            struct sos_fb fb;
+
+            if (lb[j] != thr)
+                continue;
+            lb[j] = INT64_MAX;
+            if (!improves(thr, s->bkt[k].min_i, &b))
+                continue;
+            STAT(ST_BUCKETS);
+            if ((id[j] & FAST_BIT) && fast_prep(s, k, &t->req, &fb))
+                scan_bucket(s, k, (q.straddle | fb.unsure) & s->bkt[k].mask, thr, &t->req, &b);
+            else
+                scan_bucket(s, k, s->bkt[k].mask, thr, &t->req, &b);
         }
     }
+    STAT(ST_CALLS);
     *out = b.i;
     return 0;
 }
