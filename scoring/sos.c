@@ -196,12 +196,13 @@ static uint32_t cell_of(const struct sos_geom *g, const struct lt_res *f)
 
 static void box_join(struct lt_res *lo, struct lt_res *hi, const struct lt__cell *cl)
 {
-    lo->cpu = fmin(lo->cpu, cl->lo.cpu);
-    lo->mem = fmin(lo->mem, cl->lo.mem);
-    lo->disk = fmin(lo->disk, cl->lo.disk);
-    hi->cpu = fmax(hi->cpu, cl->hi.cpu);
-    hi->mem = fmax(hi->mem, cl->hi.mem);
-    hi->disk = fmax(hi->disk, cl->hi.disk);
+    /* plain comparisons: without -ffinite-math-only, fmin and fmax are calls into libm */
+    lo->cpu = cl->lo.cpu < lo->cpu ? cl->lo.cpu : lo->cpu;
+    lo->mem = cl->lo.mem < lo->mem ? cl->lo.mem : lo->mem;
+    lo->disk = cl->lo.disk < lo->disk ? cl->lo.disk : lo->disk;
+    hi->cpu = cl->hi.cpu > hi->cpu ? cl->hi.cpu : hi->cpu;
+    hi->mem = cl->hi.mem > hi->mem ? cl->hi.mem : hi->mem;
+    hi->disk = cl->hi.disk > hi->disk ? cl->hi.disk : hi->disk;
 }
 
 /* Recomputes bucket k's box and lowest member from its sub-cells (O(SUB2)). */
@@ -526,6 +527,8 @@ struct sos_query {
     uint64_t cls[4];     /* sure sub-cells by class: bit 0 cpu low (o < phi), bit 1 mem low */
     uint64_t straddle;   /* the other sub-cells */
     uint64_t ext[4];     /* sub-cells that may hold members of each class (sure or straddling) */
+    uint64_t low[2];     /* per dimension: sub-cells whose slice is surely below phi */
+    uint64_t sure[2];    /* per dimension: sub-cells whose slice is sure (above or below) */
     uint32_t drop[2][2]; /* [dim][low]: buckets dropped, m + low */
 };
 
@@ -534,6 +537,7 @@ static void query_init(struct sos_query *q, const struct sos_geom *g, const stru
     const double req[2] = {r->cpu, r->mem};
     uint64_t hi[2] = {0, 0}, lo[2] = {0, 0};
 
+    memset(q, 0, sizeof(*q));
     q->ok = true;
     for (int d = 0; d < 2; d++) {
         double rho = req[d] * g->scale[d], m = floor(rho), phi = rho - m;
@@ -553,6 +557,10 @@ static void query_init(struct sos_query *q, const struct sos_geom *g, const stru
             else if ((double)(sl + 1) / SUB <= phi - SLICE_EPS)
                 lo[d] |= line;
         }
+    }
+    for (int d = 0; d < 2; d++) {
+        q->low[d] = lo[d];
+        q->sure[d] = lo[d] | hi[d];
     }
     q->cls[0] = hi[0] & hi[1];
     q->cls[1] = lo[0] & hi[1];
@@ -629,30 +637,103 @@ static int64_t fast_bound(const struct sos_index *s, const struct sos_query *q, 
     return best;
 }
 
+/* The score change of each class in bucket k (INT64_MAX: cannot fit). */
+static void class_deltas(const struct sos_index *s, const struct sos_query *q, uint32_t k,
+                         const struct sos_fb *fb, int64_t cd[4])
+{
+    for (uint32_t c = 0; c < 4; c++)
+        cd[c] = class_delta(s, q, k, fb, c);
+}
+
 /* Bucket k's sure sub-cells (O(1) each). */
 static void fast_sure(const struct sos_index *s, const struct sos_query *q, uint32_t k,
-                      const struct sos_fb *fb, struct sos_best *b)
+                      const struct sos_fb *fb, const int64_t cd[4], struct sos_best *b)
 {
     const struct sos_bucket *bk = &s->bkt[k];
 
     for (uint32_t c = 0; c < 4; c++) {
         uint64_t m = q->cls[c] & bk->mask & ~fb->unsure;
         uint32_t mi = UINT32_MAX;
-        int64_t d;
 
-        if (m == 0)
+        if (m == 0 || cd[c] == INT64_MAX || !improves(cd[c], bk->min_i, b))
             continue;
         STAT(ST_CLASSES);
-        d = class_delta(s, q, k, fb, c);
-        if (d == INT64_MAX || !improves(d, bk->min_i, b))
-            continue;
         for (; m != 0; m &= m - 1) {
             uint32_t v = bk->smin[__builtin_ctzll(m)];
             mi = v < mi ? v : mi;
         }
-        if (improves(d, mi, b)) {
-            b->d = d;
+        if (improves(cd[c], mi, b)) {
+            b->d = cd[c];
             b->i = mi;
+        }
+    }
+}
+
+/* Bucket k's straddling sub-cells: a member's class is its sub-cell's in a sure dimension,
+ * and in a straddling one whether it drops the extra bucket, computed exactly as bucket_after
+ * computes it ((f - r) * scale against the bucket m lower). */
+static void fast_scan(const struct sos_index *s, const struct sos_query *q, uint32_t k,
+                      const struct sos_fb *fb, const int64_t cd[4], int64_t kb,
+                      const struct lt_res *r, struct sos_best *b)
+{
+    const struct sos_bucket *bk = &s->bkt[k];
+    double tx = (double)fb->ca - (double)q->drop[0][0];
+    double ty = (double)fb->cb - (double)q->drop[1][0];
+    double sx = s->geo.scale[0], sy = s->geo.scale[1];
+
+    for (uint64_t m = q->straddle & bk->mask & ~fb->unsure; m != 0; m &= m - 1) {
+        uint32_t j = (uint32_t)__builtin_ctzll(m), base, n;
+        uint64_t bit = UINT64_C(1) << j;
+        bool xs = (q->sure[0] & bit) != 0, ys = (q->sure[1] & bit) != 0;
+        const struct lt__cell *cl;
+        int64_t bound = INT64_MAX;
+
+        if (!improves(kb, bk->smin[j], b))
+            continue; /* nothing here can beat the best */
+        base = ((q->low[0] & bit) ? 1u : 0u) | ((q->low[1] & bit) ? 2u : 0u);
+        cl = &s->cells[k * SUB2 + j];
+        if (!lt__res_ge(&cl->hi, r))
+            continue; /* no member fits */
+        /* The box may lie on one side of the straddling line (the members' own test, applied
+         * to the box's corners, is monotone): then the dimension is sure here too. */
+        if (!xs && (xs = (cl->lo.cpu - r->cpu) * sx >= tx || (cl->hi.cpu - r->cpu) * sx < tx))
+            base |= (cl->hi.cpu - r->cpu) * sx < tx ? 1u : 0u;
+        if (!ys && (ys = (cl->lo.mem - r->mem) * sy >= ty || (cl->hi.mem - r->mem) * sy < ty))
+            base |= (cl->hi.mem - r->mem) * sy < ty ? 2u : 0u;
+        if (xs && ys && lt__res_ge(&cl->lo, r)) {
+            /* every member fits and lands in one class: the lowest is the sub-cell's best */
+            if (improves(cd[base], cl->min_i, b)) {
+                b->d = cd[base];
+                b->i = cl->min_i;
+            }
+            continue;
+        }
+        for (uint32_t c = 0; c < 4; c++) {
+            if ((xs && (c & 1) != (base & 1)) || (ys && (c & 2) != (base & 2)))
+                continue;
+            bound = cd[c] < bound ? cd[c] : bound;
+        }
+        if (bound == INT64_MAX || !improves(bound, bk->smin[j], b))
+            continue;
+        STAT(ST_SUBCELLS);
+        n = lt__cell_is_point(cl) ? 1 : cl->n; /* a point cell: all alike, first wins */
+        for (uint32_t e = 0; e < n; e++) {
+            uint32_t i = cl->mem[e], c = base;
+            const struct lt_res *f = &cl->f[e];
+
+            if (!improves(bound, i, b))
+                break; /* later members cannot beat the best, nor tie it with a lower index */
+            STAT(ST_MEMBERS);
+            if (!lt__res_ge(f, r))
+                continue;
+            if (!xs && (f->cpu - r->cpu) * sx < tx)
+                c |= 1;
+            if (!ys && (f->mem - r->mem) * sy < ty)
+                c |= 2;
+            if (improves(cd[c], i, b)) {
+                b->d = cd[c];
+                b->i = i;
+            }
         }
     }
 }
@@ -704,9 +785,13 @@ static int sos_choose(const struct lt_policy *p, const struct lt_index *ix,
             uint32_t k = id[j] & ~FAST_BIT;
             struct sos_fb fb;
 
+            int64_t cd[4];
+
             if (lb[j] == thr && (id[j] & FAST_BIT) && improves(thr, s->bkt[k].min_i, &b) &&
-                fast_prep(s, k, &t->req, &fb))
-                fast_sure(s, &q, k, &fb, &b);
+                fast_prep(s, k, &t->req, &fb)) {
+                class_deltas(s, &q, k, &fb, cd);
+                fast_sure(s, &q, k, &fb, cd, &b);
+            }
         }
         for (size_t j = 0; j < n; j++) {
             uint32_t k = id[j] & ~FAST_BIT;
@@ -718,9 +803,13 @@ static int sos_choose(const struct lt_policy *p, const struct lt_index *ix,
             if (!improves(thr, s->bkt[k].min_i, &b))
                 continue;
             STAT(ST_BUCKETS);
-            if ((id[j] & FAST_BIT) && fast_prep(s, k, &t->req, &fb))
-                scan_bucket(s, k, (q.straddle | fb.unsure) & s->bkt[k].mask, thr, &t->req, &b);
-            else
+            if ((id[j] & FAST_BIT) && fast_prep(s, k, &t->req, &fb)) {
+                int64_t cd[4];
+                class_deltas(s, &q, k, &fb, cd);
+                fast_scan(s, &q, k, &fb, cd, thr, &t->req, &b);
+                if (fb.unsure & s->bkt[k].mask)
+                    scan_bucket(s, k, fb.unsure & s->bkt[k].mask, thr, &t->req, &b);
+            } else
                 scan_bucket(s, k, s->bkt[k].mask, thr, &t->req, &b);
         }
     }
