@@ -422,9 +422,11 @@ static void __attribute__((destructor)) sos_stat_print(void)
                 n, sos_stat[ST_BOUNDED] / n, sos_stat[ST_ROUNDS] / n, sos_stat[ST_BUCKETS] / n,
                 sos_stat[ST_CLASSES] / n, sos_stat[ST_SUBCELLS] / n, sos_stat[ST_MEMBERS] / n);
 }
-#define STAT(k) (sos_stat[k]++)
+#define STAT(k)        (sos_stat[k]++)
+#define STAT_ADD(k, n) (sos_stat[k] += (n))
 #else
-#define STAT(k) ((void)0)
+#define STAT(k)        ((void)0)
+#define STAT_ADD(k, n) ((void)0)
 #endif
 
 struct sos_best {
@@ -520,7 +522,10 @@ static void scan_bucket(const struct sos_index *s, uint32_t k, uint64_t mask, in
  * the sub-cell's lowest member is its best. The slice holding phi straddles: its sub-cells are
  * scanned. */
 #define SLICE_EPS 1e-9
-#define FAST_BIT  0x8000u /* in choose's bucket list: the bucket takes the fast path */
+/* Score changes are even numbers of magnitude at most 2 (machines + 1) < 2^31: biased, they
+ * pack above a 32-bit machine index into one unsigned key ordered as (change, index). */
+#define KEY_BIAS ((int64_t)1 << 31)
+#define FAST_BIT 0x8000u /* in choose's bucket list: the bucket takes the fast path */
 
 struct sos_query {
     bool ok;             /* false: rho is within SLICE_EPS of a whole number (general path) */
@@ -717,22 +722,44 @@ static void fast_scan(const struct sos_index *s, const struct sos_query *q, uint
             continue;
         STAT(ST_SUBCELLS);
         n = lt__cell_is_point(cl) ? 1 : cl->n; /* a point cell: all alike, first wins */
-        for (uint32_t e = 0; e < n; e++) {
-            uint32_t i = cl->mem[e], c = base;
-            const struct lt_res *f = &cl->f[e];
+        /* Members below the best's index (all of them if the bound beats the best's change),
+         * each scored without branches: (change, index) packed into one key, infeasible
+         * members at the largest key. */
+        if (bound == b->d && b->i != LT_NO_MACHINE) {
+            uint32_t lo = 0, hi = n;
+            while (lo < hi) {
+                uint32_t mid = lo + (hi - lo) / 2;
+                if (cl->mem[mid] < b->i)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            n = lo;
+        }
+        {
+            uint64_t best = UINT64_MAX, key[4];
+            uint32_t mx = xs ? 0u : 1u, my = ys ? 0u : 2u;
 
-            if (!improves(bound, i, b))
-                break; /* later members cannot beat the best, nor tie it with a lower index */
-            STAT(ST_MEMBERS);
-            if (!lt__res_ge(f, r))
-                continue;
-            if (!xs && (f->cpu - r->cpu) * sx < tx)
-                c |= 1;
-            if (!ys && (f->mem - r->mem) * sy < ty)
-                c |= 2;
-            if (improves(cd[c], i, b)) {
-                b->d = cd[c];
-                b->i = i;
+            for (uint32_t c = 0; c < 4; c++)
+                key[c] = cd[c] == INT64_MAX ? UINT64_MAX : (uint64_t)(cd[c] + KEY_BIAS) << 32;
+            for (uint32_t e = 0; e < n; e++) {
+                const struct lt_res *f = &cl->f[e];
+                uint32_t c = base | (((f->cpu - r->cpu) * sx < tx) ? mx : 0u) |
+                             (((f->mem - r->mem) * sy < ty) ? my : 0u);
+                uint64_t v = key[c] | cl->mem[e];
+                bool fits = f->cpu >= r->cpu && f->mem >= r->mem && f->disk >= r->disk;
+
+                v = fits ? v : UINT64_MAX;
+                best = v < best ? v : best;
+            }
+            STAT_ADD(ST_MEMBERS, n);
+            if (best != UINT64_MAX) {
+                int64_t d = (int64_t)(best >> 32) - KEY_BIAS;
+                uint32_t i = (uint32_t)best;
+                if (improves(d, i, b)) {
+                    b->d = d;
+                    b->i = i;
+                }
             }
         }
     }
