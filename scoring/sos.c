@@ -171,6 +171,7 @@ struct sos_index {
     uint32_t *cell;                        /* machine -> sub-cell, or NO_CELL if offline */
     size_t n;                              /* machines covered */
     int64_t sumsq;                         /* sum over buckets of b(k)^2 */
+    uint8_t (*coord)[2];                   /* bucket -> its cpu and mem coordinates */
 };
 
 static uint32_t sub_coord(double f, double scale, uint32_t c)
@@ -298,6 +299,7 @@ static void sos_free(struct lt_index *ix)
     lt_free(s->bkt);
     lt_free(s->count);
     lt_free(s->cell);
+    lt_free(s->coord);
     lt_free(s);
 }
 
@@ -382,6 +384,13 @@ static int sos_index_new(const struct lt_policy *p, const struct lt_cluster *c,
     s->bkt = lt_calloc(s->geo.n, sizeof(*s->bkt));
     s->count = lt_calloc(s->geo.n, sizeof(*s->count));
     s->cell = lt_calloc(c->n, sizeof(*s->cell));
+    s->coord = lt_calloc(s->geo.n, sizeof(*s->coord));
+    if (s->coord == NULL)
+        goto out_nomem;
+    for (uint32_t k = 0; k < s->geo.n; k++) {
+        s->coord[k][0] = (uint8_t)(k / s->geo.k[2] / s->geo.k[1]);
+        s->coord[k][1] = (uint8_t)(k / s->geo.k[2] % s->geo.k[1]);
+    }
     if (s->cells == NULL || s->bkt == NULL || s->count == NULL || s->cell == NULL)
         goto out_nomem;
     for (size_t i = 0; i < c->n; i++) {
@@ -584,7 +593,8 @@ static void query_init(struct sos_query *q, const struct sos_geom *g, const stru
 }
 
 /* Bucket k's facts for the fast path: its coordinates, the disk bucket all its members land
- * in, and the sub-cells that must be scanned whatever the slices say. */
+ * in, and the sub-cells whose members may lie beyond the reference capacity (a bucket with
+ * such members takes the general path). */
 struct sos_fb {
     uint32_t ca, cb, td;
     uint64_t unsure;
@@ -602,8 +612,8 @@ static bool fast_prep(const struct sos_index *s, uint32_t k, const struct lt_res
     fb->td = coord(bk->lo.disk - r->disk, g->scale[2], g->k[2]);
     if (fb->td != coord(bk->hi.disk - r->disk, g->scale[2], g->k[2]))
         return false;
-    fb->cb = (k / g->k[2]) % g->k[1];
-    fb->ca = k / g->k[2] / g->k[1];
+    fb->ca = s->coord[k][0];
+    fb->cb = s->coord[k][1];
     fb->unsure = 0;
     /* A top bucket also holds the free amounts beyond the reference capacity (clamped into its
      * last slice), which may drop fewer buckets: that slice is sure only when none is there. */
@@ -772,6 +782,7 @@ static int sos_choose(const struct lt_policy *p, const struct lt_index *ix,
     const struct sos_index *s = (const struct sos_index *)ix;
     int64_t lb[SOS_MAX_CELLS];
     uint16_t id[SOS_MAX_CELLS];
+    struct sos_fb fbs[SOS_MAX_CELLS]; /* fast-path facts of listed bucket j (FAST_BIT set) */
     struct sos_best b = {INT64_MAX, LT_NO_MACHINE};
     struct sos_query q;
     size_t n = 0;
@@ -784,11 +795,11 @@ static int sos_choose(const struct lt_policy *p, const struct lt_index *ix,
     for (uint32_t w = 0; w < (s->geo.n + 63) / 64; w++) {
         for (uint64_t bits = s->nonempty[w]; bits != 0; bits &= bits - 1) {
             uint32_t k = w * 64 + (uint32_t)__builtin_ctzll(bits);
-            struct sos_fb fb;
-            bool fast = q.ok && fast_prep(s, k, &t->req, &fb) && !(fb.unsure & s->bkt[k].mask);
+            struct sos_fb *fb = &fbs[n];
+            bool fast = q.ok && fast_prep(s, k, &t->req, fb) && !(fb->unsure & s->bkt[k].mask);
             int64_t v;
             STAT(ST_BOUNDED);
-            v = fast ? fast_bound(s, &q, k, &fb)
+            v = fast ? fast_bound(s, &q, k, fb)
                      : box_bound(s, k, &s->bkt[k].lo, &s->bkt[k].hi, &t->req);
             if (v != INT64_MAX) {
                 lb[n] = v;
@@ -810,19 +821,16 @@ static int sos_choose(const struct lt_policy *p, const struct lt_index *ix,
          * lets the scans of the straddling sub-cells stop early. */
         for (size_t j = 0; j < n; j++) {
             uint32_t k = id[j] & ~FAST_BIT;
-            struct sos_fb fb;
-
             int64_t cd[4];
 
-            if (lb[j] == thr && (id[j] & FAST_BIT) && improves(thr, s->bkt[k].min_i, &b) &&
-                fast_prep(s, k, &t->req, &fb)) {
-                class_deltas(s, &q, k, &fb, cd);
-                fast_sure(s, &q, k, &fb, cd, &b);
+            if (lb[j] == thr && (id[j] & FAST_BIT) && improves(thr, s->bkt[k].min_i, &b)) {
+                class_deltas(s, &q, k, &fbs[j], cd);
+                fast_sure(s, &q, k, &fbs[j], cd, &b);
             }
         }
         for (size_t j = 0; j < n; j++) {
             uint32_t k = id[j] & ~FAST_BIT;
-            struct sos_fb fb;
+            int64_t cd[4];
 
             if (lb[j] != thr)
                 continue;
@@ -830,14 +838,12 @@ static int sos_choose(const struct lt_policy *p, const struct lt_index *ix,
             if (!improves(thr, s->bkt[k].min_i, &b))
                 continue;
             STAT(ST_BUCKETS);
-            if ((id[j] & FAST_BIT) && fast_prep(s, k, &t->req, &fb)) {
-                int64_t cd[4];
-                class_deltas(s, &q, k, &fb, cd);
-                fast_scan(s, &q, k, &fb, cd, thr, &t->req, &b);
-                if (fb.unsure & s->bkt[k].mask)
-                    scan_bucket(s, k, fb.unsure & s->bkt[k].mask, thr, &t->req, &b);
-            } else
+            if (id[j] & FAST_BIT) {
+                class_deltas(s, &q, k, &fbs[j], cd);
+                fast_scan(s, &q, k, &fbs[j], cd, thr, &t->req, &b);
+            } else {
                 scan_bucket(s, k, s->bkt[k].mask, thr, &t->req, &b);
+            }
         }
     }
     STAT(ST_CALLS);
