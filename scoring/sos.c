@@ -419,17 +419,17 @@ out_nomem:
 /* Counters for tuning, compiled in with -DSOS_STATS: per-choose means on stderr at exit. */
 #ifdef SOS_STATS
 #include <stdio.h>
-enum { ST_CALLS, ST_BOUNDED, ST_ROUNDS, ST_BUCKETS, ST_CLASSES, ST_SUBCELLS, ST_MEMBERS, ST_N };
+enum { ST_CALLS, ST_BOUNDED, ST_BUCKETS, ST_CLASSES, ST_SUBCELLS, ST_MEMBERS, ST_N };
 static unsigned long long sos_stat[ST_N];
 static void __attribute__((destructor)) sos_stat_print(void)
 {
     double n = (double)sos_stat[ST_CALLS];
     if (n > 0)
         fprintf(stderr,
-                "sos: %.0f calls; per call: bounded %.1f rounds %.1f buckets %.1f classes %.1f "
+                "sos: %.0f calls; per call: bounded %.1f buckets %.1f classes %.1f "
                 "sub-cells %.1f members %.1f\n",
-                n, sos_stat[ST_BOUNDED] / n, sos_stat[ST_ROUNDS] / n, sos_stat[ST_BUCKETS] / n,
-                sos_stat[ST_CLASSES] / n, sos_stat[ST_SUBCELLS] / n, sos_stat[ST_MEMBERS] / n);
+                n, sos_stat[ST_BOUNDED] / n, sos_stat[ST_BUCKETS] / n, sos_stat[ST_CLASSES] / n,
+                sos_stat[ST_SUBCELLS] / n, sos_stat[ST_MEMBERS] / n);
 }
 #define STAT(k)        (sos_stat[k]++)
 #define STAT_ADD(k, n) (sos_stat[k] += (n))
@@ -635,23 +635,6 @@ static int64_t class_delta(const struct sos_index *s, const struct sos_query *q,
     return delta(s->count, k, bucket3(&s->geo, fb->ca - da, fb->cb - db, fb->td));
 }
 
-/* Lower bound on bucket k's score changes from the classes its sub-cells can hold (a
- * straddling sub-cell can hold both sides); INT64_MAX if none can fit. */
-static int64_t fast_bound(const struct sos_index *s, const struct sos_query *q, uint32_t k,
-                          const struct sos_fb *fb)
-{
-    uint64_t mask = s->bkt[k].mask;
-    int64_t best = INT64_MAX;
-
-    for (uint32_t c = 0; c < 4; c++) {
-        if (q->ext[c] & mask) {
-            int64_t d = class_delta(s, q, k, fb, c);
-            best = d < best ? d : best;
-        }
-    }
-    return best;
-}
-
 /* The score change of each class in bucket k (INT64_MAX: cannot fit). */
 static void class_deltas(const struct sos_index *s, const struct sos_query *q, uint32_t k,
                          const struct sos_fb *fb, int64_t cd[4])
@@ -792,57 +775,55 @@ static int sos_choose(const struct lt_policy *p, const struct lt_index *ix,
     (void)rng;
     (void)err;
     query_init(&q, &s->geo, &t->req);
+    /* Pass 1: every non-empty bucket's bound, and at once its sure sub-cells (O(1) each), so
+     * that the best is already close when the scans start; a bucket that may still improve
+     * it through straddling sub-cells (or the general path) is listed. */
     for (uint32_t w = 0; w < (s->geo.n + 63) / 64; w++) {
         for (uint64_t bits = s->nonempty[w]; bits != 0; bits &= bits - 1) {
             uint32_t k = w * 64 + (uint32_t)__builtin_ctzll(bits);
+            const struct sos_bucket *bk = &s->bkt[k];
             struct sos_fb *fb = &fbs[n];
-            bool fast = q.ok && fast_prep(s, k, &t->req, fb) && !(fb->unsure & s->bkt[k].mask);
-            int64_t v;
+            int64_t v, cd[4];
+
             STAT(ST_BOUNDED);
-            v = fast ? fast_bound(s, &q, k, fb)
-                     : box_bound(s, k, &s->bkt[k].lo, &s->bkt[k].hi, &t->req);
-            if (v != INT64_MAX) {
+            if (!(q.ok && fast_prep(s, k, &t->req, fb) && !(fb->unsure & bk->mask))) {
+                v = box_bound(s, k, &bk->lo, &bk->hi, &t->req);
+                if (v != INT64_MAX && improves(v, bk->min_i, &b)) {
+                    lb[n] = v;
+                    id[n++] = (uint16_t)k;
+                }
+                continue;
+            }
+            class_deltas(s, &q, k, fb, cd);
+            v = INT64_MAX;
+            for (uint32_t cl = 0; cl < 4; cl++) {
+                if ((q.ext[cl] & bk->mask) && cd[cl] < v)
+                    v = cd[cl];
+            }
+            if (v == INT64_MAX || !improves(v, bk->min_i, &b))
+                continue;
+            fast_sure(s, &q, k, fb, cd, &b);
+            if ((q.straddle & bk->mask) && improves(v, bk->min_i, &b)) {
                 lb[n] = v;
-                id[n++] = (uint16_t)(k | (fast ? FAST_BIT : 0));
+                id[n++] = (uint16_t)(k | FAST_BIT);
             }
         }
     }
-    /* Rounds of increasing bound; a round scans every bucket at that bound. */
-    for (;;) {
-        int64_t thr = INT64_MAX;
-        for (size_t j = 0; j < n; j++) {
-            if (lb[j] < thr)
-                thr = lb[j];
-        }
-        if (thr == INT64_MAX || (b.i != LT_NO_MACHINE && thr > b.d))
-            break;
-        STAT(ST_ROUNDS);
-        /* The sure sub-cells of the round's buckets first (O(1) each): the best they give
-         * lets the scans of the straddling sub-cells stop early. */
+    /* Pass 2: the listed buckets' scans, lowest bounds first (negative changes are rare and
+     * decide the answer when they exist). */
+    for (int neg = 1; neg >= 0; neg--) {
         for (size_t j = 0; j < n; j++) {
             uint32_t k = id[j] & ~FAST_BIT;
             int64_t cd[4];
 
-            if (lb[j] == thr && (id[j] & FAST_BIT) && improves(thr, s->bkt[k].min_i, &b)) {
-                class_deltas(s, &q, k, &fbs[j], cd);
-                fast_sure(s, &q, k, &fbs[j], cd, &b);
-            }
-        }
-        for (size_t j = 0; j < n; j++) {
-            uint32_t k = id[j] & ~FAST_BIT;
-            int64_t cd[4];
-
-            if (lb[j] != thr)
-                continue;
-            lb[j] = INT64_MAX;
-            if (!improves(thr, s->bkt[k].min_i, &b))
+            if ((lb[j] < 0) != (neg == 1) || !improves(lb[j], s->bkt[k].min_i, &b))
                 continue;
             STAT(ST_BUCKETS);
             if (id[j] & FAST_BIT) {
                 class_deltas(s, &q, k, &fbs[j], cd);
-                fast_scan(s, &q, k, &fbs[j], cd, thr, &t->req, &b);
+                fast_scan(s, &q, k, &fbs[j], cd, lb[j], &t->req, &b);
             } else {
-                scan_bucket(s, k, s->bkt[k].mask, thr, &t->req, &b);
+                scan_bucket(s, k, s->bkt[k].mask, lb[j], &t->req, &b);
             }
         }
     }
