@@ -15,17 +15,28 @@
  *   most machines in their bucket (score unchanged).
  * Implementation: with S = sum b^2, moving machine i from bucket c to T != c gives
  *   S + 2 (b(T) - b(c) + 1); staying gives S. The index keeps S and the counts
- *   incrementally, and the machines of each bucket in 4 x 4 sub-cells by their position
- *   inside the bucket (cells.c: sorted by index, with their free vectors and a box), so the
- *   full machines at a bucket's low corner and the machines near its low edges (the only ones
- *   a small task moves out) are apart from the rest. choose() computes, for each non-empty
- *   bucket, the range of target buckets its machines can reach (its box shifted by the
- *   request; bucket() is monotone, so the range is exact) and from it a lower bound on the
- *   score change; it visits buckets in rounds of increasing bound, and within a bucket the
- *   sub-cells whose own bound can still beat (or tie with a lower index) the best, members in
- *   index order, stopping as soon as nothing left can. Cost: O(non-empty buckets) plus the
- *   members of the sub-cells that cannot be ruled out, independent of the number of machines.
- * Tests: tests/unit/test_sos.c (the DESIGN.md worked example), test_property.c.
+ *   incrementally, and the machines of each bucket in 8 x 8 sub-cells by their position
+ *   inside the bucket in cpu and mem (cells.c: sorted by index, with their free vectors and a
+ *   box), with each sub-cell's lowest index kept beside the bucket.
+ *   Bucket widths are uniform, so a request rho = m + phi bucket widths (per dimension) moves
+ *   a machine at offset o inside its bucket m buckets down if o >= phi and m + 1 if o < phi,
+ *   whatever the bucket: one classification of the 8 slices per dimension serves every
+ *   bucket. A slice clearly on one side of phi is "sure": all members of a sub-cell sure in
+ *   both dimensions land in the same bucket (a class: low or high in cpu, in mem), so its
+ *   lowest member is its best, in O(1). Only the sub-cells of the slice holding phi straddle;
+ *   their boxes often lie on one side anyway, and otherwise their members are classified by
+ *   the exact test bucket_after() applies ((f - r) * scale against the bucket m lower),
+ *   without branches, only those below the best's index. A bucket whose disk range does not
+ *   land in one disk bucket, or that holds free amounts beyond the reference capacity, or a
+ *   request within 1e-9 of a whole number of widths, takes the general path: a lower bound
+ *   from the box shifted by the request (bucket() is monotone, so the range of targets is
+ *   exact), members scored with bucket_after().
+ *   choose() bounds every non-empty bucket and takes its sure sub-cells in one pass, then
+ *   scans the straddling sub-cells of the buckets that can still beat (or tie with a lower
+ *   index) the best, negative bounds first. Cost: O(non-empty buckets) plus the members of
+ *   straddling sub-cells below the best's index, independent of the number of machines.
+ * Tests: tests/unit/test_sos.c (the DESIGN.md worked example, requests wider than a bucket),
+ *   test_property.c (choose equals the naive rank scan on random states).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -37,8 +48,9 @@
 
 #include "lt_mem.h"
 
-#define SOS_MAX_CELLS 2048 /* >= 20 * 20 * 5 (sos20): bounds the stack arrays of choose */
-#define NO_CELL       UINT32_MAX
+#define SOS_MAX_CELLS    2048 /* >= 20 * 20 * 5 (sos20): bounds the stack arrays of choose */
+#define NO_CELL          UINT32_MAX
+#define SOS_MAX_MACHINES (UINT32_C(1) << 30) /* score changes fit in 32 bits (choose's keys) */
 
 struct sos_params {
     uint32_t k[3]; /* buckets per dimension: cpu, mem, disk */
@@ -375,6 +387,9 @@ static int sos_index_new(const struct lt_policy *p, const struct lt_cluster *c,
     s->base.ops = &sos_ops;
     s->base.policy = p;
     rc = geom_init(&s->geo, p, c, err);
+    if (rc == 0 && c->n > SOS_MAX_MACHINES)
+        rc = lt_err_set(err, LT_EINVAL, 0, 0, "policy '%s' supports at most %u machines, not %zu",
+                        p->name, (unsigned)SOS_MAX_MACHINES, c->n);
     if (rc < 0) {
         lt_free(s);
         return rc;
