@@ -1,0 +1,746 @@
+/* slots.c -- the slot-based cluster simulator (slots.h, docs/slots.md).
+ *
+ * Event-driven: arrivals (tasks sorted by arrival, then id), and per server its next
+ * completion or the end of its wake-up, in one heap with lazy deletion (a version per
+ * server). After the events of an instant, the scheduler walks the central queue (A21).
+ *
+ * Processor sharing, exact: every task on an ON server receives the same rate
+ * Gamma = C / max(n, cores), so the server keeps w, the work one task has received since the
+ * server was created, and each task its threshold thr = w at placement + remaining demand; a
+ * rate change moves no threshold, and the next completion is (min thr - w) / Gamma away.
+ * While a server wakes, w does not advance: its tasks hold their slots without progress
+ * (A40).
+ *
+ * Free slots: servers are ordered by slot power (cpu / slots), descending, and a Fenwick tree
+ * over them counts free slots, so a uniformly random free slot of the cluster, or of the most
+ * powerful tier that has one (WAA, A23), is found in O(log servers).
+ *
+ * Victims: per priority class, the tasks holding a slot (running or waking) in a list ordered
+ * by start time (placements happen in time order) and an array for uniform draws. A victim
+ * comes from the lowest class that holds a slot, if it is below the evictor's (A52); mrs takes
+ * the latest start, lrs the earliest, ties (equal start times) drawn uniformly (A24).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "slots.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lt_mem.h"
+#include "lt_rng.h"
+
+#define NONE       UINT32_MAX
+#define N_CLASSES  12
+#define DONE_EPS   1e-9 /* relative: a threshold within this of w has been reached */
+#define PROD_CLASS 9    /* production: 9-11 [L965] */
+
+enum { SRV_ON, SRV_SLEEP, SRV_WAKING };
+
+struct srv {
+    double cpu;
+    uint32_t cores, slots, n; /* n: tasks holding a slot */
+    int state;
+    double wake_until;
+    double w, t_last; /* work per task received; time w was brought up to */
+    uint32_t *heap;   /* tasks by thr (min-heap of task indexes), capacity slots */
+    uint32_t version;
+};
+
+struct tk {
+    uint32_t srv;              /* server holding it, or NONE */
+    double rem;                /* remaining demand (valid while it holds no slot) */
+    double thr;                /* completion threshold in its server's w (while it holds a slot) */
+    double start;              /* start of the current attempt */
+    double rem_start;          /* rem when the attempt started */
+    uint32_t hpos;             /* position in its server's heap */
+    uint32_t prev, next, apos; /* class list and class array links */
+    uint32_t e;
+    bool dropped, finished;
+};
+
+struct sev {
+    double t;
+    uint32_t srv, version;
+};
+
+struct sim {
+    const struct sl_params *p;
+    struct sl_task *in; /* by internal index (sorted by arrival, id) */
+    struct sl_outcome *out;
+    size_t n;
+    struct tk *t;
+    struct srv *s;
+    uint32_t ns;
+    uint32_t *fen; /* Fenwick tree of free slots over servers (1-based) */
+    uint32_t n_tiers;
+    uint32_t *tier_lo; /* tier k: servers [tier_lo[k], tier_lo[k + 1]) */
+    uint64_t free_total;
+    uint32_t *q; /* central queue: binary heap of task indexes */
+    size_t qn;
+    struct sev *ev; /* server events */
+    size_t evn, evcap;
+    uint32_t head[N_CLASSES], tail[N_CLASSES]; /* class lists by start time */
+    uint32_t *arr[N_CLASSES];                  /* class arrays */
+    uint32_t cnt[N_CLASSES];
+    struct lt_rng slot_rng, evict_rng;
+    struct sl_summary *sum;
+};
+
+/* ---- the central queue ---- */
+
+static bool q_before(const struct sim *m, uint32_t a, uint32_t b)
+{
+    if (m->p->order == SL_ORDER_PRIORITY && m->in[a].prio != m->in[b].prio)
+        return m->in[a].prio > m->in[b].prio;
+    return a < b; /* internal index = order of first arrival, then id */
+}
+
+static void q_push(struct sim *m, uint32_t i)
+{
+    size_t j = m->qn++;
+
+    while (j > 0 && q_before(m, i, m->q[(j - 1) / 2])) {
+        m->q[j] = m->q[(j - 1) / 2];
+        j = (j - 1) / 2;
+    }
+    m->q[j] = i;
+}
+
+static void q_pop(struct sim *m)
+{
+    uint32_t v = m->q[--m->qn];
+    size_t j = 0;
+
+    for (;;) {
+        size_t c = 2 * j + 1;
+        if (c >= m->qn)
+            break;
+        if (c + 1 < m->qn && q_before(m, m->q[c + 1], m->q[c]))
+            c++;
+        if (!q_before(m, m->q[c], v))
+            break;
+        m->q[j] = m->q[c];
+        j = c;
+    }
+    if (m->qn > 0)
+        m->q[j] = v;
+}
+
+/* ---- server events ---- */
+
+static int ev_push(struct sim *m, double t, uint32_t s)
+{
+    size_t j;
+
+    if (m->evn == m->evcap) {
+        size_t cap = m->evcap ? 2 * m->evcap : 64;
+        struct sev *e = lt_reallocarray(m->ev, cap, sizeof(*e));
+        if (e == NULL)
+            return LT_ENOMEM;
+        m->ev = e;
+        m->evcap = cap;
+    }
+    j = m->evn++;
+    while (j > 0 && t < m->ev[(j - 1) / 2].t) {
+        m->ev[j] = m->ev[(j - 1) / 2];
+        j = (j - 1) / 2;
+    }
+    m->ev[j].t = t;
+    m->ev[j].srv = s;
+    m->ev[j].version = m->s[s].version;
+    return 0;
+}
+
+static void ev_pop(struct sim *m)
+{
+    struct sev v = m->ev[--m->evn];
+    size_t j = 0;
+
+    for (;;) {
+        size_t c = 2 * j + 1;
+        if (c >= m->evn)
+            break;
+        if (c + 1 < m->evn && m->ev[c + 1].t < m->ev[c].t)
+            c++;
+        if (!(m->ev[c].t < v.t))
+            break;
+        m->ev[j] = m->ev[c];
+        j = c;
+    }
+    if (m->evn > 0)
+        m->ev[j] = v;
+}
+
+/* ---- per-server processor sharing ---- */
+
+static double rate(const struct srv *s)
+{
+    return s->cpu / (double)(s->n > s->cores ? s->n : s->cores);
+}
+
+static void advance(struct srv *s, double t)
+{
+    if (s->state == SRV_ON && s->n > 0 && t > s->t_last)
+        s->w += rate(s) * (t - s->t_last);
+    s->t_last = t;
+}
+
+static void h_set(struct sim *m, struct srv *s, uint32_t j, uint32_t i)
+{
+    s->heap[j] = i;
+    m->t[i].hpos = j;
+}
+
+static void h_up(struct sim *m, struct srv *s, uint32_t j)
+{
+    uint32_t i = s->heap[j];
+
+    while (j > 0 && m->t[i].thr < m->t[s->heap[(j - 1) / 2]].thr) {
+        h_set(m, s, j, s->heap[(j - 1) / 2]);
+        j = (j - 1) / 2;
+    }
+    h_set(m, s, j, i);
+}
+
+static void h_down(struct sim *m, struct srv *s, uint32_t j)
+{
+    uint32_t i = s->heap[j];
+
+    for (;;) {
+        uint32_t c = 2 * j + 1;
+        if (c >= s->n)
+            break;
+        if (c + 1 < s->n && m->t[s->heap[c + 1]].thr < m->t[s->heap[c]].thr)
+            c++;
+        if (!(m->t[s->heap[c]].thr < m->t[i].thr))
+            break;
+        h_set(m, s, j, s->heap[c]);
+        j = c;
+    }
+    h_set(m, s, j, i);
+}
+
+/* The server's next event: end of wake-up, or its next completion; INFINITY if none. */
+static double srv_next(const struct sim *m, const struct srv *s)
+{
+    if (s->state == SRV_WAKING)
+        return s->wake_until;
+    if (s->state != SRV_ON || s->n == 0)
+        return INFINITY;
+    return s->t_last + (m->t[s->heap[0]].thr - s->w) / rate(s);
+}
+
+static int srv_reschedule(struct sim *m, uint32_t si)
+{
+    double t = srv_next(m, &m->s[si]);
+
+    m->s[si].version++;
+    return isfinite(t) ? ev_push(m, t, si) : 0;
+}
+
+/* ---- free slots ---- */
+
+static void fen_add(struct sim *m, uint32_t si, int d)
+{
+    for (uint32_t k = si + 1; k <= m->ns; k += k & (0u - k))
+        m->fen[k] = (uint32_t)((int64_t)m->fen[k] + d);
+    m->free_total = (uint64_t)((int64_t)m->free_total + d);
+}
+
+static uint64_t fen_prefix(const struct sim *m, uint32_t si) /* free slots of servers < si */
+{
+    uint64_t r = 0;
+
+    for (uint32_t k = si; k > 0; k -= k & (0u - k))
+        r += m->fen[k];
+    return r;
+}
+
+/* The server holding the u-th free slot (0-based) in server order. */
+static uint32_t fen_find(const struct sim *m, uint64_t u)
+{
+    uint32_t pos = 0, step = 1;
+
+    while (step * 2 <= m->ns)
+        step *= 2;
+    for (; step > 0; step /= 2) {
+        if (pos + step <= m->ns && m->fen[pos + step] <= u) {
+            pos += step;
+            u -= m->fen[pos];
+        }
+    }
+    return pos; /* 0-based server */
+}
+
+/* A free slot for task i: uniform over the cluster's free slots, or, for a production task
+ * under WAA, uniform over the most powerful tier that has one. free_total > 0. */
+static uint32_t pick_slot(struct sim *m, uint32_t i)
+{
+    uint64_t lo = 0, n = m->free_total;
+
+    if (m->p->waa && m->in[i].prio >= PROD_CLASS) {
+        for (uint32_t k = 0; k < m->n_tiers; k++) {
+            uint64_t a = fen_prefix(m, m->tier_lo[k]), b = fen_prefix(m, m->tier_lo[k + 1]);
+            if (b > a) {
+                lo = a;
+                n = b - a;
+                break;
+            }
+        }
+    }
+    return fen_find(m, lo + lt_rng_below(&m->slot_rng, n));
+}
+
+/* ---- class lists (victims) ---- */
+
+static void cls_add(struct sim *m, uint32_t i)
+{
+    int c = m->in[i].prio;
+    struct tk *t = &m->t[i];
+
+    t->prev = m->tail[c];
+    t->next = NONE;
+    if (m->tail[c] != NONE)
+        m->t[m->tail[c]].next = i;
+    else
+        m->head[c] = i;
+    m->tail[c] = i;
+    t->apos = m->cnt[c];
+    m->arr[c][m->cnt[c]++] = i;
+}
+
+static void cls_del(struct sim *m, uint32_t i)
+{
+    int c = m->in[i].prio;
+    struct tk *t = &m->t[i];
+    uint32_t last;
+
+    if (t->prev != NONE)
+        m->t[t->prev].next = t->next;
+    else
+        m->head[c] = t->next;
+    if (t->next != NONE)
+        m->t[t->next].prev = t->prev;
+    else
+        m->tail[c] = t->prev;
+    last = m->arr[c][--m->cnt[c]];
+    m->arr[c][t->apos] = last;
+    m->t[last].apos = t->apos;
+}
+
+/* The victim for an evictor of priority prio, or NONE. */
+static uint32_t pick_victim(struct sim *m, int prio)
+{
+    for (int c = 0; c < prio && c < N_CLASSES; c++) {
+        uint32_t end, k = 1, v;
+        bool from_tail;
+
+        if (m->cnt[c] == 0)
+            continue;
+        if (m->p->evict == SL_EVICT_RND)
+            return m->arr[c][lt_rng_below(&m->evict_rng, m->cnt[c])];
+        from_tail = m->p->evict == SL_EVICT_MRS;
+        end = from_tail ? m->tail[c] : m->head[c];
+        /* ties: the tasks at that end with the same start time, drawn uniformly */
+        for (v = end;;) {
+            uint32_t nb = from_tail ? m->t[v].prev : m->t[v].next;
+            double a = m->t[nb == NONE ? v : nb].start, b = m->t[end].start;
+            if (nb == NONE || a < b || a > b)
+                break;
+            v = nb;
+            k++;
+        }
+        k = (uint32_t)lt_rng_below(&m->evict_rng, k);
+        for (v = end; k > 0; k--)
+            v = from_tail ? m->t[v].prev : m->t[v].next;
+        return v;
+    }
+    return NONE;
+}
+
+/* ---- placing and removing ---- */
+
+static int place(struct sim *m, uint32_t i, uint32_t si, double now)
+{
+    struct srv *s = &m->s[si];
+    struct tk *t = &m->t[i];
+
+    advance(s, now);
+    t->srv = si;
+    t->start = now;
+    t->rem_start = t->rem;
+    t->thr = s->w + t->rem;
+    s->heap[s->n++] = i;
+    h_up(m, s, s->n - 1);
+    fen_add(m, si, -1);
+    cls_add(m, i);
+    if (s->state == SRV_SLEEP) {
+        if (m->p->wake_s > 0.0) {
+            s->state = SRV_WAKING;
+            s->wake_until = now + m->p->wake_s;
+        } else {
+            s->state = SRV_ON;
+        }
+    }
+    return srv_reschedule(m, si);
+}
+
+/* Takes task i off its server at now; its remaining demand is kept in rem. An emptied server
+ * sleeps (SLP) unless keep_awake (an eviction: the evictor takes the slot at once). */
+static int unplace(struct sim *m, uint32_t i, double now, bool keep_awake)
+{
+    struct tk *t = &m->t[i];
+    uint32_t si = t->srv, j = t->hpos;
+    struct srv *s = &m->s[si];
+
+    advance(s, now);
+    t->rem = t->thr - s->w;
+    if (t->rem < 0.0)
+        t->rem = 0.0;
+    s->n--;
+    if (j != s->n) {
+        h_set(m, s, j, s->heap[s->n]);
+        h_up(m, s, j);
+        h_down(m, s, m->t[s->heap[j]].hpos);
+    }
+    t->srv = NONE;
+    fen_add(m, si, +1);
+    cls_del(m, i);
+    if (s->n == 0 && m->p->sleep && s->state == SRV_ON && !keep_awake)
+        s->state = SRV_SLEEP;
+    return srv_reschedule(m, si);
+}
+
+static int evict(struct sim *m, uint32_t v, double now)
+{
+    struct tk *t = &m->t[v];
+    int rc = unplace(m, v, now, true);
+
+    if (rc < 0)
+        return rc;
+    m->sum->ne++;
+    if (t->e++ == 0)
+        m->sum->net++;
+    if (!m->p->resume) {
+        double lost = t->rem_start - t->rem;
+        m->out[v].wasted += lost;
+        m->sum->we += lost;
+        t->rem = m->in[v].demand;
+    }
+    if (m->p->drop_threshold > 0 && t->e >= m->p->drop_threshold) {
+        t->dropped = true;
+        m->sum->dropped++;
+        return 0;
+    }
+    q_push(m, v);
+    return 0;
+}
+
+/* The central queue, head first, until the head can neither take a free slot nor evict. */
+static int schedule(struct sim *m, double now)
+{
+    while (m->qn > 0) {
+        uint32_t i = m->q[0], v, si;
+        int rc;
+
+        if (m->free_total > 0) {
+            q_pop(m);
+            if ((rc = place(m, i, pick_slot(m, i), now)) < 0)
+                return rc;
+            continue;
+        }
+        if (m->p->order != SL_ORDER_PRIORITY || m->p->evict == SL_EVICT_NONE)
+            break;
+        v = pick_victim(m, m->in[i].prio);
+        if (v == NONE)
+            break; /* every later task has priority <= the head's */
+        si = m->t[v].srv;
+        q_pop(m);
+        if ((rc = evict(m, v, now)) < 0 || (rc = place(m, i, si, now)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* The events of server si at now: the end of its wake-up, its completions. */
+static int srv_event(struct sim *m, uint32_t si, double now)
+{
+    struct srv *s = &m->s[si];
+
+    m->sum->events++;
+    if (s->state == SRV_WAKING) {
+        if (now < s->wake_until)
+            return srv_reschedule(m, si);
+        s->state = s->n > 0 || !m->p->sleep ? SRV_ON : SRV_SLEEP;
+        s->t_last = now;
+        return srv_reschedule(m, si);
+    }
+    advance(s, now);
+    while (s->n > 0) {
+        uint32_t i = s->heap[0];
+        struct tk *t = &m->t[i];
+        int rc;
+
+        if (t->thr - s->w > DONE_EPS * (t->thr > 1.0 ? t->thr : 1.0))
+            break;
+        t->thr = s->w; /* reached: nothing left */
+        if ((rc = unplace(m, i, now, false)) < 0)
+            return rc;
+        t->finished = true;
+        m->out[i].finish = now;
+    }
+    return srv_reschedule(m, si);
+}
+
+/* ---- set-up ---- */
+
+void sl_params_default(struct sl_params *p, const struct lt_slot_config *cfg)
+{
+    memset(p, 0, sizeof(*p));
+    p->cfg = cfg;
+    p->order = SL_ORDER_PRIORITY;
+    p->evict = SL_EVICT_MRS;
+    p->sleep = true;
+    p->wake_s = 30.0;
+}
+
+static int check(const struct sl_params *p, const struct sl_task *tasks, size_t n,
+                 struct lt_err *err)
+{
+    if (p == NULL || p->cfg == NULL || p->cfg->n == 0)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "slot simulator: no slot configuration");
+    for (size_t k = 0; k < p->cfg->n; k++) {
+        const struct lt_slot_group *g = &p->cfg->g[k];
+        if (g->type == NULL || g->count == 0 || g->slots == 0 || !(g->type->cpu > 0.0) ||
+            g->type->cores == 0)
+            return lt_err_set(err, LT_EINVAL, 0, 0,
+                              "slot simulator: server group %zu has no servers, slots, CPU or "
+                              "cores",
+                              k);
+    }
+    if (!(p->wake_s >= 0.0) || !isfinite(p->wake_s))
+        return lt_err_set(err, LT_EINVAL, 0, 0, "slot simulator: wake-up time %g is not >= 0",
+                          p->wake_s);
+    if (tasks == NULL && n > 0)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "slot simulator: no tasks");
+    if (n >= NONE)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "slot simulator: %zu tasks (at most %u)", n,
+                          (unsigned)(NONE - 1));
+    for (size_t k = 0; k < n; k++) {
+        const struct sl_task *t = &tasks[k];
+        if (t->prio < 0 || t->prio >= N_CLASSES)
+            return lt_err_set(err, LT_EINVAL, 0, 0, "task %lld: priority %d is not 0..11",
+                              (long long)t->id, t->prio);
+        if (!(t->arrival >= 0.0) || !isfinite(t->arrival))
+            return lt_err_set(err, LT_EINVAL, 0, 0, "task %lld: arrival %g is not >= 0",
+                              (long long)t->id, t->arrival);
+        if (!(t->demand > 0.0) || !isfinite(t->demand))
+            return lt_err_set(err, LT_EINVAL, 0, 0, "task %lld: CPU demand %g is not > 0",
+                              (long long)t->id, t->demand);
+    }
+    return 0;
+}
+
+static const struct sl_task *sort_base;
+
+static int by_arrival(const void *a, const void *b)
+{
+    const struct sl_task *x = &sort_base[*(const uint32_t *)a];
+    const struct sl_task *y = &sort_base[*(const uint32_t *)b];
+
+    if (x->arrival < y->arrival)
+        return -1;
+    if (x->arrival > y->arrival)
+        return 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+static const struct lt_slot_config *group_base;
+
+static int by_power(const void *a, const void *b)
+{
+    double x = lt_slot_power(&group_base->g[*(const uint32_t *)a]);
+    double y = lt_slot_power(&group_base->g[*(const uint32_t *)b]);
+
+    if (x > y)
+        return -1;
+    if (x < y)
+        return 1;
+    return (*(const uint32_t *)a > *(const uint32_t *)b) -
+           (*(const uint32_t *)a < *(const uint32_t *)b);
+}
+
+static void sim_free(struct sim *m)
+{
+    if (m->s != NULL) {
+        for (uint32_t k = 0; k < m->ns; k++)
+            lt_free(m->s[k].heap);
+    }
+    for (int c = 0; c < N_CLASSES; c++)
+        lt_free(m->arr[c]);
+    lt_free(m->t);
+    lt_free(m->s);
+    lt_free(m->fen);
+    lt_free(m->tier_lo);
+    lt_free(m->q);
+    lt_free(m->ev);
+    lt_free(m->in);
+    lt_free(m->out);
+}
+
+static void summarise(struct sim *m, struct sl_outcome *out, const uint32_t *ord)
+{
+    struct sl_summary *s = m->sum;
+    double r_all = 0.0, rc[N_CLASSES] = {0}, re[N_CLASSES] = {0}, rn[N_CLASSES] = {0};
+    uint64_t ne_c[N_CLASSES] = {0}, nn_c[N_CLASSES] = {0};
+
+    for (size_t k = 0; k < m->n; k++) {
+        const struct tk *t = &m->t[k];
+        int c = m->in[k].prio;
+        double r;
+
+        m->out[k].evictions = t->e;
+        m->out[k].dropped = t->dropped;
+        if (t->e > s->max_e)
+            s->max_e = t->e;
+        out[ord[k]] = m->out[k];
+        if (!t->finished)
+            continue;
+        r = m->out[k].finish - m->in[k].arrival;
+        s->completed++;
+        if (m->out[k].finish > s->makespan)
+            s->makespan = m->out[k].finish;
+        r_all += r;
+        rc[c] += r;
+        s->n_class[c]++;
+        if (t->e > 0) {
+            re[c] += r;
+            ne_c[c]++;
+        } else {
+            rn[c] += r;
+            nn_c[c]++;
+        }
+    }
+    s->r_mean = s->completed > 0 ? r_all / (double)s->completed : NAN;
+    for (int c = 0; c < N_CLASSES; c++) {
+        s->r_class[c] = s->n_class[c] > 0 ? rc[c] / (double)s->n_class[c] : NAN;
+        s->r_class_evicted[c] = ne_c[c] > 0 ? re[c] / (double)ne_c[c] : NAN;
+        s->r_class_nonevicted[c] = nn_c[c] > 0 ? rn[c] / (double)nn_c[c] : NAN;
+    }
+}
+
+int sl_run(const struct sl_params *p, const struct sl_task *tasks, size_t n, struct sl_outcome *out,
+           struct sl_summary *sum, struct lt_err *err)
+{
+    struct sim m;
+    uint32_t *ord = NULL, gorder[LT_SLOT_MAX_GROUPS];
+    struct sl_task *in;
+    size_t next = 0;
+
+    uint32_t si = 0;
+    int rc;
+
+    if ((rc = check(p, tasks, n, err)) < 0)
+        return rc;
+    if (out == NULL || sum == NULL)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "slot simulator: NULL output");
+    memset(&m, 0, sizeof(m));
+    memset(sum, 0, sizeof(*sum));
+    m.p = p;
+    m.n = n;
+    m.sum = sum;
+    m.ns = (uint32_t)lt_slot_config_servers(p->cfg);
+    lt_rng_init(&m.slot_rng, p->seed, LT_RNG_POLICY);
+    lt_rng_init(&m.evict_rng, p->seed, LT_RNG_EVICTION);
+    ord = lt_calloc(n + 1, sizeof(*ord));
+    in = lt_calloc(n + 1, sizeof(*in));
+    m.in = in;
+    m.out = lt_calloc(n + 1, sizeof(*m.out));
+    m.t = lt_calloc(n + 1, sizeof(*m.t));
+    m.q = lt_calloc(n + 1, sizeof(*m.q));
+    m.s = lt_calloc(m.ns, sizeof(*m.s));
+    m.fen = lt_calloc((size_t)m.ns + 1, sizeof(*m.fen));
+    m.tier_lo = lt_calloc(p->cfg->n + 1, sizeof(*m.tier_lo));
+    rc = ord == NULL || in == NULL || m.out == NULL || m.t == NULL || m.q == NULL || m.s == NULL ||
+                 m.fen == NULL || m.tier_lo == NULL
+             ? LT_ENOMEM
+             : 0;
+    for (int c = 0; c < N_CLASSES && rc == 0; c++) {
+        m.head[c] = m.tail[c] = NONE;
+        if ((m.arr[c] = lt_calloc(n + 1, sizeof(*m.arr[c]))) == NULL)
+            rc = LT_ENOMEM;
+    }
+    if (rc < 0)
+        goto out;
+
+    /* tasks by arrival, then id: the internal index is the first-arrival order */
+    for (size_t k = 0; k < n; k++)
+        ord[k] = (uint32_t)k;
+    sort_base = tasks;
+    qsort(ord, n, sizeof(*ord), by_arrival);
+    for (size_t k = 0; k < n; k++) {
+        in[k] = tasks[ord[k]];
+        m.t[k].srv = NONE;
+        m.t[k].rem = in[k].demand;
+        m.out[k].finish = NAN;
+    }
+
+    /* servers by slot power, descending; one tier per group */
+    for (uint32_t g = 0; g < p->cfg->n; g++)
+        gorder[g] = g;
+    group_base = p->cfg;
+    qsort(gorder, p->cfg->n, sizeof(*gorder), by_power);
+    for (uint32_t a = 0; a < p->cfg->n; a++) {
+        const struct lt_slot_group *g = &p->cfg->g[gorder[a]];
+        m.tier_lo[m.n_tiers++] = si;
+        for (uint32_t k = 0; k < g->count; k++, si++) {
+            struct srv *s = &m.s[si];
+            s->cpu = g->type->cpu;
+            s->cores = g->type->cores;
+            s->slots = g->slots;
+            s->state = p->sleep ? SRV_SLEEP : SRV_ON;
+            if ((s->heap = lt_calloc(g->slots, sizeof(*s->heap))) == NULL) {
+                rc = LT_ENOMEM;
+                goto out;
+            }
+            fen_add(&m, si, (int)g->slots);
+        }
+    }
+    m.tier_lo[m.n_tiers] = si;
+
+    /* the event loop */
+    for (;;) {
+        double now = INFINITY;
+
+        while (m.evn > 0 && m.ev[0].version != m.s[m.ev[0].srv].version)
+            ev_pop(&m); /* stale */
+        if (m.evn > 0)
+            now = m.ev[0].t;
+        if (next < n && in[next].arrival < now)
+            now = in[next].arrival;
+        if (!isfinite(now))
+            break;
+        while (m.evn > 0 && !(m.ev[0].t > now)) {
+            struct sev e = m.ev[0];
+            ev_pop(&m);
+            if (e.version == m.s[e.srv].version && (rc = srv_event(&m, e.srv, now)) < 0)
+                goto out;
+        }
+        while (next < n && !(in[next].arrival > now)) {
+            q_push(&m, (uint32_t)next++);
+            sum->events++;
+        }
+        if ((rc = schedule(&m, now)) < 0)
+            goto out;
+    }
+    summarise(&m, out, ord);
+    rc = 0;
+out:
+    if (rc == LT_ENOMEM)
+        lt_err_set(err, LT_ENOMEM, 0, 0, "slot simulator: out of memory");
+    sim_free(&m);
+    lt_free(ord);
+    return rc;
+}

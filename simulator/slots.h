@@ -1,0 +1,81 @@
+/* slots.h -- the slot-based cluster simulator of Cavdar ch. 6-9 (docs/slots.md).
+ *
+ * A server runs at most `slots` tasks; every task on an ON server gets the CPU rate
+ * Gamma = C / max(N_running, N_cores) (eq. 6.2), kept exact between events (each server keeps
+ * the work one task has received since a reference point, so a rate change moves no
+ * completion threshold). Tasks wait in a central queue ordered by priority, then first
+ * arrival; a task that finds no free slot evicts a running task of the lowest running class
+ * below its own (mrs, lrs or rnd), which loses its progress unless `resume`. Servers sleep
+ * when empty (SLP) and take `wake_s` seconds to wake, or stay idle (IDL).
+ *
+ * Not yet here (docs/slots.md, issue 7): memory eviction, energy, WASP's eviction rule, HYBRID.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef SIM_SLOTS_H
+#define SIM_SLOTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lt_err.h"
+#include "lt_slots.h"
+
+/* One task of the workload. */
+struct sl_task {
+    int64_t id;     /* ties in the queue after arrival */
+    int prio;       /* 0..11, higher is more important */
+    double arrival; /* seconds, >= 0 */
+    double demand;  /* CPU demand Delta_C, cpu-s at unit CPU, > 0 */
+};
+
+enum sl_evict { SL_EVICT_NONE, SL_EVICT_MRS, SL_EVICT_LRS, SL_EVICT_RND };
+enum sl_order { SL_ORDER_PRIORITY, SL_ORDER_FCFS };
+
+struct sl_params {
+    const struct lt_slot_config *cfg;
+    enum sl_order order;     /* priority then first arrival, or first arrival only (no evictions) */
+    enum sl_evict evict;     /* the priority eviction policy */
+    bool resume;             /* an evicted task keeps its progress (else it restarts, WE grows) */
+    uint32_t drop_threshold; /* 0: none; else a task evicted this many times is dropped (A28) */
+    bool waa;                /* production (9-11) tasks take the most powerful free slot (A23) */
+    bool sleep;              /* SLP: an empty server sleeps and takes wake_s to wake; else IDL */
+    double wake_s;           /* 30 [L1225] */
+    uint64_t seed;
+};
+
+/* Defaults: priority order, mrs, non-resume, no threshold, random slots, SLP, 30 s. */
+void sl_params_default(struct sl_params *p, const struct lt_slot_config *cfg);
+
+/* What happened to one task. */
+struct sl_outcome {
+    double finish;      /* completion time; NaN if dropped */
+    uint32_t evictions; /* priority evictions it suffered */
+    bool dropped;
+    double wasted; /* cpu-s of work lost to its evictions (0 when resume) */
+};
+
+struct sl_summary {
+    uint64_t completed, dropped;
+    uint64_t ne;                   /* eviction events */
+    uint64_t net;                  /* distinct evicted tasks */
+    uint32_t max_e;                /* most evictions of one task */
+    double we;                     /* wasted work, cpu-s */
+    double makespan;               /* last completion */
+    double r_mean;                 /* mean response time of completed tasks */
+    double r_class[12];            /* per class (NaN if none completed) */
+    double r_class_evicted[12];    /* ... of completed tasks with >= 1 eviction */
+    double r_class_nonevicted[12]; /* ... with none */
+    uint64_t n_class[12];          /* completed per class */
+    uint64_t events;               /* events processed (arrivals, completions, wake-ups) */
+};
+
+/* Runs tasks[0..n-1] (any order; ties in arrival go to the lower id) to completion. out has n
+ * entries, in the order of tasks. Errors: LT_EINVAL naming the task or parameter (priority
+ * outside 0..11, negative or non-finite arrival, non-positive demand, no configuration or a
+ * group without slots or servers, a negative wake time); LT_ENOMEM. */
+LT_MUST_CHECK int sl_run(const struct sl_params *p, const struct sl_task *tasks, size_t n,
+                         struct sl_outcome *out, struct sl_summary *sum, struct lt_err *err);
+
+#endif

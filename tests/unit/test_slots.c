@@ -1,0 +1,332 @@
+/* test_slots.c -- the slot simulator (simulator/slots.c): hand-computed scenarios for mrs,
+ * lrs, resume, the drop threshold, FCFS, sleeping servers and processor sharing; and the
+ * exact processor sharing against a naive small-time-step reference on random single-server
+ * cases (FCFS and priority with mrs), within a stated tolerance.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "lt_test.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lt_rng.h"
+#include "slots.h"
+
+/* One type-D server (cpu 1, 8 cores) with `slots` slots. */
+static void one_server(struct lt_slot_config *cfg, uint32_t slots)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->n = 1;
+    cfg->g[0].type = lt_server_type_find("D", NULL);
+    cfg->g[0].count = 1;
+    cfg->g[0].slots = slots;
+}
+
+static void run_ok(const struct sl_params *p, const struct sl_task *t, size_t n,
+                   struct sl_outcome *out, struct sl_summary *sum)
+{
+    struct lt_err err;
+
+    lt_err_init(&err, NULL);
+    if (sl_run(p, t, n, out, sum, &err) != 0) {
+        print_error("sl_run: %s\n", err.text);
+        fail();
+    }
+}
+
+/* Ten tasks of demand 1 on one 16-slot D server: 10 running > 8 cores, so each gets
+ * 1/10 and all finish at t = 10 (eq. 6.2). */
+static void test_processor_sharing_beyond_the_cores(void **state)
+{
+    struct lt_slot_config cfg;
+    struct sl_params p;
+    struct sl_task t[10];
+    struct sl_outcome out[10];
+    struct sl_summary sum;
+
+    (void)state;
+    one_server(&cfg, 16);
+    sl_params_default(&p, &cfg);
+    p.sleep = false;
+    for (int k = 0; k < 10; k++)
+        t[k] = (struct sl_task){k, 0, 0.0, 1.0};
+    run_ok(&p, t, 10, out, &sum);
+    for (int k = 0; k < 10; k++)
+        lt_assert_near(out[k].finish, 10.0, 1e-9);
+    assert_int_equal(sum.completed, 10);
+    lt_assert_near(sum.r_mean, 10.0, 1e-9);
+}
+
+/* One D server with 2 slots, IDL. A (prio 0, demand 2) at 0, B (prio 0, demand 1) at 1, C
+ * (prio 5, demand 0.5) at 4. Two tasks run below the 8 cores: 0.125 each. At 4 A has done
+ * 0.5 and B 0.375; C finds no slot and evicts a class-0 task. */
+static void scenario(struct sl_task t[3])
+{
+    t[0] = (struct sl_task){1, 0, 0.0, 2.0};
+    t[1] = (struct sl_task){2, 0, 1.0, 1.0};
+    t[2] = (struct sl_task){3, 5, 4.0, 0.5};
+}
+
+static void test_mrs_evicts_the_latest_start_and_wastes_its_work(void **state)
+{
+    struct lt_slot_config cfg;
+    struct sl_params p;
+    struct sl_task t[3];
+    struct sl_outcome out[3];
+    struct sl_summary sum;
+
+    (void)state;
+    one_server(&cfg, 2);
+    sl_params_default(&p, &cfg);
+    p.sleep = false;
+    scenario(t);
+    run_ok(&p, t, 3, out, &sum);
+    /* B evicted at 4 (0.375 lost), C runs 4..8, B restarts at 8 with demand 1: 8..16;
+     * A: 0.5 done at 4, 1.5 left at 0.125: 16 */
+    lt_assert_near(out[2].finish, 8.0, 1e-9);
+    lt_assert_near(out[1].finish, 16.0, 1e-9);
+    lt_assert_near(out[0].finish, 16.0, 1e-9);
+    assert_int_equal(out[1].evictions, 1);
+    assert_int_equal(out[0].evictions, 0);
+    lt_assert_near(out[1].wasted, 0.375, 1e-12);
+    assert_int_equal(sum.ne, 1);
+    assert_int_equal(sum.net, 1);
+    lt_assert_near(sum.we, 0.375, 1e-12);
+    lt_assert_near(sum.r_class[0], (16.0 + 15.0) / 2, 1e-9);
+    lt_assert_near(sum.r_class_evicted[0], 15.0, 1e-9);
+    lt_assert_near(sum.r_class_nonevicted[0], 16.0, 1e-9);
+    lt_assert_near(sum.r_class[5], 4.0, 1e-9);
+}
+
+static void test_lrs_resume_and_threshold(void **state)
+{
+    struct lt_slot_config cfg;
+    struct sl_params p;
+    struct sl_task t[3];
+    struct sl_outcome out[3];
+    struct sl_summary sum;
+
+    (void)state;
+    one_server(&cfg, 2);
+    scenario(t);
+
+    /* lrs: A (started at 0) is evicted, 0.5 lost; B finishes at 1 + 8 = 9; A restarts at 8
+     * (C's slot) with demand 2: 8 + 16 = 24 */
+    sl_params_default(&p, &cfg);
+    p.sleep = false;
+    p.evict = SL_EVICT_LRS;
+    run_ok(&p, t, 3, out, &sum);
+    lt_assert_near(out[0].finish, 24.0, 1e-9);
+    lt_assert_near(out[1].finish, 9.0, 1e-9);
+    lt_assert_near(sum.we, 0.5, 1e-12);
+
+    /* mrs with resume: B keeps its 0.375 and finishes at 8 + 0.625 / 0.125 = 13 */
+    sl_params_default(&p, &cfg);
+    p.sleep = false;
+    p.resume = true;
+    run_ok(&p, t, 3, out, &sum);
+    lt_assert_near(out[1].finish, 13.0, 1e-9);
+    lt_assert_near(sum.we, 0.0, 0);
+    assert_int_equal(sum.ne, 1);
+
+    /* threshold 1: B is dropped at its first eviction; A ends at 16 */
+    sl_params_default(&p, &cfg);
+    p.sleep = false;
+    p.drop_threshold = 1;
+    run_ok(&p, t, 3, out, &sum);
+    assert_true(out[1].dropped);
+    assert_true(isnan(out[1].finish));
+    assert_int_equal(sum.dropped, 1);
+    assert_int_equal(sum.completed, 2);
+    lt_assert_near(out[0].finish, 16.0, 1e-9);
+
+    /* FCFS: no evictions; C waits for B (done at 9), then 9 + 0.5 / 0.125 = 13 */
+    sl_params_default(&p, &cfg);
+    p.sleep = false;
+    p.order = SL_ORDER_FCFS;
+    run_ok(&p, t, 3, out, &sum);
+    assert_int_equal(sum.ne, 0);
+    lt_assert_near(out[2].finish, 13.0, 1e-9);
+}
+
+/* SLP: a sleeping server wakes in 30 s before its task runs; emptied, it sleeps again and
+ * the next task waits another 30 s. */
+static void test_sleeping_server_wakes_in_30_s(void **state)
+{
+    struct lt_slot_config cfg;
+    struct sl_params p;
+    struct sl_task t[2] = {{1, 0, 0.0, 1.0}, {2, 0, 100.0, 1.0}};
+    struct sl_outcome out[2];
+    struct sl_summary sum;
+
+    (void)state;
+    one_server(&cfg, 2);
+    sl_params_default(&p, &cfg);
+    run_ok(&p, t, 2, out, &sum);
+    lt_assert_near(out[0].finish, 30.0 + 8.0, 1e-9);
+    lt_assert_near(out[1].finish, 100.0 + 30.0 + 8.0, 1e-9);
+}
+
+static void test_bad_input_is_named(void **state)
+{
+    struct lt_slot_config cfg;
+    struct sl_params p;
+    struct sl_task t[1] = {{7, 12, 0.0, 1.0}};
+    struct sl_outcome out[1];
+    struct sl_summary sum;
+    struct lt_err err;
+
+    (void)state;
+    one_server(&cfg, 2);
+    sl_params_default(&p, &cfg);
+    lt_err_init(&err, NULL);
+    assert_int_equal(sl_run(&p, t, 1, out, &sum, &err), LT_EINVAL);
+    assert_non_null(strstr(err.text, "task 7: priority 12"));
+    t[0].prio = 0;
+    t[0].demand = 0.0;
+    lt_err_init(&err, NULL);
+    assert_int_equal(sl_run(&p, t, 1, out, &sum, &err), LT_EINVAL);
+    assert_non_null(strstr(err.text, "task 7: CPU demand"));
+    cfg.g[0].slots = 0;
+    t[0].demand = 1.0;
+    lt_err_init(&err, NULL);
+    assert_int_equal(sl_run(&p, t, 1, out, &sum, &err), LT_EINVAL);
+    assert_non_null(strstr(err.text, "server group 0"));
+}
+
+/* ---- the naive reference: one server, fixed steps of DT ---- */
+
+#define DT  1e-3
+#define TOL 0.1 /* seconds: about one step per event that can shift a later one */
+
+struct ref_task {
+    double rem, finish;
+    bool queued, running, done;
+};
+
+/* Steps: complete, enqueue arrivals, schedule (queue head first; mrs evicts the latest
+ * started of the lowest class below the head's, non-resume), then advance every running task
+ * by Gamma * DT. Arrival times are distinct and on the DT grid's interior, so ties cannot
+ * arise. */
+static void reference(const struct sl_task *t, size_t n, uint32_t slots, bool prio, double *finish)
+{
+    struct ref_task *r = calloc(n, sizeof(*r));
+    double *start = calloc(n, sizeof(*start));
+    size_t left = n;
+
+    assert_non_null(r);
+    assert_non_null(start);
+    for (size_t k = 0; k < n; k++)
+        r[k].rem = t[k].demand;
+    for (long step = 0; left > 0; step++) {
+        double now = step * DT;
+        uint32_t running = 0;
+
+        for (size_t k = 0; k < n; k++) {
+            if (r[k].running && r[k].rem <= 1e-12) {
+                r[k].running = false;
+                r[k].done = true;
+                finish[k] = now;
+                left--;
+            }
+            if (!r[k].done && !r[k].running && !r[k].queued && t[k].arrival <= now)
+                r[k].queued = true;
+            running += r[k].running;
+        }
+        for (;;) {
+            size_t h = n, v = n;
+            for (size_t k = 0; k < n; k++) { /* head: priority, then arrival */
+                if (r[k].queued &&
+                    (h == n || (prio && t[k].prio > t[h].prio) ||
+                     ((!prio || t[k].prio == t[h].prio) && t[k].arrival < t[h].arrival)))
+                    h = k;
+            }
+            if (h == n)
+                break;
+            if (running < slots) {
+                r[h].queued = false;
+                r[h].running = true;
+                start[h] = now;
+                running++;
+                continue;
+            }
+            if (!prio)
+                break;
+            for (size_t k = 0; k < n; k++) { /* victim: lowest class, latest start */
+                if (r[k].running && t[k].prio < t[h].prio &&
+                    (v == n || t[k].prio < t[v].prio ||
+                     (t[k].prio == t[v].prio && start[k] > start[v])))
+                    v = k;
+            }
+            if (v == n)
+                break;
+            r[v].running = false;
+            r[v].queued = true;
+            r[v].rem = t[v].demand;
+            r[h].queued = false;
+            r[h].running = true;
+            start[h] = now;
+        }
+        for (size_t k = 0; k < n; k++) {
+            if (r[k].running)
+                r[k].rem -= 1.0 / (running > 8 ? running : 8) * DT;
+        }
+    }
+    free(r);
+    free(start);
+}
+
+static void test_exact_sharing_matches_a_small_step_reference(void **state)
+{
+    struct lt_rng rng;
+
+    (void)state;
+    lt_rng_init(&rng, 42, 0);
+    for (int c = 0; c < 40; c++) {
+        struct lt_slot_config cfg;
+        struct sl_params p;
+        struct sl_task t[16];
+        struct sl_outcome out[16];
+        struct sl_summary sum;
+        double ref[16];
+        size_t n = 4 + lt_rng_below(&rng, 12);
+        uint32_t slots = 1 + (uint32_t)lt_rng_below(&rng, 12);
+        bool prio = c % 2 == 1;
+
+        one_server(&cfg, slots);
+        sl_params_default(&p, &cfg);
+        p.sleep = false;
+        p.order = prio ? SL_ORDER_PRIORITY : SL_ORDER_FCFS;
+        for (size_t k = 0; k < n; k++) {
+            /* distinct arrivals between grid points, demands 0.05 .. 0.5 cpu-s */
+            t[k].id = (int64_t)k;
+            t[k].prio = prio ? (int)lt_rng_below(&rng, 4) * 3 : 0;
+            t[k].arrival = 0.25 * (double)k + 0.0005 + 0.1 * lt_rng_uniform(&rng);
+            t[k].demand = 0.05 + 0.45 * lt_rng_uniform(&rng);
+        }
+        run_ok(&p, t, n, out, &sum);
+        reference(t, n, slots, prio, ref);
+        for (size_t k = 0; k < n; k++) {
+            if (fabs(out[k].finish - ref[k]) > TOL) {
+                print_error("case %d (slots %u, %s) task %zu: exact %.6f, reference %.6f\n", c,
+                            (unsigned)slots, prio ? "priority" : "fcfs", k, out[k].finish, ref[k]);
+                fail();
+            }
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_processor_sharing_beyond_the_cores),
+        cmocka_unit_test(test_mrs_evicts_the_latest_start_and_wastes_its_work),
+        cmocka_unit_test(test_lrs_resume_and_threshold),
+        cmocka_unit_test(test_sleeping_server_wakes_in_30_s),
+        cmocka_unit_test(test_bad_input_is_named),
+        cmocka_unit_test(test_exact_sharing_matches_a_small_step_reference),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
