@@ -1,4 +1,4 @@
-/* test_slots.c -- the slot simulator (simulator/slots.c): hand-computed scenarios for mrs,
+/* test_slots.c -- the slot simulator (eviction/slotsim.c): hand-computed scenarios for mrs,
  * lrs, resume, the drop threshold, FCFS, sleeping servers and processor sharing; and the
  * exact processor sharing against a naive small-time-step reference on random single-server
  * cases (FCFS and priority with mrs), within a stated tolerance.
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "lt_rng.h"
-#include "slots.h"
+#include "lt_slotsim.h"
 
 /* One type-D server (cpu 1, 8 cores) with `slots` slots. */
 static void one_server(struct lt_slot_config *cfg, uint32_t slots)
@@ -24,14 +24,14 @@ static void one_server(struct lt_slot_config *cfg, uint32_t slots)
     cfg->g[0].slots = slots;
 }
 
-static void run_ok(const struct sl_params *p, const struct sl_task *t, size_t n,
-                   struct sl_outcome *out, struct sl_summary *sum)
+static void run_ok(const struct lt_slot_params *p, const struct lt_slot_task *t, size_t n,
+                   struct lt_slot_outcome *out, struct lt_slot_summary *sum)
 {
     struct lt_err err;
 
     lt_err_init(&err, NULL);
-    if (sl_run(p, t, n, out, sum, &err) != 0) {
-        print_error("sl_run: %s\n", err.text);
+    if (lt_slot_run(p, t, n, out, sum, &err) != 0) {
+        print_error("lt_slot_run: %s\n", err.text);
         fail();
     }
 }
@@ -41,17 +41,17 @@ static void run_ok(const struct sl_params *p, const struct sl_task *t, size_t n,
 static void test_processor_sharing_beyond_the_cores(void **state)
 {
     struct lt_slot_config cfg;
-    struct sl_params p;
-    struct sl_task t[10];
-    struct sl_outcome out[10];
-    struct sl_summary sum;
+    struct lt_slot_params p;
+    struct lt_slot_task t[10];
+    struct lt_slot_outcome out[10];
+    struct lt_slot_summary sum;
 
     (void)state;
     one_server(&cfg, 16);
-    sl_params_default(&p, &cfg);
+    lt_slot_params_default(&p, &cfg);
     p.sleep = false;
     for (int k = 0; k < 10; k++)
-        t[k] = (struct sl_task){k, 0, 0.0, 1.0};
+        t[k] = (struct lt_slot_task){k, 0, 0.0, 1.0};
     run_ok(&p, t, 10, out, &sum);
     for (int k = 0; k < 10; k++)
         lt_assert_near(out[k].finish, 10.0, 1e-9);
@@ -62,24 +62,24 @@ static void test_processor_sharing_beyond_the_cores(void **state)
 /* One D server with 2 slots, IDL. A (prio 0, demand 2) at 0, B (prio 0, demand 1) at 1, C
  * (prio 5, demand 0.5) at 4. Two tasks run below the 8 cores: 0.125 each. At 4 A has done
  * 0.5 and B 0.375; C finds no slot and evicts a class-0 task. */
-static void scenario(struct sl_task t[3])
+static void scenario(struct lt_slot_task t[3])
 {
-    t[0] = (struct sl_task){1, 0, 0.0, 2.0};
-    t[1] = (struct sl_task){2, 0, 1.0, 1.0};
-    t[2] = (struct sl_task){3, 5, 4.0, 0.5};
+    t[0] = (struct lt_slot_task){1, 0, 0.0, 2.0};
+    t[1] = (struct lt_slot_task){2, 0, 1.0, 1.0};
+    t[2] = (struct lt_slot_task){3, 5, 4.0, 0.5};
 }
 
 static void test_mrs_evicts_the_latest_start_and_wastes_its_work(void **state)
 {
     struct lt_slot_config cfg;
-    struct sl_params p;
-    struct sl_task t[3];
-    struct sl_outcome out[3];
-    struct sl_summary sum;
+    struct lt_slot_params p;
+    struct lt_slot_task t[3];
+    struct lt_slot_outcome out[3];
+    struct lt_slot_summary sum;
 
     (void)state;
     one_server(&cfg, 2);
-    sl_params_default(&p, &cfg);
+    lt_slot_params_default(&p, &cfg);
     p.sleep = false;
     scenario(t);
     run_ok(&p, t, 3, out, &sum);
@@ -103,10 +103,10 @@ static void test_mrs_evicts_the_latest_start_and_wastes_its_work(void **state)
 static void test_lrs_resume_and_threshold(void **state)
 {
     struct lt_slot_config cfg;
-    struct sl_params p;
-    struct sl_task t[3];
-    struct sl_outcome out[3];
-    struct sl_summary sum;
+    struct lt_slot_params p;
+    struct lt_slot_task t[3];
+    struct lt_slot_outcome out[3];
+    struct lt_slot_summary sum;
 
     (void)state;
     one_server(&cfg, 2);
@@ -114,16 +114,16 @@ static void test_lrs_resume_and_threshold(void **state)
 
     /* lrs: A (started at 0) is evicted, 0.5 lost; B finishes at 1 + 8 = 9; A restarts at 8
      * (C's slot) with demand 2: 8 + 16 = 24 */
-    sl_params_default(&p, &cfg);
+    lt_slot_params_default(&p, &cfg);
     p.sleep = false;
-    p.evict = SL_EVICT_LRS;
+    p.evict = LT_SLOT_EVICT_LRS;
     run_ok(&p, t, 3, out, &sum);
     lt_assert_near(out[0].finish, 24.0, 1e-9);
     lt_assert_near(out[1].finish, 9.0, 1e-9);
     lt_assert_near(sum.we, 0.5, 1e-12);
 
     /* mrs with resume: B keeps its 0.375 and finishes at 8 + 0.625 / 0.125 = 13 */
-    sl_params_default(&p, &cfg);
+    lt_slot_params_default(&p, &cfg);
     p.sleep = false;
     p.resume = true;
     run_ok(&p, t, 3, out, &sum);
@@ -132,7 +132,7 @@ static void test_lrs_resume_and_threshold(void **state)
     assert_int_equal(sum.ne, 1);
 
     /* threshold 1: B is dropped at its first eviction; A ends at 16 */
-    sl_params_default(&p, &cfg);
+    lt_slot_params_default(&p, &cfg);
     p.sleep = false;
     p.drop_threshold = 1;
     run_ok(&p, t, 3, out, &sum);
@@ -143,9 +143,9 @@ static void test_lrs_resume_and_threshold(void **state)
     lt_assert_near(out[0].finish, 16.0, 1e-9);
 
     /* FCFS: no evictions; C waits for B (done at 9), then 9 + 0.5 / 0.125 = 13 */
-    sl_params_default(&p, &cfg);
+    lt_slot_params_default(&p, &cfg);
     p.sleep = false;
-    p.order = SL_ORDER_FCFS;
+    p.order = LT_SLOT_ORDER_FCFS;
     run_ok(&p, t, 3, out, &sum);
     assert_int_equal(sum.ne, 0);
     lt_assert_near(out[2].finish, 13.0, 1e-9);
@@ -156,14 +156,14 @@ static void test_lrs_resume_and_threshold(void **state)
 static void test_sleeping_server_wakes_in_30_s(void **state)
 {
     struct lt_slot_config cfg;
-    struct sl_params p;
-    struct sl_task t[2] = {{1, 0, 0.0, 1.0}, {2, 0, 100.0, 1.0}};
-    struct sl_outcome out[2];
-    struct sl_summary sum;
+    struct lt_slot_params p;
+    struct lt_slot_task t[2] = {{1, 0, 0.0, 1.0}, {2, 0, 100.0, 1.0}};
+    struct lt_slot_outcome out[2];
+    struct lt_slot_summary sum;
 
     (void)state;
     one_server(&cfg, 2);
-    sl_params_default(&p, &cfg);
+    lt_slot_params_default(&p, &cfg);
     run_ok(&p, t, 2, out, &sum);
     lt_assert_near(out[0].finish, 30.0 + 8.0, 1e-9);
     lt_assert_near(out[1].finish, 100.0 + 30.0 + 8.0, 1e-9);
@@ -172,27 +172,27 @@ static void test_sleeping_server_wakes_in_30_s(void **state)
 static void test_bad_input_is_named(void **state)
 {
     struct lt_slot_config cfg;
-    struct sl_params p;
-    struct sl_task t[1] = {{7, 12, 0.0, 1.0}};
-    struct sl_outcome out[1];
-    struct sl_summary sum;
+    struct lt_slot_params p;
+    struct lt_slot_task t[1] = {{7, 12, 0.0, 1.0}};
+    struct lt_slot_outcome out[1];
+    struct lt_slot_summary sum;
     struct lt_err err;
 
     (void)state;
     one_server(&cfg, 2);
-    sl_params_default(&p, &cfg);
+    lt_slot_params_default(&p, &cfg);
     lt_err_init(&err, NULL);
-    assert_int_equal(sl_run(&p, t, 1, out, &sum, &err), LT_EINVAL);
+    assert_int_equal(lt_slot_run(&p, t, 1, out, &sum, &err), LT_EINVAL);
     assert_non_null(strstr(err.text, "task 7: priority 12"));
     t[0].prio = 0;
     t[0].demand = 0.0;
     lt_err_init(&err, NULL);
-    assert_int_equal(sl_run(&p, t, 1, out, &sum, &err), LT_EINVAL);
+    assert_int_equal(lt_slot_run(&p, t, 1, out, &sum, &err), LT_EINVAL);
     assert_non_null(strstr(err.text, "task 7: CPU demand"));
     cfg.g[0].slots = 0;
     t[0].demand = 1.0;
     lt_err_init(&err, NULL);
-    assert_int_equal(sl_run(&p, t, 1, out, &sum, &err), LT_EINVAL);
+    assert_int_equal(lt_slot_run(&p, t, 1, out, &sum, &err), LT_EINVAL);
     assert_non_null(strstr(err.text, "server group 0"));
 }
 
@@ -210,7 +210,8 @@ struct ref_task {
  * started of the lowest class below the head's, non-resume), then advance every running task
  * by Gamma * DT. Arrival times are distinct and on the DT grid's interior, so ties cannot
  * arise. */
-static void reference(const struct sl_task *t, size_t n, uint32_t slots, bool prio, double *finish)
+static void reference(const struct lt_slot_task *t, size_t n, uint32_t slots, bool prio,
+                      double *finish)
 {
     struct ref_task *r = calloc(n, sizeof(*r));
     double *start = calloc(n, sizeof(*start));
@@ -286,19 +287,19 @@ static void test_exact_sharing_matches_a_small_step_reference(void **state)
     lt_rng_init(&rng, 42, 0);
     for (int c = 0; c < 40; c++) {
         struct lt_slot_config cfg;
-        struct sl_params p;
-        struct sl_task t[16];
-        struct sl_outcome out[16];
-        struct sl_summary sum;
+        struct lt_slot_params p;
+        struct lt_slot_task t[16];
+        struct lt_slot_outcome out[16];
+        struct lt_slot_summary sum;
         double ref[16];
         size_t n = 4 + lt_rng_below(&rng, 12);
         uint32_t slots = 1 + (uint32_t)lt_rng_below(&rng, 12);
         bool prio = c % 2 == 1;
 
         one_server(&cfg, slots);
-        sl_params_default(&p, &cfg);
+        lt_slot_params_default(&p, &cfg);
         p.sleep = false;
-        p.order = prio ? SL_ORDER_PRIORITY : SL_ORDER_FCFS;
+        p.order = prio ? LT_SLOT_ORDER_PRIORITY : LT_SLOT_ORDER_FCFS;
         for (size_t k = 0; k < n; k++) {
             /* distinct arrivals between grid points, demands 0.05 .. 0.5 cpu-s */
             t[k].id = (int64_t)k;

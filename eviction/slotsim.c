@@ -1,4 +1,4 @@
-/* slots.c -- the slot-based cluster simulator (slots.h, docs/slots.md).
+/* slotsim.c -- the slot-based cluster simulator (lt_slotsim.h, docs/slots.md).
  *
  * Event-driven: arrivals (tasks sorted by arrival, then id), and per server its next
  * completion or the end of its wake-up, in one heap with lazy deletion (a version per
@@ -22,7 +22,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include "slots.h"
+#include "lt_slotsim.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -66,9 +66,9 @@ struct sev {
 };
 
 struct sim {
-    const struct sl_params *p;
-    struct sl_task *in; /* by internal index (sorted by arrival, id) */
-    struct sl_outcome *out;
+    const struct lt_slot_params *p;
+    struct lt_slot_task *in; /* by internal index (sorted by arrival, id) */
+    struct lt_slot_outcome *out;
     size_t n;
     struct tk *t;
     struct srv *s;
@@ -85,14 +85,14 @@ struct sim {
     uint32_t *arr[N_CLASSES];                  /* class arrays */
     uint32_t cnt[N_CLASSES];
     struct lt_rng slot_rng, evict_rng;
-    struct sl_summary *sum;
+    struct lt_slot_summary *sum;
 };
 
 /* ---- the central queue ---- */
 
 static bool q_before(const struct sim *m, uint32_t a, uint32_t b)
 {
-    if (m->p->order == SL_ORDER_PRIORITY && m->in[a].prio != m->in[b].prio)
+    if (m->p->order == LT_SLOT_ORDER_PRIORITY && m->in[a].prio != m->in[b].prio)
         return m->in[a].prio > m->in[b].prio;
     return a < b; /* internal index = order of first arrival, then id */
 }
@@ -339,9 +339,9 @@ static uint32_t pick_victim(struct sim *m, int prio)
 
         if (m->cnt[c] == 0)
             continue;
-        if (m->p->evict == SL_EVICT_RND)
+        if (m->p->evict == LT_SLOT_EVICT_RND)
             return m->arr[c][lt_rng_below(&m->evict_rng, m->cnt[c])];
-        from_tail = m->p->evict == SL_EVICT_MRS;
+        from_tail = m->p->evict == LT_SLOT_EVICT_MRS;
         end = from_tail ? m->tail[c] : m->head[c];
         /* ties: the tasks at that end with the same start time, drawn uniformly */
         for (v = end;;) {
@@ -451,7 +451,7 @@ static int schedule(struct sim *m, double now)
                 return rc;
             continue;
         }
-        if (m->p->order != SL_ORDER_PRIORITY || m->p->evict == SL_EVICT_NONE)
+        if (m->p->order != LT_SLOT_ORDER_PRIORITY || m->p->evict == LT_SLOT_EVICT_NONE)
             break;
         v = pick_victim(m, m->in[i].prio);
         if (v == NONE)
@@ -496,17 +496,17 @@ static int srv_event(struct sim *m, uint32_t si, double now)
 
 /* ---- set-up ---- */
 
-void sl_params_default(struct sl_params *p, const struct lt_slot_config *cfg)
+void lt_slot_params_default(struct lt_slot_params *p, const struct lt_slot_config *cfg)
 {
     memset(p, 0, sizeof(*p));
     p->cfg = cfg;
-    p->order = SL_ORDER_PRIORITY;
-    p->evict = SL_EVICT_MRS;
+    p->order = LT_SLOT_ORDER_PRIORITY;
+    p->evict = LT_SLOT_EVICT_MRS;
     p->sleep = true;
     p->wake_s = 30.0;
 }
 
-static int check(const struct sl_params *p, const struct sl_task *tasks, size_t n,
+static int check(const struct lt_slot_params *p, const struct lt_slot_task *tasks, size_t n,
                  struct lt_err *err)
 {
     if (p == NULL || p->cfg == NULL || p->cfg->n == 0)
@@ -529,7 +529,7 @@ static int check(const struct sl_params *p, const struct sl_task *tasks, size_t 
         return lt_err_set(err, LT_EINVAL, 0, 0, "slot simulator: %zu tasks (at most %u)", n,
                           (unsigned)(NONE - 1));
     for (size_t k = 0; k < n; k++) {
-        const struct sl_task *t = &tasks[k];
+        const struct lt_slot_task *t = &tasks[k];
         if (t->prio < 0 || t->prio >= N_CLASSES)
             return lt_err_set(err, LT_EINVAL, 0, 0, "task %lld: priority %d is not 0..11",
                               (long long)t->id, t->prio);
@@ -543,12 +543,16 @@ static int check(const struct sl_params *p, const struct sl_task *tasks, size_t 
     return 0;
 }
 
-static const struct sl_task *sort_base;
+/* Sort keys carried in the array, so that the comparators need no global (thread safety). */
+struct akey {
+    double arrival;
+    int64_t id;
+    uint32_t k;
+};
 
 static int by_arrival(const void *a, const void *b)
 {
-    const struct sl_task *x = &sort_base[*(const uint32_t *)a];
-    const struct sl_task *y = &sort_base[*(const uint32_t *)b];
+    const struct akey *x = a, *y = b;
 
     if (x->arrival < y->arrival)
         return -1;
@@ -557,19 +561,20 @@ static int by_arrival(const void *a, const void *b)
     return (x->id > y->id) - (x->id < y->id);
 }
 
-static const struct lt_slot_config *group_base;
+struct pkey {
+    double power;
+    uint32_t g;
+};
 
 static int by_power(const void *a, const void *b)
 {
-    double x = lt_slot_power(&group_base->g[*(const uint32_t *)a]);
-    double y = lt_slot_power(&group_base->g[*(const uint32_t *)b]);
+    const struct pkey *x = a, *y = b;
 
-    if (x > y)
+    if (x->power > y->power)
         return -1;
-    if (x < y)
+    if (x->power < y->power)
         return 1;
-    return (*(const uint32_t *)a > *(const uint32_t *)b) -
-           (*(const uint32_t *)a < *(const uint32_t *)b);
+    return (x->g > y->g) - (x->g < y->g);
 }
 
 static void sim_free(struct sim *m)
@@ -590,9 +595,9 @@ static void sim_free(struct sim *m)
     lt_free(m->out);
 }
 
-static void summarise(struct sim *m, struct sl_outcome *out, const uint32_t *ord)
+static void summarise(struct sim *m, struct lt_slot_outcome *out, const uint32_t *ord)
 {
-    struct sl_summary *s = m->sum;
+    struct lt_slot_summary *s = m->sum;
     double r_all = 0.0, rc[N_CLASSES] = {0}, re[N_CLASSES] = {0}, rn[N_CLASSES] = {0};
     uint64_t ne_c[N_CLASSES] = {0}, nn_c[N_CLASSES] = {0};
 
@@ -631,12 +636,14 @@ static void summarise(struct sim *m, struct sl_outcome *out, const uint32_t *ord
     }
 }
 
-int sl_run(const struct sl_params *p, const struct sl_task *tasks, size_t n, struct sl_outcome *out,
-           struct sl_summary *sum, struct lt_err *err)
+int lt_slot_run(const struct lt_slot_params *p, const struct lt_slot_task *tasks, size_t n,
+                struct lt_slot_outcome *out, struct lt_slot_summary *sum, struct lt_err *err)
 {
     struct sim m;
-    uint32_t *ord = NULL, gorder[LT_SLOT_MAX_GROUPS];
-    struct sl_task *in;
+    uint32_t *ord = NULL;
+    struct pkey gorder[LT_SLOT_MAX_GROUPS];
+    struct akey *keys = NULL;
+    struct lt_slot_task *in;
     size_t next = 0;
 
     uint32_t si = 0;
@@ -676,10 +683,17 @@ int sl_run(const struct sl_params *p, const struct sl_task *tasks, size_t n, str
         goto out;
 
     /* tasks by arrival, then id: the internal index is the first-arrival order */
+    if ((keys = lt_calloc(n + 1, sizeof(*keys))) == NULL) {
+        rc = LT_ENOMEM;
+        goto out;
+    }
     for (size_t k = 0; k < n; k++)
-        ord[k] = (uint32_t)k;
-    sort_base = tasks;
-    qsort(ord, n, sizeof(*ord), by_arrival);
+        keys[k] = (struct akey){tasks[k].arrival, tasks[k].id, (uint32_t)k};
+    qsort(keys, n, sizeof(*keys), by_arrival);
+    for (size_t k = 0; k < n; k++)
+        ord[k] = keys[k].k;
+    lt_free(keys);
+    keys = NULL;
     for (size_t k = 0; k < n; k++) {
         in[k] = tasks[ord[k]];
         m.t[k].srv = NONE;
@@ -689,11 +703,10 @@ int sl_run(const struct sl_params *p, const struct sl_task *tasks, size_t n, str
 
     /* servers by slot power, descending; one tier per group */
     for (uint32_t g = 0; g < p->cfg->n; g++)
-        gorder[g] = g;
-    group_base = p->cfg;
+        gorder[g] = (struct pkey){lt_slot_power(&p->cfg->g[g]), g};
     qsort(gorder, p->cfg->n, sizeof(*gorder), by_power);
     for (uint32_t a = 0; a < p->cfg->n; a++) {
-        const struct lt_slot_group *g = &p->cfg->g[gorder[a]];
+        const struct lt_slot_group *g = &p->cfg->g[gorder[a].g];
         m.tier_lo[m.n_tiers++] = si;
         for (uint32_t k = 0; k < g->count; k++, si++) {
             struct srv *s = &m.s[si];
@@ -742,5 +755,6 @@ out:
         lt_err_set(err, LT_ENOMEM, 0, 0, "slot simulator: out of memory");
     sim_free(&m);
     lt_free(ord);
+    lt_free(keys);
     return rc;
 }

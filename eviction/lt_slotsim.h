@@ -1,4 +1,4 @@
-/* slots.h -- the slot-based cluster simulator of Cavdar ch. 6-9 (docs/slots.md).
+/* lt_slotsim.h -- the slot-based cluster simulator of Cavdar ch. 6-9 (docs/slots.md).
  *
  * A server runs at most `slots` tasks; every task on an ON server gets the CPU rate
  * Gamma = C / max(N_running, N_cores) (eq. 6.2), kept exact between events (each server keeps
@@ -12,8 +12,8 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#ifndef SIM_SLOTS_H
-#define SIM_SLOTS_H
+#ifndef LT_SLOTSIM_H
+#define LT_SLOTSIM_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -23,40 +23,41 @@
 #include "lt_slots.h"
 
 /* One task of the workload. */
-struct sl_task {
+struct lt_slot_task {
     int64_t id;     /* ties in the queue after arrival */
     int prio;       /* 0..11, higher is more important */
     double arrival; /* seconds, >= 0 */
     double demand;  /* CPU demand Delta_C, cpu-s at unit CPU, > 0 */
 };
 
-enum sl_evict { SL_EVICT_NONE, SL_EVICT_MRS, SL_EVICT_LRS, SL_EVICT_RND };
-enum sl_order { SL_ORDER_PRIORITY, SL_ORDER_FCFS };
+enum lt_slot_evict { LT_SLOT_EVICT_NONE, LT_SLOT_EVICT_MRS, LT_SLOT_EVICT_LRS, LT_SLOT_EVICT_RND };
+enum lt_slot_order { LT_SLOT_ORDER_PRIORITY, LT_SLOT_ORDER_FCFS };
 
-struct sl_params {
+struct lt_slot_params {
     const struct lt_slot_config *cfg;
-    enum sl_order order;     /* priority then first arrival, or first arrival only (no evictions) */
-    enum sl_evict evict;     /* the priority eviction policy */
-    bool resume;             /* an evicted task keeps its progress (else it restarts, WE grows) */
-    uint32_t drop_threshold; /* 0: none; else a task evicted this many times is dropped (A28) */
-    bool waa;                /* production (9-11) tasks take the most powerful free slot (A23) */
-    bool sleep;              /* SLP: an empty server sleeps and takes wake_s to wake; else IDL */
-    double wake_s;           /* 30 [L1225] */
+    enum lt_slot_order
+        order; /* priority then first arrival, or first arrival only (no evictions) */
+    enum lt_slot_evict evict; /* the priority eviction policy */
+    bool resume;              /* an evicted task keeps its progress (else it restarts, WE grows) */
+    uint32_t drop_threshold;  /* 0: none; else a task evicted this many times is dropped (A28) */
+    bool waa;                 /* production (9-11) tasks take the most powerful free slot (A23) */
+    bool sleep;               /* SLP: an empty server sleeps and takes wake_s to wake; else IDL */
+    double wake_s;            /* 30 [L1225] */
     uint64_t seed;
 };
 
 /* Defaults: priority order, mrs, non-resume, no threshold, random slots, SLP, 30 s. */
-void sl_params_default(struct sl_params *p, const struct lt_slot_config *cfg);
+void lt_slot_params_default(struct lt_slot_params *p, const struct lt_slot_config *cfg);
 
 /* What happened to one task. */
-struct sl_outcome {
+struct lt_slot_outcome {
     double finish;      /* completion time; NaN if dropped */
     uint32_t evictions; /* priority evictions it suffered */
     bool dropped;
     double wasted; /* cpu-s of work lost to its evictions (0 when resume) */
 };
 
-struct sl_summary {
+struct lt_slot_summary {
     uint64_t completed, dropped;
     uint64_t ne;                   /* eviction events */
     uint64_t net;                  /* distinct evicted tasks */
@@ -75,7 +76,8 @@ struct sl_summary {
  * entries, in the order of tasks. Errors: LT_EINVAL naming the task or parameter (priority
  * outside 0..11, negative or non-finite arrival, non-positive demand, no configuration or a
  * group without slots or servers, a negative wake time); LT_ENOMEM. */
-LT_MUST_CHECK int sl_run(const struct sl_params *p, const struct sl_task *tasks, size_t n,
-                         struct sl_outcome *out, struct sl_summary *sum, struct lt_err *err);
+LT_MUST_CHECK int lt_slot_run(const struct lt_slot_params *p, const struct lt_slot_task *tasks,
+                              size_t n, struct lt_slot_outcome *out, struct lt_slot_summary *sum,
+                              struct lt_err *err);
 
 #endif
