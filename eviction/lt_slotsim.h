@@ -43,10 +43,13 @@ struct lt_slot_params {
     bool waa;                 /* production (9-11) tasks take the most powerful free slot (A23) */
     bool sleep;               /* SLP: an empty server sleeps and takes wake_s to wake; else IDL */
     double wake_s;            /* 30 [L1225] */
+    double horizon;           /* energy is integrated up to max(horizon, last event), s */
+    double v_a;               /* V's weights w_i = i + v_a (A30: 3) */
     uint64_t seed;
 };
 
-/* Defaults: priority order, mrs, non-resume, no threshold, random slots, SLP, 30 s. */
+/* Defaults: priority order, mrs, non-resume, no threshold, random slots, SLP, 30 s, no
+ * horizon, v_a = 3. */
 void lt_slot_params_default(struct lt_slot_params *p, const struct lt_slot_config *cfg);
 
 /* What happened to one task. */
@@ -70,6 +73,13 @@ struct lt_slot_summary {
     double r_class_nonevicted[12]; /* ... with none */
     uint64_t n_class[12];          /* completed per class */
     uint64_t events;               /* events processed (arrivals, completions, wake-ups) */
+    double e_mean;                 /* NE / NET: evictions per evicted task (NaN if none) */
+    double v;                      /* V = sum over classes with completions of (i + v_a) R(C_i),
+                                    * over their number (eq. 6.5) */
+    double energy_j;               /* cluster energy, joules (eq. 6.3; sleep P_sleep, waking
+                                    * P_peak, on P_idle + P_cpu U_cpu, U_cpu = min(N_r, N_c) / N_c;
+                                    * memory power is 0 in this unlimited-memory model) */
+    double end;                    /* the end of the energy integral */
 };
 
 /* Runs tasks[0..n-1] (any order; ties in arrival go to the lower id) to completion. out has n

@@ -46,6 +46,8 @@ struct srv {
     double w, t_last; /* work per task received; time w was brought up to */
     uint32_t *heap;   /* tasks by thr (min-heap of task indexes), capacity slots */
     uint32_t version;
+    const struct lt_server_type *type;
+    double t_energy; /* energy accounted up to here */
 };
 
 struct tk {
@@ -171,6 +173,30 @@ static void ev_pop(struct sim *m)
     }
     if (m->evn > 0)
         m->ev[j] = v;
+}
+
+/* ---- energy ---- */
+
+/* The server's power now (eq. 6.3): sleep, waking at peak, on at idle plus its CPU share. */
+static double power(const struct srv *s)
+{
+    double u;
+
+    if (s->state == SRV_SLEEP)
+        return s->type->p_sleep;
+    if (s->state == SRV_WAKING)
+        return s->type->p_peak;
+    u = (double)(s->n < s->cores ? s->n : s->cores) / (double)s->cores;
+    return s->type->p_idle + s->type->p_cpu * u;
+}
+
+/* Accounts the server's energy up to t; call before any change of its state or tasks. */
+static void energy_to(struct sim *m, struct srv *s, double t)
+{
+    if (t > s->t_energy) {
+        m->sum->energy_j += power(s) * (t - s->t_energy);
+        s->t_energy = t;
+    }
 }
 
 /* ---- per-server processor sharing ---- */
@@ -368,6 +394,7 @@ static int place(struct sim *m, uint32_t i, uint32_t si, double now)
     struct tk *t = &m->t[i];
 
     advance(s, now);
+    energy_to(m, s, now);
     t->srv = si;
     t->start = now;
     t->rem_start = t->rem;
@@ -396,6 +423,7 @@ static int unplace(struct sim *m, uint32_t i, double now, bool keep_awake)
     struct srv *s = &m->s[si];
 
     advance(s, now);
+    energy_to(m, s, now);
     t->rem = t->thr - s->w;
     if (t->rem < 0.0)
         t->rem = 0.0;
@@ -473,6 +501,7 @@ static int srv_event(struct sim *m, uint32_t si, double now)
     if (s->state == SRV_WAKING) {
         if (now < s->wake_until)
             return srv_reschedule(m, si);
+        energy_to(m, s, now);
         s->state = s->n > 0 || !m->p->sleep ? SRV_ON : SRV_SLEEP;
         s->t_last = now;
         return srv_reschedule(m, si);
@@ -504,6 +533,7 @@ void lt_slot_params_default(struct lt_slot_params *p, const struct lt_slot_confi
     p->evict = LT_SLOT_EVICT_MRS;
     p->sleep = true;
     p->wake_s = 30.0;
+    p->v_a = 3.0;
 }
 
 static int check(const struct lt_slot_params *p, const struct lt_slot_task *tasks, size_t n,
@@ -520,6 +550,10 @@ static int check(const struct lt_slot_params *p, const struct lt_slot_task *task
                               "cores",
                               k);
     }
+    if (!(p->horizon >= 0.0) || !isfinite(p->horizon) || !isfinite(p->v_a))
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "slot simulator: horizon %g must be >= 0 and V's a (%g) finite",
+                          p->horizon, p->v_a);
     if (!(p->wake_s >= 0.0) || !isfinite(p->wake_s))
         return lt_err_set(err, LT_EINVAL, 0, 0, "slot simulator: wake-up time %g is not >= 0",
                           p->wake_s);
@@ -600,6 +634,8 @@ static void summarise(struct sim *m, struct lt_slot_outcome *out, const uint32_t
     struct lt_slot_summary *s = m->sum;
     double r_all = 0.0, rc[N_CLASSES] = {0}, re[N_CLASSES] = {0}, rn[N_CLASSES] = {0};
     uint64_t ne_c[N_CLASSES] = {0}, nn_c[N_CLASSES] = {0};
+    double v = 0.0;
+    int n_v = 0;
 
     for (size_t k = 0; k < m->n; k++) {
         const struct tk *t = &m->t[k];
@@ -629,11 +665,17 @@ static void summarise(struct sim *m, struct lt_slot_outcome *out, const uint32_t
         }
     }
     s->r_mean = s->completed > 0 ? r_all / (double)s->completed : NAN;
+    s->e_mean = s->net > 0 ? (double)s->ne / (double)s->net : NAN;
     for (int c = 0; c < N_CLASSES; c++) {
         s->r_class[c] = s->n_class[c] > 0 ? rc[c] / (double)s->n_class[c] : NAN;
         s->r_class_evicted[c] = ne_c[c] > 0 ? re[c] / (double)ne_c[c] : NAN;
         s->r_class_nonevicted[c] = nn_c[c] > 0 ? rn[c] / (double)nn_c[c] : NAN;
+        if (s->n_class[c] > 0) {
+            v += ((double)c + m->p->v_a) * s->r_class[c];
+            n_v++;
+        }
     }
+    s->v = n_v > 0 ? v / n_v : NAN;
 }
 
 int lt_slot_run(const struct lt_slot_params *p, const struct lt_slot_task *tasks, size_t n,
@@ -645,6 +687,7 @@ int lt_slot_run(const struct lt_slot_params *p, const struct lt_slot_task *tasks
     struct akey *keys = NULL;
     struct lt_slot_task *in;
     size_t next = 0;
+    double last = 0.0; /* the last event's time */
 
     uint32_t si = 0;
     int rc;
@@ -710,6 +753,7 @@ int lt_slot_run(const struct lt_slot_params *p, const struct lt_slot_task *tasks
         m.tier_lo[m.n_tiers++] = si;
         for (uint32_t k = 0; k < g->count; k++, si++) {
             struct srv *s = &m.s[si];
+            s->type = g->type;
             s->cpu = g->type->cpu;
             s->cores = g->type->cores;
             s->slots = g->slots;
@@ -735,6 +779,7 @@ int lt_slot_run(const struct lt_slot_params *p, const struct lt_slot_task *tasks
             now = in[next].arrival;
         if (!isfinite(now))
             break;
+        last = now;
         while (m.evn > 0 && !(m.ev[0].t > now)) {
             struct sev e = m.ev[0];
             ev_pop(&m);
@@ -748,6 +793,9 @@ int lt_slot_run(const struct lt_slot_params *p, const struct lt_slot_task *tasks
         if ((rc = schedule(&m, now)) < 0)
             goto out;
     }
+    sum->end = last > p->horizon ? last : p->horizon;
+    for (uint32_t k = 0; k < m.ns; k++)
+        energy_to(&m, &m.s[k], sum->end);
     summarise(&m, out, ord);
     rc = 0;
 out:

@@ -98,6 +98,9 @@ static void test_mrs_evicts_the_latest_start_and_wastes_its_work(void **state)
     lt_assert_near(sum.r_class_evicted[0], 15.0, 1e-9);
     lt_assert_near(sum.r_class_nonevicted[0], 16.0, 1e-9);
     lt_assert_near(sum.r_class[5], 4.0, 1e-9);
+    /* V (eq. 6.5, a = 3): classes 0 and 5 completed: ((0 + 3) 15.5 + (5 + 3) 4) / 2 */
+    lt_assert_near(sum.v, (3 * 15.5 + 8 * 4.0) / 2, 1e-9);
+    lt_assert_near(sum.e_mean, 1.0, 0);
 }
 
 static void test_lrs_resume_and_threshold(void **state)
@@ -167,6 +170,20 @@ static void test_sleeping_server_wakes_in_30_s(void **state)
     run_ok(&p, t, 2, out, &sum);
     lt_assert_near(out[0].finish, 30.0 + 8.0, 1e-9);
     lt_assert_near(out[1].finish, 100.0 + 30.0 + 8.0, 1e-9);
+    /* energy, type D (Table 3.1): waking 2 x 30 s at P_peak 301; running 2 x 8 s at
+     * P_idle + P_cpu / 8 = 162 + 103 / 8; asleep 38 .. 100 at P_sleep 60.2 */
+    lt_assert_near(sum.end, 138.0, 1e-9);
+    lt_assert_near(sum.energy_j, 60 * 301 + 16 * (162 + 103.0 / 8) + 62 * 60.2, 1e-6);
+    /* a horizon extends the integral: 12 more seconds asleep */
+    p.horizon = 150.0;
+    run_ok(&p, t, 2, out, &sum);
+    lt_assert_near(sum.energy_j, 60 * 301 + 16 * (162 + 103.0 / 8) + 74 * 60.2, 1e-6);
+    /* IDL: on from the start, idle at P_idle between and after */
+    p.sleep = false;
+    p.horizon = 0.0;
+    run_ok(&p, t, 2, out, &sum);
+    lt_assert_near(out[1].finish, 108.0, 1e-9);
+    lt_assert_near(sum.energy_j, 16 * (162 + 103.0 / 8) + 92 * 162, 1e-6);
 }
 
 static void test_bad_input_is_named(void **state)
