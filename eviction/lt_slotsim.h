@@ -8,7 +8,7 @@
  * below its own (mrs, lrs or rnd), which loses its progress unless `resume`. Servers sleep
  * when empty (SLP) and take `wake_s` seconds to wake, or stay idle (IDL).
  *
- * Not yet here (docs/slots.md, issue 7): memory eviction, energy, WASP's eviction rule, HYBRID.
+ * Not yet here (docs/slots.md, issue 7): memory eviction.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -41,10 +41,14 @@ struct lt_slot_params {
     bool resume;              /* an evicted task keeps its progress (else it restarts, WE grows) */
     uint32_t drop_threshold;  /* 0: none; else a task evicted this many times is dropped (A28) */
     bool waa;                 /* production (9-11) tasks take the most powerful free slot (A23) */
-    bool sleep;               /* SLP: an empty server sleeps and takes wake_s to wake; else IDL */
-    double wake_s;            /* 30 [L1225] */
-    double horizon;           /* energy is integrated up to max(horizon, last event), s */
-    double v_a;               /* V's weights w_i = i + v_a (A30: 3) */
+    bool wae;        /* WASP's eviction: a production evictor frees the most powerful slot held by
+                      * the latest started task of the lowest class (A22, the prose) */
+    uint32_t sticky; /* HYBRID: sticky slots (0: none, WASP alone); phase I places queued tasks
+                      * in first-arrival order on them, never priority-evicted (A34, A35) */
+    bool sleep;      /* SLP: an empty server sleeps and takes wake_s to wake; else IDL */
+    double wake_s;   /* 30 [L1225] */
+    double horizon;  /* energy is integrated up to max(horizon, last event), s */
+    double v_a;      /* V's weights w_i = i + v_a (A30: 3) */
     uint64_t seed;
 };
 
@@ -57,7 +61,10 @@ struct lt_slot_outcome {
     double finish;      /* completion time; NaN if dropped */
     uint32_t evictions; /* priority evictions it suffered */
     bool dropped;
-    double wasted; /* cpu-s of work lost to its evictions (0 when resume) */
+    double wasted;   /* cpu-s of work lost to its evictions (0 when resume) */
+    uint32_t server; /* the server of its last attempt, numbered in configuration order
+                      * (group 0's servers first); UINT32_MAX if it never held a slot */
+    bool sticky;     /* its last attempt held a sticky slot (HYBRID) */
 };
 
 struct lt_slot_summary {

@@ -24,6 +24,7 @@
  */
 #include "lt_slotsim.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +48,8 @@ struct srv {
     uint32_t *heap;   /* tasks by thr (min-heap of task indexes), capacity slots */
     uint32_t version;
     const struct lt_server_type *type;
-    double t_energy; /* energy accounted up to here */
+    double t_energy;    /* energy accounted up to here */
+    uint32_t cfg_index; /* its number in configuration order */
 };
 
 struct tk {
@@ -60,6 +62,8 @@ struct tk {
     uint32_t prev, next, apos; /* class list and class array links */
     uint32_t e;
     bool dropped, finished;
+    bool queued; /* in the central queue (its heap entries may be stale otherwise) */
+    bool sticky; /* holds a sticky slot (HYBRID): never a priority victim */
 };
 
 struct sev {
@@ -79,9 +83,14 @@ struct sim {
     uint32_t n_tiers;
     uint32_t *tier_lo; /* tier k: servers [tier_lo[k], tier_lo[k + 1]) */
     uint64_t free_total;
-    uint32_t *q; /* central queue: binary heap of task indexes */
-    size_t qn;
-    struct sev *ev; /* server events */
+    uint32_t *q; /* central queue: binary heap of task indexes (entries of tasks no longer
+                  * queued are dropped when they reach the top) */
+    size_t qn, qcap;
+    uint32_t *fq; /* HYBRID: the same tasks by first arrival alone (min-heap of indexes) */
+    size_t fqn, fqcap;
+    uint64_t total_slots, run_sticky, run_regular;
+    uint32_t top_hi; /* servers [0, top_hi) have the most powerful slots */
+    struct sev *ev;  /* server events */
     size_t evn, evcap;
     uint32_t head[N_CLASSES], tail[N_CLASSES]; /* class lists by start time */
     uint32_t *arr[N_CLASSES];                  /* class arrays */
@@ -99,15 +108,73 @@ static bool q_before(const struct sim *m, uint32_t a, uint32_t b)
     return a < b; /* internal index = order of first arrival, then id */
 }
 
-static void q_push(struct sim *m, uint32_t i)
+/* Grows a heap of task indexes to hold one more (entries of tasks no longer queued stay until
+ * they reach the top, so a heap can hold more entries than tasks). */
+static int grow(uint32_t **h, size_t n, size_t *cap)
 {
-    size_t j = m->qn++;
+    uint32_t *t;
+    size_t c;
 
+    if (n < *cap)
+        return 0;
+    c = *cap ? 2 * *cap : 64;
+    if ((t = lt_reallocarray(*h, c, sizeof(*t))) == NULL)
+        return LT_ENOMEM;
+    *h = t;
+    *cap = c;
+    return 0;
+}
+
+static void fq_push(struct sim *m, uint32_t i)
+{
+    size_t j = m->fqn++;
+
+    while (j > 0 && i < m->fq[(j - 1) / 2]) {
+        m->fq[j] = m->fq[(j - 1) / 2];
+        j = (j - 1) / 2;
+    }
+    m->fq[j] = i;
+}
+
+static void fq_pop(struct sim *m)
+{
+    uint32_t v = m->fq[--m->fqn];
+    size_t j = 0;
+
+    for (;;) {
+        size_t c = 2 * j + 1;
+        if (c >= m->fqn)
+            break;
+        if (c + 1 < m->fqn && m->fq[c + 1] < m->fq[c])
+            c++;
+        if (!(m->fq[c] < v))
+            break;
+        m->fq[j] = m->fq[c];
+        j = c;
+    }
+    if (m->fqn > 0)
+        m->fq[j] = v;
+}
+
+static void q_pop(struct sim *m);
+
+static int q_push(struct sim *m, uint32_t i)
+{
+    size_t j;
+
+    if (grow(&m->q, m->qn, &m->qcap) < 0 ||
+        (m->p->sticky > 0 && grow(&m->fq, m->fqn, &m->fqcap) < 0))
+        return LT_ENOMEM;
+    j = m->qn++;
+    m->t[i].queued = true;
+    if (m->p->sticky > 0)
+        fq_push(m, i);
     while (j > 0 && q_before(m, i, m->q[(j - 1) / 2])) {
         m->q[j] = m->q[(j - 1) / 2];
         j = (j - 1) / 2;
     }
     m->q[j] = i;
+    return 0;
 }
 
 static void q_pop(struct sim *m)
@@ -128,6 +195,22 @@ static void q_pop(struct sim *m)
     }
     if (m->qn > 0)
         m->q[j] = v;
+}
+
+/* The head of the central queue (by priority, or first arrival when fcfs), or NONE. */
+static uint32_t q_head(struct sim *m)
+{
+    while (m->qn > 0 && !m->t[m->q[0]].queued)
+        q_pop(m);
+    return m->qn > 0 ? m->q[0] : NONE;
+}
+
+/* The queued task that arrived first (HYBRID phase I), or NONE. */
+static uint32_t fq_head(struct sim *m)
+{
+    while (m->fqn > 0 && !m->t[m->fq[0]].queued)
+        fq_pop(m);
+    return m->fqn > 0 ? m->fq[0] : NONE;
 }
 
 /* ---- server events ---- */
@@ -386,13 +469,67 @@ static uint32_t pick_victim(struct sim *m, int prio)
     return NONE;
 }
 
+/* WAE (A22, the prose): for a production evictor, the most recently started task of the
+ * lowest class below it among the tasks on the most powerful slots; NONE if there is none
+ * (the caller then takes the policy's cluster-wide victim). Ties drawn uniformly. */
+static uint32_t pick_victim_wae(struct sim *m, int prio)
+{
+    int low = prio;
+    double latest = -INFINITY;
+    uint32_t k = 0, pick = 0;
+
+    for (uint32_t si = 0; si < m->top_hi; si++) {
+        const struct srv *s = &m->s[si];
+        for (uint32_t j = 0; j < s->n; j++) {
+            const struct tk *t = &m->t[s->heap[j]];
+            int c = m->in[s->heap[j]].prio;
+            if (t->sticky || c >= low)
+                continue;
+            low = c;
+        }
+    }
+    if (low >= prio)
+        return NONE;
+    for (uint32_t pass = 0; pass < 2; pass++) { /* the latest start, then the k-th of ties */
+        if (pass == 1)
+            pick = (uint32_t)lt_rng_below(&m->evict_rng, k);
+        for (uint32_t si = 0; si < m->top_hi; si++) {
+            const struct srv *s = &m->s[si];
+            for (uint32_t j = 0; j < s->n; j++) {
+                uint32_t i = s->heap[j];
+                const struct tk *t = &m->t[i];
+                if (t->sticky || m->in[i].prio != low)
+                    continue;
+                if (pass == 0) {
+                    if (t->start > latest) {
+                        latest = t->start;
+                        k = 0;
+                    }
+                    k += !(t->start < latest);
+                } else if (!(t->start < latest) && pick-- == 0) {
+                    return i;
+                }
+            }
+        }
+    }
+    return NONE;
+}
+
 /* ---- placing and removing ---- */
 
-static int place(struct sim *m, uint32_t i, uint32_t si, double now)
+static int place(struct sim *m, uint32_t i, uint32_t si, double now, bool sticky)
 {
     struct srv *s = &m->s[si];
     struct tk *t = &m->t[i];
 
+    t->queued = false;
+    t->sticky = sticky;
+    m->out[i].server = s->cfg_index;
+    m->out[i].sticky = sticky;
+    if (sticky)
+        m->run_sticky++;
+    else
+        m->run_regular++;
     advance(s, now);
     energy_to(m, s, now);
     t->srv = si;
@@ -402,7 +539,8 @@ static int place(struct sim *m, uint32_t i, uint32_t si, double now)
     s->heap[s->n++] = i;
     h_up(m, s, s->n - 1);
     fen_add(m, si, -1);
-    cls_add(m, i);
+    if (!sticky)
+        cls_add(m, i);
     if (s->state == SRV_SLEEP) {
         if (m->p->wake_s > 0.0) {
             s->state = SRV_WAKING;
@@ -435,7 +573,13 @@ static int unplace(struct sim *m, uint32_t i, double now, bool keep_awake)
     }
     t->srv = NONE;
     fen_add(m, si, +1);
-    cls_del(m, i);
+    if (t->sticky) {
+        m->run_sticky--; /* the token returns to the pool */
+        t->sticky = false;
+    } else {
+        m->run_regular--;
+        cls_del(m, i);
+    }
     if (s->n == 0 && m->p->sleep && s->state == SRV_ON && !keep_awake)
         s->state = SRV_SLEEP;
     return srv_reschedule(m, si);
@@ -444,7 +588,10 @@ static int unplace(struct sim *m, uint32_t i, double now, bool keep_awake)
 static int evict(struct sim *m, uint32_t v, double now)
 {
     struct tk *t = &m->t[v];
-    int rc = unplace(m, v, now, true);
+    int rc;
+
+    assert(!t->sticky); /* HYBRID: sticky tasks are never priority victims */
+    rc = unplace(m, v, now, true);
 
     if (rc < 0)
         return rc;
@@ -462,31 +609,47 @@ static int evict(struct sim *m, uint32_t v, double now)
         m->sum->dropped++;
         return 0;
     }
-    q_push(m, v);
-    return 0;
+    return q_push(m, v);
 }
 
-/* The central queue, head first, until the head can neither take a free slot nor evict. */
+/* HYBRID phase I (A34, A35): queued tasks in first-arrival order take sticky slots while
+ * tokens and free slots remain; they are never priority-evicted. Then the central queue,
+ * head first, on the regular pool, until the head can neither take a free slot nor evict. */
 static int schedule(struct sim *m, double now)
 {
-    while (m->qn > 0) {
-        uint32_t i = m->q[0], v, si;
-        int rc;
+    uint64_t regular = m->total_slots - m->p->sticky;
+    int rc;
 
-        if (m->free_total > 0) {
+    while (m->run_sticky < m->p->sticky && m->free_total > 0) {
+        uint32_t i = fq_head(m);
+        if (i == NONE)
+            break;
+        fq_pop(m);
+        if ((rc = place(m, i, pick_slot(m, i), now, true)) < 0)
+            return rc;
+    }
+    for (;;) {
+        uint32_t i = q_head(m), v = NONE, si;
+
+        if (i == NONE)
+            break;
+        if (m->free_total > 0 && m->run_regular < regular) {
             q_pop(m);
-            if ((rc = place(m, i, pick_slot(m, i), now)) < 0)
+            if ((rc = place(m, i, pick_slot(m, i), now, false)) < 0)
                 return rc;
             continue;
         }
         if (m->p->order != LT_SLOT_ORDER_PRIORITY || m->p->evict == LT_SLOT_EVICT_NONE)
             break;
-        v = pick_victim(m, m->in[i].prio);
+        if (m->p->wae && m->in[i].prio >= PROD_CLASS)
+            v = pick_victim_wae(m, m->in[i].prio);
+        if (v == NONE)
+            v = pick_victim(m, m->in[i].prio);
         if (v == NONE)
             break; /* every later task has priority <= the head's */
         si = m->t[v].srv;
         q_pop(m);
-        if ((rc = evict(m, v, now)) < 0 || (rc = place(m, i, si, now)) < 0)
+        if ((rc = evict(m, v, now)) < 0 || (rc = place(m, i, si, now, false)) < 0)
             return rc;
     }
     return 0;
@@ -557,6 +720,10 @@ static int check(const struct lt_slot_params *p, const struct lt_slot_task *task
     if (!(p->wake_s >= 0.0) || !isfinite(p->wake_s))
         return lt_err_set(err, LT_EINVAL, 0, 0, "slot simulator: wake-up time %g is not >= 0",
                           p->wake_s);
+    if (p->sticky > lt_slot_config_slots(p->cfg))
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "slot simulator: %u sticky slots, more than the %llu slots there are",
+                          (unsigned)p->sticky, (unsigned long long)lt_slot_config_slots(p->cfg));
     if (tasks == NULL && n > 0)
         return lt_err_set(err, LT_EINVAL, 0, 0, "slot simulator: no tasks");
     if (n >= NONE)
@@ -624,6 +791,7 @@ static void sim_free(struct sim *m)
     lt_free(m->fen);
     lt_free(m->tier_lo);
     lt_free(m->q);
+    lt_free(m->fq);
     lt_free(m->ev);
     lt_free(m->in);
     lt_free(m->out);
@@ -709,11 +877,11 @@ int lt_slot_run(const struct lt_slot_params *p, const struct lt_slot_task *tasks
     m.in = in;
     m.out = lt_calloc(n + 1, sizeof(*m.out));
     m.t = lt_calloc(n + 1, sizeof(*m.t));
-    m.q = lt_calloc(n + 1, sizeof(*m.q));
+
     m.s = lt_calloc(m.ns, sizeof(*m.s));
     m.fen = lt_calloc((size_t)m.ns + 1, sizeof(*m.fen));
     m.tier_lo = lt_calloc(p->cfg->n + 1, sizeof(*m.tier_lo));
-    rc = ord == NULL || in == NULL || m.out == NULL || m.t == NULL || m.q == NULL || m.s == NULL ||
+    rc = ord == NULL || in == NULL || m.out == NULL || m.t == NULL || m.s == NULL ||
                  m.fen == NULL || m.tier_lo == NULL
              ? LT_ENOMEM
              : 0;
@@ -742,6 +910,7 @@ int lt_slot_run(const struct lt_slot_params *p, const struct lt_slot_task *tasks
         m.t[k].srv = NONE;
         m.t[k].rem = in[k].demand;
         m.out[k].finish = NAN;
+        m.out[k].server = UINT32_MAX;
     }
 
     /* servers by slot power, descending; one tier per group */
@@ -750,9 +919,13 @@ int lt_slot_run(const struct lt_slot_params *p, const struct lt_slot_task *tasks
     qsort(gorder, p->cfg->n, sizeof(*gorder), by_power);
     for (uint32_t a = 0; a < p->cfg->n; a++) {
         const struct lt_slot_group *g = &p->cfg->g[gorder[a].g];
+        uint32_t first = 0;
+        for (uint32_t b = 0; b < gorder[a].g; b++)
+            first += p->cfg->g[b].count;
         m.tier_lo[m.n_tiers++] = si;
         for (uint32_t k = 0; k < g->count; k++, si++) {
             struct srv *s = &m.s[si];
+            s->cfg_index = first + k;
             s->type = g->type;
             s->cpu = g->type->cpu;
             s->cores = g->type->cores;
@@ -766,6 +939,13 @@ int lt_slot_run(const struct lt_slot_params *p, const struct lt_slot_task *tasks
         }
     }
     m.tier_lo[m.n_tiers] = si;
+    m.total_slots = lt_slot_config_slots(p->cfg);
+    /* the most powerful slots: the first tier and every tier of the same power */
+    for (uint32_t a = 0; a < m.n_tiers; a++) {
+        if (gorder[a].power < gorder[0].power)
+            break;
+        m.top_hi = m.tier_lo[a + 1];
+    }
 
     /* the event loop */
     for (;;) {
@@ -787,7 +967,8 @@ int lt_slot_run(const struct lt_slot_params *p, const struct lt_slot_task *tasks
                 goto out;
         }
         while (next < n && !(in[next].arrival > now)) {
-            q_push(&m, (uint32_t)next++);
+            if ((rc = q_push(&m, (uint32_t)next++)) < 0)
+                goto out;
             sum->events++;
         }
         if ((rc = schedule(&m, now)) < 0)

@@ -336,6 +336,166 @@ static void test_exact_sharing_matches_a_small_step_reference(void **state)
     }
 }
 
+/* A small heterogeneous cluster: 2 D servers with 2 powerful slots (1/2 CPU each), 1 D with 8
+ * and 3 A with 4 (1/8). */
+static void small_wasc(struct lt_slot_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->n = 3;
+    cfg->g[0] = (struct lt_slot_group){lt_server_type_find("D", NULL), 2, 2};
+    cfg->g[1] = (struct lt_slot_group){lt_server_type_find("D", NULL), 1, 8};
+    cfg->g[2] = (struct lt_slot_group){lt_server_type_find("A", NULL), 3, 4};
+}
+
+/* A random workload of n tasks: classes 0, 4 and 9 in Google-like shares, arrivals over
+ * 200 s, demands 1 .. 20 cpu-s. */
+static void random_tasks(struct lt_rng *rng, struct lt_slot_task *t, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        uint64_t c = lt_rng_below(rng, 10);
+        t[k].id = (int64_t)k;
+        t[k].prio = c < 4 ? 0 : c < 9 ? 4 : 9;
+        t[k].arrival = 200.0 * lt_rng_uniform(rng);
+        t[k].demand = 1.0 + 19.0 * lt_rng_uniform(rng);
+    }
+}
+
+static void assert_same_outcomes(const struct lt_slot_outcome *a, const struct lt_slot_outcome *b,
+                                 size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        bool same = !(a[k].finish < b[k].finish) && !(a[k].finish > b[k].finish) &&
+                    isnan(a[k].finish) == isnan(b[k].finish);
+        if (!same || a[k].evictions != b[k].evictions || a[k].server != b[k].server) {
+            print_error("task %zu: finish %.17g / %.17g, evictions %u / %u, server %u / %u\n", k,
+                        a[k].finish, b[k].finish, (unsigned)a[k].evictions,
+                        (unsigned)b[k].evictions, (unsigned)a[k].server, (unsigned)b[k].server);
+            fail();
+        }
+    }
+}
+
+/* Digest section 8.1 [L1746, L1792]: HYBRID with no sticky slot is WASP; with every slot
+ * sticky it is non-preemptive FCFS. Same seed, same outcomes, exactly. */
+static void test_hybrid_limits_are_wasp_and_fcfs(void **state)
+{
+    enum { N = 300 };
+    static struct lt_slot_task t[N];
+    static struct lt_slot_outcome a[N], b[N];
+    struct lt_slot_config cfg;
+    struct lt_slot_params p, q;
+    struct lt_slot_summary sa, sb;
+    struct lt_rng rng;
+
+    (void)state;
+    small_wasc(&cfg);
+    lt_rng_init(&rng, 7, 0);
+    for (int round = 0; round < 5; round++) {
+        random_tasks(&rng, t, N);
+        lt_slot_params_default(&p, &cfg); /* WASP: WAA + WAE with mrs */
+        p.waa = p.wae = true;
+        p.seed = (uint64_t)round;
+        q = p;
+        q.sticky = 0;
+        run_ok(&p, t, N, a, &sa);
+        run_ok(&q, t, N, b, &sb);
+        assert_same_outcomes(a, b, N);
+        assert_true(sa.ne > 0); /* the workload does evict */
+
+        q.sticky = (uint32_t)lt_slot_config_slots(&cfg);
+        p.order = LT_SLOT_ORDER_FCFS;
+        p.evict = LT_SLOT_EVICT_NONE;
+        p.wae = false;
+        run_ok(&p, t, N, a, &sa);
+        run_ok(&q, t, N, b, &sb);
+        assert_same_outcomes(a, b, N);
+        assert_int_equal(sb.ne, 0);
+        for (size_t k = 0; k < N; k++)
+            assert_true(b[k].sticky);
+    }
+}
+
+/* Sticky tasks are never priority victims (slotsim.c asserts it at every eviction): with 4
+ * sticky slots, the tasks that took them (some after earlier evictions as regular tasks) run
+ * to completion while production tasks evict the others. */
+static void test_sticky_tasks_are_never_evicted(void **state)
+{
+    enum { N = 300 };
+    static struct lt_slot_task t[N];
+    static struct lt_slot_outcome out[N];
+    struct lt_slot_config cfg;
+    struct lt_slot_params p;
+    struct lt_slot_summary sum;
+    struct lt_rng rng;
+    size_t sticky = 0;
+
+    (void)state;
+    small_wasc(&cfg);
+    lt_rng_init(&rng, 8, 0);
+    random_tasks(&rng, t, N);
+    lt_slot_params_default(&p, &cfg);
+    p.waa = p.wae = true;
+    p.sticky = 4;
+    run_ok(&p, t, N, out, &sum);
+    assert_true(sum.ne > 0);
+    for (size_t k = 0; k < N; k++) {
+        if (out[k].sticky) {
+            sticky++;
+            assert_false(isnan(out[k].finish)); /* its sticky attempt ran to completion */
+        }
+    }
+    assert_true(sticky > 0);
+    assert_int_equal(sum.completed, N);
+}
+
+/* WAE (A22, the prose): a production evictor frees a powerful slot, held by the latest
+ * started class-0 task there; without WAE mrs takes the latest start cluster-wide. Six class-0
+ * tasks fill the 2 + 4 slots (starts 0..5), a production task arrives at 10. */
+static void test_wae_frees_a_powerful_slot(void **state)
+{
+    struct lt_slot_config cfg;
+    struct lt_slot_params p;
+    struct lt_slot_task t[7];
+    struct lt_slot_outcome out[7];
+    struct lt_slot_summary sum;
+    int on_powerful_plain = 0;
+
+    (void)state;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.n = 2;
+    cfg.g[0] = (struct lt_slot_group){lt_server_type_find("D", NULL), 1, 2}; /* server 0 */
+    cfg.g[1] = (struct lt_slot_group){lt_server_type_find("D", NULL), 1, 4}; /* server 1 */
+    for (int k = 0; k < 6; k++)
+        t[k] = (struct lt_slot_task){k, 0, (double)k, 1000.0};
+    t[6] = (struct lt_slot_task){6, 9, 10.0, 1.0};
+    for (uint64_t seed = 0; seed < 20; seed++) {
+        double latest_kept = -1.0;
+        int victim = -1;
+
+        lt_slot_params_default(&p, &cfg);
+        p.sleep = false;
+        p.wae = true;
+        p.seed = seed;
+        run_ok(&p, t, 7, out, &sum);
+        assert_int_equal(sum.ne, 1);
+        assert_int_equal(out[6].server, 0); /* the production task got a powerful slot */
+        for (int k = 0; k < 6; k++) {
+            if (out[k].evictions == 1)
+                victim = k;
+            else if (out[k].server == 0 && t[k].arrival > latest_kept)
+                latest_kept = t[k].arrival;
+        }
+        assert_true(victim >= 0);
+        assert_true(t[victim].arrival > latest_kept); /* the latest start on server 0 */
+
+        p.wae = false; /* plain mrs: the task started at 5, wherever it is */
+        run_ok(&p, t, 7, out, &sum);
+        assert_int_equal(out[5].evictions, 1);
+        on_powerful_plain += out[6].server == 0;
+    }
+    assert_true(on_powerful_plain < 20); /* without WAE the slot is not always a powerful one */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -345,6 +505,9 @@ int main(void)
         cmocka_unit_test(test_sleeping_server_wakes_in_30_s),
         cmocka_unit_test(test_bad_input_is_named),
         cmocka_unit_test(test_exact_sharing_matches_a_small_step_reference),
+        cmocka_unit_test(test_hybrid_limits_are_wasp_and_fcfs),
+        cmocka_unit_test(test_sticky_tasks_are_never_evicted),
+        cmocka_unit_test(test_wae_frees_a_powerful_slot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
