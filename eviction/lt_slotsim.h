@@ -8,7 +8,6 @@
  * below its own (mrs, lrs or rnd), which loses its progress unless `resume`. Servers sleep
  * when empty (SLP) and take `wake_s` seconds to wake, or stay idle (IDL).
  *
- * Not yet here (docs/slots.md, issue 7): memory eviction.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -28,10 +27,16 @@ struct lt_slot_task {
     int prio;       /* 0..11, higher is more important */
     double arrival; /* seconds, >= 0 */
     double demand;  /* CPU demand Delta_C, cpu-s at unit CPU, > 0 */
+    double mem;     /* average memory usage, normalised like the server types (0: none) */
 };
 
 enum lt_slot_evict { LT_SLOT_EVICT_NONE, LT_SLOT_EVICT_MRS, LT_SLOT_EVICT_LRS, LT_SLOT_EVICT_RND };
 enum lt_slot_order { LT_SLOT_ORDER_PRIORITY, LT_SLOT_ORDER_FCFS };
+
+/* Memory: unlimited (no accounting, A43), or limited with memory eviction at the checkpoint
+ * (section 6.2.3, A25, A26): lsf evicts the task whose memory cannot be satisfied, lpf evicts
+ * lower-priority tasks of its server (lowest class, latest start first) until it can. */
+enum lt_slot_memory { LT_SLOT_MEM_UNLIMITED, LT_SLOT_MEM_LSF, LT_SLOT_MEM_LPF };
 
 struct lt_slot_params {
     const struct lt_slot_config *cfg;
@@ -39,8 +44,9 @@ struct lt_slot_params {
         order; /* priority then first arrival, or first arrival only (no evictions) */
     enum lt_slot_evict evict; /* the priority eviction policy */
     bool resume;              /* an evicted task keeps its progress (else it restarts, WE grows) */
-    uint32_t drop_threshold;  /* 0: none; else a task evicted this many times is dropped (A28) */
-    bool waa;                 /* production (9-11) tasks take the most powerful free slot (A23) */
+    enum lt_slot_memory memory;
+    uint32_t drop_threshold; /* 0: none; else a task evicted this many times is dropped (A28) */
+    bool waa;                /* production (9-11) tasks take the most powerful free slot (A23) */
     bool wae;        /* WASP's eviction: a production evictor frees the most powerful slot held by
                       * the latest started task of the lowest class (A22, the prose) */
     uint32_t sticky; /* HYBRID: sticky slots (0: none, WASP alone); phase I places queued tasks
@@ -58,8 +64,9 @@ void lt_slot_params_default(struct lt_slot_params *p, const struct lt_slot_confi
 
 /* What happened to one task. */
 struct lt_slot_outcome {
-    double finish;      /* completion time; NaN if dropped */
-    uint32_t evictions; /* priority evictions it suffered */
+    double finish;          /* completion time; NaN if dropped */
+    uint32_t evictions;     /* evictions it suffered (priority and memory) */
+    uint32_t mem_evictions; /* of which memory evictions */
     bool dropped;
     double wasted;   /* cpu-s of work lost to its evictions (0 when resume) */
     uint32_t server; /* the server of its last attempt, numbered in configuration order
@@ -69,8 +76,10 @@ struct lt_slot_outcome {
 
 struct lt_slot_summary {
     uint64_t completed, dropped;
-    uint64_t ne;                   /* eviction events */
+    uint64_t ne;                   /* eviction events (priority and memory) */
+    uint64_t ne_priority;          /* priority evictions */
     uint64_t net;                  /* distinct evicted tasks */
+    uint64_t net_priority;         /* distinct tasks evicted by priority */
     uint32_t max_e;                /* most evictions of one task */
     double we;                     /* wasted work, cpu-s */
     double makespan;               /* last completion */
@@ -84,8 +93,9 @@ struct lt_slot_summary {
     double v;                      /* V = sum over classes with completions of (i + v_a) R(C_i),
                                     * over their number (eq. 6.5) */
     double energy_j;               /* cluster energy, joules (eq. 6.3; sleep P_sleep, waking
-                                    * P_peak, on P_idle + P_cpu U_cpu, U_cpu = min(N_r, N_c) / N_c;
-                                    * memory power is 0 in this unlimited-memory model) */
+                                    * P_peak, on P_idle + P_cpu U_cpu + P_mem U_mem, U_cpu =
+                                    * min(N_r, N_c) / N_c, U_mem allocated / capacity (0 when
+                                    * memory is unlimited)) */
     double end;                    /* the end of the energy integral */
 };
 

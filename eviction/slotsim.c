@@ -50,6 +50,7 @@ struct srv {
     const struct lt_server_type *type;
     double t_energy;    /* energy accounted up to here */
     uint32_t cfg_index; /* its number in configuration order */
+    double mem_free;    /* unallocated memory (memory-limited runs) */
 };
 
 struct tk {
@@ -60,15 +61,21 @@ struct tk {
     double rem_start;          /* rem when the attempt started */
     uint32_t hpos;             /* position in its server's heap */
     uint32_t prev, next, apos; /* class list and class array links */
-    uint32_t e;
+    uint32_t e, me;            /* evictions, of which memory evictions */
+    uint32_t attempt;          /* placements so far: a checkpoint event of an older one is stale */
+    double alloc;              /* memory allocated to its attempt */
+    bool ckpt;                 /* a memory checkpoint is pending */
     bool dropped, finished;
     bool queued; /* in the central queue (its heap entries may be stale otherwise) */
     bool sticky; /* holds a sticky slot (HYBRID): never a priority victim */
 };
 
+enum { EV_SERVER, EV_CHECKPOINT };
+
 struct sev {
     double t;
-    uint32_t srv, version;
+    uint32_t ref, version; /* a server and its version, or a task and its attempt */
+    int kind;
 };
 
 struct sim {
@@ -95,7 +102,8 @@ struct sim {
     uint32_t head[N_CLASSES], tail[N_CLASSES]; /* class lists by start time */
     uint32_t *arr[N_CLASSES];                  /* class arrays */
     uint32_t cnt[N_CLASSES];
-    struct lt_rng slot_rng, evict_rng;
+    struct lt_rng slot_rng, evict_rng, mem_rng;
+    double max_core; /* the largest core capacity, cpu / cores (T_x^min, A26) */
     struct lt_slot_summary *sum;
 };
 
@@ -215,7 +223,7 @@ static uint32_t fq_head(struct sim *m)
 
 /* ---- server events ---- */
 
-static int ev_push(struct sim *m, double t, uint32_t s)
+static int ev_push(struct sim *m, double t, uint32_t ref, int kind)
 {
     size_t j;
 
@@ -233,8 +241,9 @@ static int ev_push(struct sim *m, double t, uint32_t s)
         j = (j - 1) / 2;
     }
     m->ev[j].t = t;
-    m->ev[j].srv = s;
-    m->ev[j].version = m->s[s].version;
+    m->ev[j].ref = ref;
+    m->ev[j].kind = kind;
+    m->ev[j].version = kind == EV_SERVER ? m->s[ref].version : m->t[ref].attempt;
     return 0;
 }
 
@@ -270,7 +279,8 @@ static double power(const struct srv *s)
     if (s->state == SRV_WAKING)
         return s->type->p_peak;
     u = (double)(s->n < s->cores ? s->n : s->cores) / (double)s->cores;
-    return s->type->p_idle + s->type->p_cpu * u;
+    return s->type->p_idle + s->type->p_cpu * u +
+           (s->type->mem > 0.0 ? s->type->p_mem * (1.0 - s->mem_free / s->type->mem) : 0.0);
 }
 
 /* Accounts the server's energy up to t; call before any change of its state or tasks. */
@@ -283,6 +293,13 @@ static void energy_to(struct sim *m, struct srv *s, double t)
 }
 
 /* ---- per-server processor sharing ---- */
+
+static bool ev_live(const struct sim *m, const struct sev *e)
+{
+    if (e->kind == EV_SERVER)
+        return e->version == m->s[e->ref].version;
+    return e->version == m->t[e->ref].attempt && m->t[e->ref].ckpt;
+}
 
 static double rate(const struct srv *s)
 {
@@ -346,7 +363,7 @@ static int srv_reschedule(struct sim *m, uint32_t si)
     double t = srv_next(m, &m->s[si]);
 
     m->s[si].version++;
-    return isfinite(t) ? ev_push(m, t, si) : 0;
+    return isfinite(t) ? ev_push(m, t, si, EV_SERVER) : 0;
 }
 
 /* ---- free slots ---- */
@@ -549,6 +566,23 @@ static int place(struct sim *m, uint32_t i, uint32_t si, double now, bool sticky
             s->state = SRV_ON;
         }
     }
+    t->attempt++;
+    if (m->p->memory != LT_SLOT_MEM_UNLIMITED) {
+        /* A25 steps 1-3: the task starts whatever the memory; short of its average usage it
+         * takes what is free and is checked again at X ~ U[0, T_x^min] of running time, T_x^min
+         * its demand at the largest core capacity (A26). */
+        double want = m->in[i].mem;
+        t->alloc = s->mem_free >= want ? want : (s->mem_free > 0.0 ? s->mem_free : 0.0);
+        s->mem_free -= t->alloc;
+        if (t->alloc < want) {
+            double x = lt_rng_uniform(&m->mem_rng) * t->rem / m->max_core;
+            double from = s->state == SRV_WAKING ? s->wake_until : now;
+            int rc;
+            t->ckpt = true;
+            if ((rc = ev_push(m, from + x, i, EV_CHECKPOINT)) < 0)
+                return rc;
+        }
+    }
     return srv_reschedule(m, si);
 }
 
@@ -572,6 +606,9 @@ static int unplace(struct sim *m, uint32_t i, double now, bool keep_awake)
         h_down(m, s, m->t[s->heap[j]].hpos);
     }
     t->srv = NONE;
+    s->mem_free += t->alloc;
+    t->alloc = 0.0;
+    t->ckpt = false;
     fen_add(m, si, +1);
     if (t->sticky) {
         m->run_sticky--; /* the token returns to the pool */
@@ -585,19 +622,26 @@ static int unplace(struct sim *m, uint32_t i, double now, bool keep_awake)
     return srv_reschedule(m, si);
 }
 
-static int evict(struct sim *m, uint32_t v, double now)
+/* Evicts task v at now: by priority (its slot goes to the evictor at once) or for memory. */
+static int evict(struct sim *m, uint32_t v, double now, bool memory)
 {
     struct tk *t = &m->t[v];
     int rc;
 
-    assert(!t->sticky); /* HYBRID: sticky tasks are never priority victims */
-    rc = unplace(m, v, now, true);
-
+    assert(memory || !t->sticky); /* HYBRID: sticky tasks are never priority victims */
+    rc = unplace(m, v, now, !memory);
     if (rc < 0)
         return rc;
     m->sum->ne++;
     if (t->e++ == 0)
         m->sum->net++;
+    if (memory) {
+        t->me++;
+    } else {
+        m->sum->ne_priority++;
+        if (t->e - t->me == 1)
+            m->sum->net_priority++;
+    }
     if (!m->p->resume) {
         double lost = t->rem_start - t->rem;
         m->out[v].wasted += lost;
@@ -649,10 +693,48 @@ static int schedule(struct sim *m, double now)
             break; /* every later task has priority <= the head's */
         si = m->t[v].srv;
         q_pop(m);
-        if ((rc = evict(m, v, now)) < 0 || (rc = place(m, i, si, now, false)) < 0)
+        if ((rc = evict(m, v, now, false)) < 0 || (rc = place(m, i, si, now, false)) < 0)
             return rc;
     }
     return 0;
+}
+
+/* Task i reaches its memory checkpoint (A25 step 5): the rest of its average usage is
+ * allocated if free; otherwise lsf evicts it, and lpf first evicts the lower-priority tasks of
+ * its server, lowest class and latest start first, until enough is free (and it, if that is
+ * not enough). */
+static int checkpoint(struct sim *m, uint32_t i, double now)
+{
+    struct tk *t = &m->t[i];
+    struct srv *s = &m->s[t->srv];
+    double need = m->in[i].mem - t->alloc;
+    int rc;
+
+    m->sum->events++;
+    t->ckpt = false;
+    if (m->p->memory == LT_SLOT_MEM_LPF) {
+        while (s->mem_free < need) {
+            uint32_t v = NONE;
+            for (uint32_t j = 0; j < s->n; j++) {
+                uint32_t c = s->heap[j];
+                if (c == i || m->in[c].prio >= m->in[i].prio)
+                    continue;
+                if (v == NONE || m->in[c].prio < m->in[v].prio ||
+                    (m->in[c].prio == m->in[v].prio && m->t[c].start > m->t[v].start))
+                    v = c;
+            }
+            if (v == NONE)
+                break;
+            if ((rc = evict(m, v, now, true)) < 0)
+                return rc;
+        }
+    }
+    if (s->mem_free >= need) {
+        s->mem_free -= need;
+        t->alloc += need;
+        return 0;
+    }
+    return evict(m, i, now, true);
 }
 
 /* The events of server si at now: the end of its wake-up, its completions. */
@@ -702,6 +784,8 @@ void lt_slot_params_default(struct lt_slot_params *p, const struct lt_slot_confi
 static int check(const struct lt_slot_params *p, const struct lt_slot_task *tasks, size_t n,
                  struct lt_err *err)
 {
+    double max_mem = 0.0;
+
     if (p == NULL || p->cfg == NULL || p->cfg->n == 0)
         return lt_err_set(err, LT_EINVAL, 0, 0, "slot simulator: no slot configuration");
     for (size_t k = 0; k < p->cfg->n; k++) {
@@ -720,6 +804,8 @@ static int check(const struct lt_slot_params *p, const struct lt_slot_task *task
     if (!(p->wake_s >= 0.0) || !isfinite(p->wake_s))
         return lt_err_set(err, LT_EINVAL, 0, 0, "slot simulator: wake-up time %g is not >= 0",
                           p->wake_s);
+    for (size_t k = 0; k < p->cfg->n; k++)
+        max_mem = p->cfg->g[k].type->mem > max_mem ? p->cfg->g[k].type->mem : max_mem;
     if (p->sticky > lt_slot_config_slots(p->cfg))
         return lt_err_set(err, LT_EINVAL, 0, 0,
                           "slot simulator: %u sticky slots, more than the %llu slots there are",
@@ -737,6 +823,14 @@ static int check(const struct lt_slot_params *p, const struct lt_slot_task *task
         if (!(t->arrival >= 0.0) || !isfinite(t->arrival))
             return lt_err_set(err, LT_EINVAL, 0, 0, "task %lld: arrival %g is not >= 0",
                               (long long)t->id, t->arrival);
+        if (!(t->mem >= 0.0) || !isfinite(t->mem))
+            return lt_err_set(err, LT_EINVAL, 0, 0, "task %lld: memory %g is not >= 0",
+                              (long long)t->id, t->mem);
+        if (p->memory != LT_SLOT_MEM_UNLIMITED && t->mem > max_mem)
+            return lt_err_set(err, LT_EINVAL, 0, 0,
+                              "task %lld: memory %g exceeds every server's (%g): it could never "
+                              "run",
+                              (long long)t->id, t->mem, max_mem);
         if (!(t->demand > 0.0) || !isfinite(t->demand))
             return lt_err_set(err, LT_EINVAL, 0, 0, "task %lld: CPU demand %g is not > 0",
                               (long long)t->id, t->demand);
@@ -811,6 +905,7 @@ static void summarise(struct sim *m, struct lt_slot_outcome *out, const uint32_t
         double r;
 
         m->out[k].evictions = t->e;
+        m->out[k].mem_evictions = t->me;
         m->out[k].dropped = t->dropped;
         if (t->e > s->max_e)
             s->max_e = t->e;
@@ -872,6 +967,7 @@ int lt_slot_run(const struct lt_slot_params *p, const struct lt_slot_task *tasks
     m.ns = (uint32_t)lt_slot_config_servers(p->cfg);
     lt_rng_init(&m.slot_rng, p->seed, LT_RNG_POLICY);
     lt_rng_init(&m.evict_rng, p->seed, LT_RNG_EVICTION);
+    lt_rng_init(&m.mem_rng, p->seed, LT_RNG_MEMORY);
     ord = lt_calloc(n + 1, sizeof(*ord));
     in = lt_calloc(n + 1, sizeof(*in));
     m.in = in;
@@ -928,6 +1024,9 @@ int lt_slot_run(const struct lt_slot_params *p, const struct lt_slot_task *tasks
             s->cfg_index = first + k;
             s->type = g->type;
             s->cpu = g->type->cpu;
+            s->mem_free = g->type->mem;
+            if (g->type->cpu / g->type->cores > m.max_core)
+                m.max_core = g->type->cpu / g->type->cores;
             s->cores = g->type->cores;
             s->slots = g->slots;
             s->state = p->sleep ? SRV_SLEEP : SRV_ON;
@@ -951,7 +1050,7 @@ int lt_slot_run(const struct lt_slot_params *p, const struct lt_slot_task *tasks
     for (;;) {
         double now = INFINITY;
 
-        while (m.evn > 0 && m.ev[0].version != m.s[m.ev[0].srv].version)
+        while (m.evn > 0 && !ev_live(&m, &m.ev[0]))
             ev_pop(&m); /* stale */
         if (m.evn > 0)
             now = m.ev[0].t;
@@ -963,7 +1062,10 @@ int lt_slot_run(const struct lt_slot_params *p, const struct lt_slot_task *tasks
         while (m.evn > 0 && !(m.ev[0].t > now)) {
             struct sev e = m.ev[0];
             ev_pop(&m);
-            if (e.version == m.s[e.srv].version && (rc = srv_event(&m, e.srv, now)) < 0)
+            if (!ev_live(&m, &e))
+                continue;
+            rc = e.kind == EV_SERVER ? srv_event(&m, e.ref, now) : checkpoint(&m, e.ref, now);
+            if (rc < 0)
                 goto out;
         }
         while (next < n && !(in[next].arrival > now)) {

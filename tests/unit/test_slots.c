@@ -51,7 +51,7 @@ static void test_processor_sharing_beyond_the_cores(void **state)
     lt_slot_params_default(&p, &cfg);
     p.sleep = false;
     for (int k = 0; k < 10; k++)
-        t[k] = (struct lt_slot_task){k, 0, 0.0, 1.0};
+        t[k] = (struct lt_slot_task){k, 0, 0.0, 1.0, 0.0};
     run_ok(&p, t, 10, out, &sum);
     for (int k = 0; k < 10; k++)
         lt_assert_near(out[k].finish, 10.0, 1e-9);
@@ -64,9 +64,9 @@ static void test_processor_sharing_beyond_the_cores(void **state)
  * 0.5 and B 0.375; C finds no slot and evicts a class-0 task. */
 static void scenario(struct lt_slot_task t[3])
 {
-    t[0] = (struct lt_slot_task){1, 0, 0.0, 2.0};
-    t[1] = (struct lt_slot_task){2, 0, 1.0, 1.0};
-    t[2] = (struct lt_slot_task){3, 5, 4.0, 0.5};
+    t[0] = (struct lt_slot_task){1, 0, 0.0, 2.0, 0.0};
+    t[1] = (struct lt_slot_task){2, 0, 1.0, 1.0, 0.0};
+    t[2] = (struct lt_slot_task){3, 5, 4.0, 0.5, 0.0};
 }
 
 static void test_mrs_evicts_the_latest_start_and_wastes_its_work(void **state)
@@ -160,7 +160,7 @@ static void test_sleeping_server_wakes_in_30_s(void **state)
 {
     struct lt_slot_config cfg;
     struct lt_slot_params p;
-    struct lt_slot_task t[2] = {{1, 0, 0.0, 1.0}, {2, 0, 100.0, 1.0}};
+    struct lt_slot_task t[2] = {{1, 0, 0.0, 1.0, 0.0}, {2, 0, 100.0, 1.0, 0.0}};
     struct lt_slot_outcome out[2];
     struct lt_slot_summary sum;
 
@@ -190,7 +190,7 @@ static void test_bad_input_is_named(void **state)
 {
     struct lt_slot_config cfg;
     struct lt_slot_params p;
-    struct lt_slot_task t[1] = {{7, 12, 0.0, 1.0}};
+    struct lt_slot_task t[1] = {{7, 12, 0.0, 1.0, 0.0}};
     struct lt_slot_outcome out[1];
     struct lt_slot_summary sum;
     struct lt_err err;
@@ -466,8 +466,8 @@ static void test_wae_frees_a_powerful_slot(void **state)
     cfg.g[0] = (struct lt_slot_group){lt_server_type_find("D", NULL), 1, 2}; /* server 0 */
     cfg.g[1] = (struct lt_slot_group){lt_server_type_find("D", NULL), 1, 4}; /* server 1 */
     for (int k = 0; k < 6; k++)
-        t[k] = (struct lt_slot_task){k, 0, (double)k, 1000.0};
-    t[6] = (struct lt_slot_task){6, 9, 10.0, 1.0};
+        t[k] = (struct lt_slot_task){k, 0, (double)k, 1000.0, 0.0};
+    t[6] = (struct lt_slot_task){6, 9, 10.0, 1.0, 0.0};
     for (uint64_t seed = 0; seed < 20; seed++) {
         double latest_kept = -1.0;
         int victim = -1;
@@ -496,6 +496,58 @@ static void test_wae_frees_a_powerful_slot(void **state)
     assert_true(on_powerful_plain < 20); /* without WAE the slot is not always a powerful one */
 }
 
+/* Memory (A25, A26): one D server (memory 1.0), 4 slots, IDL. A (class 0, memory 0.6,
+ * demand 8) at 0; B (class 4, memory 0.6, demand 8) at 1 gets the 0.4 left and a checkpoint
+ * within T_x^min = 8 / 0.125 = 64 s. Two tasks run at 0.125 each, so 64 s of running
+ * finishes either. */
+static void test_memory_checkpoint_lsf_and_lpf(void **state)
+{
+    struct lt_slot_config cfg;
+    struct lt_slot_params p;
+    struct lt_slot_task t[2] = {{1, 0, 0.0, 8.0, 0.6}, {2, 4, 1.0, 8.0, 0.6}};
+    struct lt_slot_outcome out[2];
+    struct lt_slot_summary sum;
+    struct lt_err err;
+
+    (void)state;
+    one_server(&cfg, 4);
+    for (uint64_t seed = 0; seed < 10; seed++) {
+        /* lsf: B cannot get its memory while A runs: it is evicted at each checkpoint and
+         * restarted, until A ends at 64; then its last attempt runs 64 s */
+        lt_slot_params_default(&p, &cfg);
+        p.sleep = false;
+        p.memory = LT_SLOT_MEM_LSF;
+        p.seed = seed;
+        run_ok(&p, t, 2, out, &sum);
+        lt_assert_near(out[0].finish, 64.0, 1e-9);
+        assert_int_equal(out[0].evictions, 0);
+        assert_true(out[1].evictions >= 1);
+        assert_int_equal(out[1].mem_evictions, out[1].evictions);
+        assert_int_equal(sum.ne_priority, 0);
+        assert_int_equal(sum.ne, out[1].evictions);
+        assert_true(out[1].finish > 64.0);
+        assert_true(out[1].finish <= 64.0 + 64.0 + 1e-9);
+
+        /* lpf: at B's checkpoint A (lower priority) is evicted; B ends at 1 + 64 = 65 and A,
+         * short of memory beside B and with no lower task to evict, waits by evictions */
+        p.memory = LT_SLOT_MEM_LPF;
+        run_ok(&p, t, 2, out, &sum);
+        lt_assert_near(out[1].finish, 65.0, 1e-9);
+        assert_int_equal(out[1].evictions, 0);
+        assert_true(out[0].evictions >= 1);
+        assert_int_equal(out[0].mem_evictions, out[0].evictions);
+        assert_true(out[0].finish > 65.0);
+        assert_true(sum.we > 0.0);
+    }
+    /* a task larger than every server can never run: an error, not a loop */
+    t[1].mem = 1.5;
+    lt_err_init(&err, NULL);
+    assert_int_equal(lt_slot_run(&p, t, 2, out, &sum, &err), LT_EINVAL);
+    assert_non_null(strstr(err.text, "task 2: memory 1.5"));
+    p.memory = LT_SLOT_MEM_UNLIMITED; /* fine without memory accounting */
+    run_ok(&p, t, 2, out, &sum);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -508,6 +560,7 @@ int main(void)
         cmocka_unit_test(test_hybrid_limits_are_wasp_and_fcfs),
         cmocka_unit_test(test_sticky_tasks_are_never_evicted),
         cmocka_unit_test(test_wae_frees_a_powerful_slot),
+        cmocka_unit_test(test_memory_checkpoint_lsf_and_lpf),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
