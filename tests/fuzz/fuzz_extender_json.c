@@ -5,12 +5,21 @@
  * the encoders on whatever strings came in. The first byte also feeds the quantity parser the
  * rest of the input. Built with -DLOTUS_FUZZ=ON (clang); seeds: tests/fixtures/extender.
  *
+ * Differential: ExtenderArgs bodies are decoded in one pass without a tree (extender/json_scan.h).
+ * Every input is also checked against the Jansson reference of tests/support/ext_args_ref.c:
+ * ext_json_check must accept exactly what json_loadb accepts, and ext_args_decode must find
+ * the same Pod, node names, node byte ranges and NodeNames as the tree walk, or fail with the
+ * same code and message. A disagreement is printed and aborts.
+ *
  * SPDX-License-Identifier: MIT
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "ext_args_ref.h"
 #include "ext_codec.h"
 #include "lt_mem.h"
 
@@ -63,6 +72,21 @@ static void answer_preempt(const struct ext_preempt_args *a, struct ext_buf *out
     lt_free(mv);
 }
 
+/* Aborts, saying why, if the one-pass decoding and the Jansson reference disagree on body. */
+static void check_against_jansson(const char *body, size_t size)
+{
+    char why[512];
+
+    if (ext_ref_check_json(body, size, why, sizeof(why)) != 0) {
+        fprintf(stderr, "ext_json_check disagrees with Jansson: %s\n", why);
+        abort();
+    }
+    if (ext_ref_check_args(body, size, why, sizeof(why)) != 0) {
+        fprintf(stderr, "ext_args_decode disagrees with the reference: %s\n", why);
+        abort();
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *body = (const char *)data;
@@ -74,6 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct lt_err err;
     int rc;
 
+    check_against_jansson(body, size);
     ext_buf_init(&out);
     lt_err_init(&err, NULL);
     rc = ext_args_decode(&a, body, size, &err);
