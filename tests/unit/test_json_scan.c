@@ -170,6 +170,34 @@ static void test_nul_bytes(void **state)
     assert_int_equal(err.column, 3);
 }
 
+/* Strings are scanned 16 and 8 bytes at a time: every special byte at every offset of strings
+ * up to 40 bytes long, in a key and in a value, gives Jansson's verdict. */
+static void test_string_runs_at_every_offset(void **state)
+{
+    static const char *const specials[] = {"\\\"", "\\u00e9", "\xc3\xa9", "\xf0\x9f\x98\x80",
+                                           "\x01", "\x1f",    "\xff",     "\xe2\x82",
+                                           "\"",   "\x7f",    "\\",       "\xed\xa0\x80"};
+    char buf[128], pad[48];
+    size_t n_ok = 0;
+
+    (void)state;
+    memset(pad, 'a', sizeof(pad));
+    for (size_t len = 0; len <= 40; len++) {
+        for (size_t k = 0; k <= len; k++) {
+            for (size_t i = 0; i < sizeof(specials) / sizeof(specials[0]); i++) {
+                int w = snprintf(buf, sizeof(buf), "{\"%.*s%s%.*s\":[\"%.*s%s%.*s\"]}", (int)k, pad,
+                                 specials[i], (int)(len - k), pad, (int)(len - k), pad, specials[i],
+                                 (int)k, pad);
+
+                assert_true(w > 0 && (size_t)w < sizeof(buf));
+                n_ok += ext_json_check(buf, (size_t)w, NULL, NULL) == 0;
+                agree(buf, (size_t)w, buf);
+            }
+        }
+    }
+    assert_true(n_ok > 3000); /* the valid specials pass at every offset */
+}
+
 /* n nested arrays, with `inner` (may be "") in the middle. */
 static char *nested(size_t n, const char *inner, size_t *len)
 {
@@ -861,6 +889,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_escapes_and_surrogate_pairs),
         cmocka_unit_test(test_utf8_is_checked),
+        cmocka_unit_test(test_string_runs_at_every_offset),
         cmocka_unit_test(test_nul_bytes),
         cmocka_unit_test(test_nesting_stops_where_jansson_does),
         cmocka_unit_test(test_numbers_follow_the_grammar_and_janssons_ranges),
