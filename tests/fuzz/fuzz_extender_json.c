@@ -38,6 +38,8 @@ static void answer_filter(const struct ext_args *a, struct ext_buf *out)
     struct ext_filter_verdict *v = lt_calloc(n, sizeof(*v));
     struct ext_host_priority *hp = lt_calloc(n, sizeof(*hp));
     struct lt_err err;
+    size_t start;
+    int rc;
 
     if (v == NULL || hp == NULL)
         goto out_free;
@@ -48,7 +50,18 @@ static void answer_filter(const struct ext_args *a, struct ext_buf *out)
         hp[i].score = (int64_t)i % (EXT_MAX_PRIORITY + 1);
     }
     lt_err_init(&err, NULL);
-    check_failure(ext_filter_answer(a, v, a->pod.uid, out, &err), &err);
+    start = out->len;
+    rc = ext_filter_answer(a, v, a->pod.uid, out, &err);
+    check_failure(rc, &err);
+    if (rc == 0) { /* the echoed node bytes must leave the answer valid JSON */
+        json_t *ans = json_loadb(out->data + start, out->len - start, 0, NULL);
+
+        if (ans == NULL) {
+            fprintf(stderr, "the filter answer is not JSON: %.300s\n", out->data + start);
+            abort();
+        }
+        json_decref(ans);
+    }
     check_failure(ext_priority_list_encode(hp, n, out, &err), &err);
 out_free:
     lt_free(v);

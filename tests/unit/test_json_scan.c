@@ -837,6 +837,45 @@ static void mutate(struct gen *g)
     }
 }
 
+/* If body decodes in full-Nodes mode, the filter answer (every other node kept) must be JSON
+ * whose Nodes.items are, object for object, the kept nodes (agree() has checked that each
+ * node's bytes are the reference's node). */
+static void check_filter_echo(const char *body, size_t len, const char *what)
+{
+    struct ext_args a;
+    struct ext_buf out;
+    struct ext_filter_verdict *v;
+    json_t *ans, *items;
+    size_t k = 0;
+
+    if (ext_args_decode(&a, body, len, NULL) != 0 || a.names_mode) {
+        ext_args_release(&a);
+        return;
+    }
+    v = lt_calloc(a.n_nodes + 1, sizeof(*v));
+    assert_non_null(v);
+    for (size_t i = 0; i < a.n_nodes; i++)
+        v[i] = (struct ext_filter_verdict){i % 2 ? EXT_FAIL : EXT_PASS, "no"};
+    ext_buf_init(&out);
+    assert_int_equal(ext_filter_answer(&a, v, NULL, &out, NULL), 0);
+    ans = json_loadb(out.data, out.len, 0, NULL);
+    if (ans == NULL)
+        fail_msg("%s: the filter answer is not JSON: %.200s", what, out.data);
+    items = json_object_get(json_object_get(ans, "Nodes"), "items");
+    assert_int_equal(json_array_size(items), (a.n_nodes + 1) / 2);
+    for (size_t i = 0; i < a.n_nodes; i += 2) {
+        json_t *node = json_loadb(a.nodes[i].raw.json, a.nodes[i].raw.len, 0, NULL);
+
+        if (node == NULL || !json_equal(node, json_array_get(items, k++)))
+            fail_msg("%s: echoed node %zu differs", what, i);
+        json_decref(node);
+    }
+    json_decref(ans);
+    ext_buf_release(&out);
+    lt_free(v);
+    ext_args_release(&a);
+}
+
 static void test_generated_and_mutated_bodies_agree_with_jansson(void **state)
 {
     struct gen g = {NULL, 0, 0, {{0}}};
@@ -851,6 +890,7 @@ static void test_generated_and_mutated_bodies_agree_with_jansson(void **state)
         gen_args(&g);
         snprintf(label, sizeof(label), "generated body %" PRIu64, seed);
         agree(g.s, g.len, label);
+        check_filter_echo(g.s, g.len, label);
         j = json_loadb(g.s, g.len, 0, NULL);
         accepted += j != NULL;
         with_nodes += j != NULL && strstr(g.s, "\"items\":[{") != NULL;
