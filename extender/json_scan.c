@@ -92,8 +92,8 @@ static const unsigned char *fail(struct ext_jscan *sc, const unsigned char *p, c
     return NULL;
 }
 
-/* Records a failure at p: what, or for the end of the text or a NUL byte, which usually mean
- * a cut or binary body, that instead. Returns LT_EPARSE. */
+/* Records a failure at p: `what`, unless p is the end of the text or a NUL byte (a cut or a
+ * binary body), which are named as such. Returns LT_EPARSE. */
 static int fail_at(struct ext_jscan *sc, const unsigned char *p, const char *what)
 {
     if (p == sc->s + sc->len)
