@@ -1,21 +1,28 @@
 /* ext_codec.c -- extender/v1 requests in, Go-exact responses out; core/v1 Pod and Node summaries.
  *
- * Design: a body is parsed whole with Jansson (duplicate keys allowed: Go keeps the last, and so
+ * Design: a body is parsed with Jansson (duplicate keys allowed: Go keeps the last, and so
  * does Jansson) and walked by one small decoder per type, each given the JSON path of its value
- * for messages ("Nodes.items[3].status.allocatable.cpu: ..."). The decoded structs borrow
- * strings from the document, which the args struct owns, so decoding a 500-node request
- * allocates two arrays besides Jansson's tree. Requests are untrusted: every type is checked,
- * every array is bounded (EXT_MAX_*), and null is accepted where Go's encoding/json accepts it
- * and the value has a natural zero (pointers to lists, maps, strings, numbers). Null elements of
- * Nodes.items and of Pods lists, which Go would decode as nil pointers no sender produces, are
- * errors instead.
+ * for messages ("Pod.spec.containers[0].resources.requests.cpu: ..."). The decoded structs
+ * borrow strings from the document, which the args struct owns. Requests are untrusted: every
+ * type is checked, every array is bounded (EXT_MAX_*), and null is accepted where Go's
+ * encoding/json accepts it and the value has a natural zero (pointers to lists, maps, strings,
+ * numbers). Null elements of Nodes.items and of Pods lists, which Go would decode as nil
+ * pointers no sender produces, are errors instead.
+ *
+ * ExtenderArgs (filter, prioritize) is the exception: a full-Nodes body is mostly node objects
+ * of which only metadata.name is used, and as a Jansson tree it cost ~100,000 allocations per
+ * 500-node request. Its body is walked once with the strict cursor of json_scan.h, which checks
+ * all of it and records byte ranges; only the Pod value is parsed with Jansson (from its range),
+ * and a node becomes its name and its bytes. Every choice the tree walk made (which of several
+ * matching keys counts, what is an error, the messages) is kept; the section "ExtenderArgs in
+ * one pass" says how, and tests/support/ext_args_ref.c is the tree walk the tests compare with.
+ * A body the cursor refuses is parsed with Jansson once more, so its message is Jansson's.
  *
  * Responses are written by hand into an ext_buf rather than built as json_t trees: the shapes
  * are fixed, Go's output rules (field order, sorted map keys, null for nil, HTML-safe string
  * escapes) are easier to state directly, and it keeps the filter answer for 500 names to one
- * pass. Node objects echoed in Nodes mode go through json_dump_callback unchanged (Jansson
- * keeps key order), so a node kube-scheduler sent comes back with the same keys in the same
- * order.
+ * pass. Node objects echoed in Nodes mode are copied from the request's bytes, so a node
+ * kube-scheduler sent comes back exactly as sent.
  *
  * Pod requests follow component-helpers resource.PodRequests (read at kubernetes/kubernetes
  * 0085214), including the sidecar rule of KEP-753; ext_codec.h states the formula and what is
@@ -25,12 +32,14 @@
  */
 #include "ext_codec.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_scan.h"
 #include "lt_mem.h"
 
 /* Longest JSON path built here, e.g.
@@ -146,8 +155,7 @@ static int bad(struct lt_err *err, int code, const char *at, const char *fmt, ..
     return lt_err_set(err, code, 0, 0, "%s: %s", at[0] ? at : "request body", msg);
 }
 
-/* A short description of v for "got ..." in messages. */
-static void describe(const json_t *v, char *buf, size_t size)
+void ext_json_describe(const json_t *v, char *buf, size_t size)
 {
     switch (json_typeof(v)) {
     case JSON_OBJECT:
@@ -183,7 +191,7 @@ static int bad_value(struct lt_err *err, const char *at, const char *expected, c
 {
     char got[QUOTE_MAX + 32];
 
-    describe(v, got, sizeof(got));
+    ext_json_describe(v, got, sizeof(got));
     return bad(err, LT_EINVAL, at, "expected %s, got %s", expected, got);
 }
 
@@ -674,6 +682,15 @@ int ext_node_from_json(json_t *obj, const char *path, struct ext_node *out, stru
  * Requests
  */
 
+/* Records Jansson's failure je: LT_ENOMEM, or LT_EPARSE with its line, column and text. */
+static int jansson_error(const json_error_t *je, struct lt_err *err)
+{
+    if (json_error_code(je) == json_error_out_of_memory)
+        return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory parsing JSON");
+    return lt_err_set(err, LT_EPARSE, je->line > 0 ? je->line : 0,
+                      je->line > 0 && je->column < 1 ? 1 : je->column, "%s", je->text);
+}
+
 /* Parses body into *root: LT_EPARSE with Jansson's line and column, or LT_ENOMEM. */
 static int parse_body(const char *body, size_t len, json_t **root, struct lt_err *err)
 {
@@ -682,11 +699,8 @@ static int parse_body(const char *body, size_t len, json_t **root, struct lt_err
     if (body == NULL)
         return lt_err_set(err, LT_EINVAL, 0, 0, "request body: missing");
     *root = json_loadb(body, len, 0, &je);
-    if (*root == NULL && json_error_code(&je) == json_error_out_of_memory)
-        return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory parsing JSON");
     if (*root == NULL)
-        return lt_err_set(err, LT_EPARSE, je.line > 0 ? je.line : 0,
-                          je.line > 0 && je.column < 1 ? 1 : je.column, "%s", je.text);
+        return jansson_error(&je, err);
     if (!json_is_object(*root))
         return bad_value(err, "", "an object", *root);
     return 0;
@@ -711,30 +725,433 @@ void ext_args_release(struct ext_args *a)
 {
     lt_free(a->nodes);
     lt_free(a->node_names);
-    json_decref(a->root);
+    lt_free(a->text);
+    json_decref(a->pod_doc);
     ext_args_init(a);
 }
 
-/* Nodes: *NodeList, null or {"metadata":..., "items":[Node...]}. */
-static int args_nodes(struct ext_args *a, json_t *list, struct lt_err *err)
-{
-    json_t *items;
-    size_t n;
-    char sub[PATH_LEN];
-    int rc = opt_object(list, "Nodes", &list, err);
+/* ------------------------------------------------------------------------------------------
+ * ExtenderArgs in one pass (json_scan.h)
+ *
+ * A full-Nodes body is mostly node objects, of which only metadata.name is read. The walk
+ * below steps through the top-level object, Nodes, Nodes.items[*] and their metadata with the
+ * cursor and skips every other value after checking it; Pod alone is parsed with Jansson,
+ * from its own byte range. What the walk records is exactly what the tree walk of the earlier
+ * decoder read from Jansson's tree, including how duplicate keys resolve (see field_match);
+ * tests/support/ext_args_ref.c keeps that tree walk as the reference the tests and the fuzz
+ * target compare with.
+ */
 
-    if (rc < 0 || list == NULL)
-        return rc;
-    items = json_object_get(list, "items");
-    rc = opt_array(items, "Nodes.items", EXT_MAX_NODES, "nodes", &n, err);
-    if (rc < 0 || n == 0)
-        return rc;
+enum { F_POD, F_NODES, F_NAMES, F_N };
+
+static const char *const field_names[F_N] = {"Pod", "Nodes", "NodeNames"};
+
+/* Longest key, in bytes, that can match a field: "NodeName" plus a long s (2 bytes) is 10. */
+#define FIELD_KEY_MAX 12
+
+/* A spelling of a field's key met in the top-level object. */
+struct seen_key {
+    unsigned char field; /* F_* */
+    unsigned char len;   /* bytes of text */
+    char text[FIELD_KEY_MAX];
+};
+
+/* An element of Nodes.items as walked. */
+struct walk_item {
+    struct ext_jval v;    /* the element */
+    struct ext_jval meta; /* its last "metadata" member, if v is an object */
+    struct ext_jval name; /* that object's last "name" member */
+};
+
+struct args_walk {
+    struct ext_jscan sc;
+    struct ext_jval root;         /* the top-level value */
+    struct ext_jval field[F_N];   /* the value each field resolves to; ABSENT if none */
+    size_t winner[F_N];           /* its spelling's index in seen; SIZE_MAX if none */
+    struct seen_key seen_init[4]; /* seen's first entries: one spelling per field is usual */
+    struct seen_key *seen;        /* the distinct spellings met, in order of appearance */
+    size_t n_seen, cap_seen;
+    struct ext_jval items;     /* Nodes.items of the resolved Nodes object */
+    struct walk_item *item;    /* its first min(n_items, EXT_MAX_NODES) elements; owned */
+    size_t n_items, cap_items; /* elements counted (all), entries allocated */
+    struct ext_jval *name;     /* NodeNames' first min(n_names, EXT_MAX_NODES) elements; owned */
+    size_t n_names, cap_names; /* elements counted (all), entries allocated */
+};
+
+static void walk_init(struct args_walk *w, const char *body, size_t len)
+{
+    memset(w, 0, sizeof(*w));
+    ext_jscan_init(&w->sc, body, len);
+    for (int f = 0; f < F_N; f++)
+        w->winner[f] = SIZE_MAX;
+    w->seen = w->seen_init;
+    w->cap_seen = sizeof(w->seen_init) / sizeof(w->seen_init[0]);
+}
+
+static void walk_release(struct args_walk *w)
+{
+    if (w->seen != w->seen_init)
+        lt_free(w->seen);
+    lt_free(w->item);
+    lt_free(w->name);
+}
+
+/* Returns arr (of `size`-byte entries, *cap of them) with room for entry n, doubling it up
+ * to EXT_MAX_NODES entries (n < EXT_MAX_NODES). On failure returns arr unchanged and sets *rc
+ * to LT_ENOMEM. */
+static void *grow(void *arr, size_t *cap, size_t n, size_t size, int *rc)
+{
+    size_t nc;
+    void *p;
+
+    assert(n < EXT_MAX_NODES);
+    if (n < *cap)
+        return arr;
+    nc = *cap ? *cap * 2 : 64;
+    nc = nc > EXT_MAX_NODES ? EXT_MAX_NODES : nc;
+    p = lt_reallocarray(arr, nc, size);
+    if (p == NULL) {
+        *rc = LT_ENOMEM;
+        return arr;
+    }
+    *cap = nc;
+    return p;
+}
+
+/* Which field top-level key `key` names (F_N: none), and whether this occurrence's value is
+ * the one the field resolves to (*win).
+ *
+ * The earlier decoder parsed the body with Jansson and took, for each field, go_field(): the
+ * last key in Jansson's iteration order that matches it case-insensitively. Jansson keeps one
+ * entry per distinct key, where that key first appeared, holding the value of its last
+ * occurrence. So a field resolves to the spelling whose first appearance is the latest, with
+ * the value of that spelling's last occurrence: {"Pod":A,"pod":B,"Pod":C} gives B. (Go's
+ * encoding/json would give C; no sender repeats these keys.) An occurrence therefore wins if
+ * its spelling is new, or is the current winner's; a repeat of an older spelling does not. */
+static int field_match(struct args_walk *w, const struct ext_jval *key, int *field, bool *win)
+{
+    char text[6 * FIELD_KEY_MAX + 1];
+    size_t n;
+    int f;
+
+    *field = F_N;
+    *win = false;
+    if (key->len - 2 > 6 * FIELD_KEY_MAX)
+        return 0; /* unescapes to more than FIELD_KEY_MAX bytes */
+    n = ext_jscan_unescape(&w->sc, key, text);
+    if (n >= FIELD_KEY_MAX)
+        return 0;
+    text[n] = '\0';
+    for (f = 0; f < F_N && !go_key_matches(text, field_names[f]); f++)
+        ;
+    if (f == F_N)
+        return 0;
+    *field = f;
+    for (size_t i = 0; i < w->n_seen; i++) {
+        if (w->seen[i].field == f && w->seen[i].len == n && memcmp(w->seen[i].text, text, n) == 0) {
+            *win = i == w->winner[f];
+            return 0;
+        }
+    }
+    if (w->n_seen == w->cap_seen) {
+        struct seen_key *p = lt_calloc(w->cap_seen * 2, sizeof(*p));
+
+        if (p == NULL)
+            return LT_ENOMEM;
+        memcpy(p, w->seen, w->n_seen * sizeof(*p));
+        if (w->seen != w->seen_init)
+            lt_free(w->seen);
+        w->seen = p;
+        w->cap_seen *= 2;
+    }
+    w->seen[w->n_seen].field = (unsigned char)f;
+    w->seen[w->n_seen].len = (unsigned char)n;
+    memcpy(w->seen[w->n_seen].text, text, n);
+    w->winner[f] = w->n_seen++;
+    *win = true;
+    return 0;
+}
+
+/* The metadata value of a node (depth 5): its last "name" member. */
+static int walk_meta(struct args_walk *w, struct walk_item *it)
+{
+    struct ext_jval key, skip;
+    bool first = true;
+    int rc;
+
+    it->name.type = EXT_J_ABSENT;
+    if (ext_jscan_peek(&w->sc) != '{')
+        return ext_jscan_value(&w->sc, 5, &it->meta);
+    rc = ext_jscan_open(&w->sc, 5, &it->meta);
+    while (rc == 0 && (rc = ext_jscan_member(&w->sc, &first, &it->meta, &key)) == 1) {
+        if (ext_jscan_str_is(&w->sc, &key, "name"))
+            rc = ext_jscan_value(&w->sc, 6, &it->name);
+        else
+            rc = ext_jscan_value(&w->sc, 6, &skip);
+    }
+    return rc;
+}
+
+/* One element of Nodes.items (depth 4): its last "metadata" member. */
+static int walk_item(struct args_walk *w, struct walk_item *it)
+{
+    struct ext_jval key, skip;
+    bool first = true;
+    int rc;
+
+    it->meta.type = it->name.type = EXT_J_ABSENT;
+    if (ext_jscan_peek(&w->sc) != '{')
+        return ext_jscan_value(&w->sc, 4, &it->v);
+    rc = ext_jscan_open(&w->sc, 4, &it->v);
+    while (rc == 0 && (rc = ext_jscan_member(&w->sc, &first, &it->v, &key)) == 1) {
+        if (ext_jscan_str_is(&w->sc, &key, "metadata"))
+            rc = walk_meta(w, it);
+        else
+            rc = ext_jscan_value(&w->sc, 5, &skip);
+    }
+    return rc;
+}
+
+/* Nodes.items (depth 3): every element counted, the first EXT_MAX_NODES recorded. */
+static int walk_items(struct args_walk *w)
+{
+    struct ext_jval skip;
+    bool first = true;
+    int rc;
+
+    w->n_items = 0;
+    if (ext_jscan_peek(&w->sc) != '[')
+        return ext_jscan_value(&w->sc, 3, &w->items);
+    rc = ext_jscan_open(&w->sc, 3, &w->items);
+    while (rc == 0 && (rc = ext_jscan_element(&w->sc, &first, &w->items)) == 1) {
+        rc = 0;
+        if (w->n_items < EXT_MAX_NODES) {
+            w->item = grow(w->item, &w->cap_items, w->n_items, sizeof(w->item[0]), &rc);
+            if (rc == 0)
+                rc = walk_item(w, &w->item[w->n_items]);
+        } else {
+            rc = ext_jscan_value(&w->sc, 4, &skip);
+        }
+        w->n_items++;
+    }
+    return rc;
+}
+
+/* The Nodes value (depth 2): for an object, its last "items" member. */
+static int walk_nodes(struct args_walk *w, struct ext_jval *v)
+{
+    struct ext_jval key, skip;
+    bool first = true;
+    int rc;
+
+    w->items.type = EXT_J_ABSENT;
+    w->n_items = 0;
+    if (ext_jscan_peek(&w->sc) != '{')
+        return ext_jscan_value(&w->sc, 2, v);
+    rc = ext_jscan_open(&w->sc, 2, v);
+    while (rc == 0 && (rc = ext_jscan_member(&w->sc, &first, v, &key)) == 1) {
+        if (ext_jscan_str_is(&w->sc, &key, "items"))
+            rc = walk_items(w);
+        else
+            rc = ext_jscan_value(&w->sc, 3, &skip);
+    }
+    return rc;
+}
+
+/* The NodeNames value (depth 2): every element counted, the first EXT_MAX_NODES recorded. */
+static int walk_names(struct args_walk *w, struct ext_jval *v)
+{
+    struct ext_jval skip;
+    bool first = true;
+    int rc;
+
+    w->n_names = 0;
+    if (ext_jscan_peek(&w->sc) != '[')
+        return ext_jscan_value(&w->sc, 2, v);
+    rc = ext_jscan_open(&w->sc, 2, v);
+    while (rc == 0 && (rc = ext_jscan_element(&w->sc, &first, v)) == 1) {
+        rc = 0;
+        if (w->n_names < EXT_MAX_NODES) {
+            w->name = grow(w->name, &w->cap_names, w->n_names, sizeof(w->name[0]), &rc);
+            if (rc == 0)
+                rc = ext_jscan_value(&w->sc, 3, &w->name[w->n_names]);
+        } else {
+            rc = ext_jscan_value(&w->sc, 3, &skip);
+        }
+        w->n_names++;
+    }
+    return rc;
+}
+
+/* The whole body: LT_EPARSE (position in w->sc) or LT_ENOMEM. */
+static int walk_args(struct args_walk *w)
+{
+    struct ext_jval key, skip;
+    bool first = true, win;
+    int c = ext_jscan_peek(&w->sc), rc, f;
+
+    if (c == '[') {
+        rc = ext_jscan_value(&w->sc, 1, &w->root);
+        return rc < 0 ? rc : ext_jscan_end(&w->sc);
+    }
+    if (c != '{')
+        return ext_jscan_fail(&w->sc, "expected '{' or '['");
+    rc = ext_jscan_open(&w->sc, 1, &w->root);
+    while (rc == 0 && (rc = ext_jscan_member(&w->sc, &first, &w->root, &key)) == 1) {
+        rc = field_match(w, &key, &f, &win);
+        if (rc < 0)
+            break;
+        if (f == F_N || !win)
+            rc = ext_jscan_value(&w->sc, 2, &skip);
+        else if (f == F_POD)
+            rc = ext_jscan_value(&w->sc, 2, &w->field[F_POD]);
+        else if (f == F_NODES)
+            rc = walk_nodes(w, &w->field[F_NODES]);
+        else
+            rc = walk_names(w, &w->field[F_NAMES]);
+    }
+    return rc < 0 ? rc : ext_jscan_end(&w->sc);
+}
+
+/* Records the error of a body the cursor refused: Jansson's own (parsing the body as the
+ * earlier decoder did, so messages, lines and columns are unchanged), or, for the one kind of
+ * body Jansson accepts and the cursor does not (a NUL byte after a number or literal,
+ * json_scan.h), the cursor's. */
+static int syntax_error(const struct args_walk *w, const char *body, size_t len, struct lt_err *err)
+{
+    json_error_t je;
+    json_t *root = json_loadb(body, len, 0, &je);
+
+    if (root == NULL)
+        return jansson_error(&je, err);
+    json_decref(root);
+    return ext_jscan_error(&w->sc, err);
+}
+
+/* "AT: expected EXPECTED, got ..." for value v of body. Containers are described by type
+ * alone; a scalar is parsed on its own to describe it as ext_json_describe does. */
+static int bad_raw(struct lt_err *err, const char *at, const char *expected, const char *body,
+                   const struct ext_jval *v)
+{
+    json_error_t je;
+    json_t *j;
+    int rc;
+
+    if (v->type == EXT_J_OBJECT || v->type == EXT_J_ARRAY)
+        return bad(err, LT_EINVAL, at, "expected %s, got %s", expected,
+                   v->type == EXT_J_OBJECT ? "an object" : "an array");
+    j = json_loadb(body + v->off, v->len, JSON_DECODE_ANY, &je);
+    if (j == NULL)
+        return jansson_error(&je, err);
+    rc = bad_value(err, at, expected, j);
+    json_decref(j);
+    return rc;
+}
+
+/* Pod: required, parsed from its byte range. */
+static int args_pod_raw(struct ext_args *a, const char *body, const struct ext_jval *v,
+                        struct lt_err *err)
+{
+    json_error_t je;
+
+    if (v->type == EXT_J_ABSENT || v->type == EXT_J_NULL)
+        return bad(err, LT_EINVAL, "Pod", "missing pod (the field is absent or null)");
+    a->pod_doc = json_loadb(body + v->off, v->len, JSON_DECODE_ANY, &je);
+    if (a->pod_doc == NULL)
+        return jansson_error(&je, err);
+    return ext_pod_from_json(a->pod_doc, "Pod", &a->pod, err);
+}
+
+/* Copies string value v, unescaped and NUL-terminated, to *text and advances *text past it;
+ * *out points at the copy. Returns its length, which the caller checks against EXT_MAX_NAME. */
+static size_t name_copy(const struct args_walk *w, const struct ext_jval *v, char **text,
+                        const char **out)
+{
+    size_t n = ext_jscan_unescape(&w->sc, v, *text);
+
+    (*text)[n] = '\0';
+    *out = *text;
+    *text += n + 1;
+    return n;
+}
+
+/* Bytes of a->text the names of w need at most: each string's raw bytes (no more once
+ * unescaped) plus a NUL. */
+static size_t text_size(const struct args_walk *w)
+{
+    size_t n = 1;
+    size_t items = w->n_items < EXT_MAX_NODES ? w->n_items : EXT_MAX_NODES;
+    size_t names = w->n_names < EXT_MAX_NODES ? w->n_names : EXT_MAX_NODES;
+
+    for (size_t i = 0; w->field[F_NODES].type == EXT_J_OBJECT && i < items; i++) {
+        if (w->item[i].name.type == EXT_J_STRING)
+            n += w->item[i].name.len - 1;
+    }
+    for (size_t i = 0; w->field[F_NAMES].type == EXT_J_ARRAY && i < names; i++) {
+        if (w->name[i].type == EXT_J_STRING)
+            n += w->name[i].len - 1;
+    }
+    return n;
+}
+
+/* Element i of Nodes.items: an object, whose metadata is an object or absent/null, whose name
+ * is a string of at most EXT_MAX_NAME bytes or absent/null (""). Paths are built only for a
+ * message. */
+static int node_raw(const struct args_walk *w, const struct walk_item *it, const char *body,
+                    size_t i, char **text, struct ext_item *out, struct lt_err *err)
+{
+    char at[PATH_LEN], sub[PATH_LEN];
+
+    out->name = "";
+    out->raw.json = body + it->v.off;
+    out->raw.len = it->v.len;
+    if (it->v.type == EXT_J_OBJECT && it->meta.type == EXT_J_OBJECT &&
+        it->name.type == EXT_J_STRING && name_copy(w, &it->name, text, &out->name) <= EXT_MAX_NAME)
+        return 0; /* the common case */
+    if (it->v.type == EXT_J_OBJECT &&
+        (it->meta.type == EXT_J_ABSENT || it->meta.type == EXT_J_NULL ||
+         (it->meta.type == EXT_J_OBJECT &&
+          (it->name.type == EXT_J_ABSENT || it->name.type == EXT_J_NULL))))
+        return 0;
+    path_index(at, "Nodes.items", i);
+    if (it->v.type != EXT_J_OBJECT)
+        return bad_raw(err, at, "a node object", body, &it->v);
+    path_key(sub, at, "metadata");
+    if (it->meta.type != EXT_J_OBJECT)
+        return bad_raw(err, sub, "an object", body, &it->meta);
+    path_key(at, sub, "name");
+    if (it->name.type != EXT_J_STRING)
+        return bad_raw(err, at, "a string", body, &it->name);
+    return bad(err, LT_ERANGE, at, "string of %zu bytes is longer than the limit of %d",
+               strlen(out->name), EXT_MAX_NAME);
+}
+
+/* Nodes: *NodeList, null or {"metadata":..., "items":[Node...]}. */
+static int args_nodes_raw(struct ext_args *a, const struct args_walk *w, const char *body,
+                          char **text, struct lt_err *err)
+{
+    const struct ext_jval *v = &w->field[F_NODES];
+    size_t n = w->n_items;
+    int rc;
+
+    if (v->type == EXT_J_ABSENT || v->type == EXT_J_NULL)
+        return 0;
+    if (v->type != EXT_J_OBJECT)
+        return bad_raw(err, "Nodes", "an object", body, v);
+    if (w->items.type == EXT_J_ABSENT || w->items.type == EXT_J_NULL)
+        return 0;
+    if (w->items.type != EXT_J_ARRAY)
+        return bad_raw(err, "Nodes.items", "an array", body, &w->items);
+    if (n > EXT_MAX_NODES)
+        return bad(err, LT_ERANGE, "Nodes.items", "%zu nodes exceed the limit of %d", n,
+                   EXT_MAX_NODES);
+    if (n == 0)
+        return 0;
     a->nodes = lt_calloc(n, sizeof(a->nodes[0]));
     if (a->nodes == NULL)
         return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory for %zu nodes", n);
     for (size_t i = 0; i < n; i++) {
-        path_index(sub, "Nodes.items", i);
-        rc = ext_node_from_json(json_array_get(items, i), sub, &a->nodes[i], err);
+        rc = node_raw(w, &w->item[i], body, i, text, &a->nodes[i], err);
         if (rc < 0)
             return rc;
         a->n_nodes++;
@@ -743,30 +1160,40 @@ static int args_nodes(struct ext_args *a, json_t *list, struct lt_err *err)
 }
 
 /* NodeNames: *[]string, null or an array of strings (a null element is "", as in Go). */
-static int args_node_names(struct ext_args *a, json_t *names, struct lt_err *err)
+static int args_names_raw(struct ext_args *a, const struct args_walk *w, const char *body,
+                          char **text, struct lt_err *err)
 {
-    size_t n;
-    char sub[PATH_LEN];
-    int rc = opt_array(names, "NodeNames", EXT_MAX_NODES, "node names", &n, err);
+    const struct ext_jval *v = &w->field[F_NAMES];
+    size_t n = w->n_names, n_bytes;
+    char at[PATH_LEN];
 
-    if (rc < 0 || names == NULL || json_is_null(names))
-        return rc;
+    if (v->type == EXT_J_ABSENT || v->type == EXT_J_NULL)
+        return 0;
+    if (v->type != EXT_J_ARRAY)
+        return bad_raw(err, "NodeNames", "an array", body, v);
+    if (n > EXT_MAX_NODES)
+        return bad(err, LT_ERANGE, "NodeNames", "%zu node names exceed the limit of %d", n,
+                   EXT_MAX_NODES);
     a->names_mode = true;
     a->node_names = lt_calloc(n, sizeof(a->node_names[0]));
     if (a->node_names == NULL)
         return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory for %zu node names", n);
     for (size_t i = 0; i < n; i++) {
-        json_t *v = json_array_get(names, i);
+        const struct ext_jval *e = &w->name[i];
 
-        /* The common case, a string within the limit, needs no path; any other element goes
-         * through str_value, which accepts null and words the error. */
-        if (json_is_string(v) && json_string_length(v) <= EXT_MAX_NAME) {
-            a->node_names[i] = json_string_value(v);
+        if (e->type == EXT_J_NULL) {
+            a->node_names[i] = "";
         } else {
-            path_index(sub, "NodeNames", i);
-            rc = str_value(v, sub, EXT_MAX_NAME, &a->node_names[i], err);
-            if (rc < 0)
-                return rc;
+            if (e->type != EXT_J_STRING) {
+                path_index(at, "NodeNames", i);
+                return bad_raw(err, at, "a string", body, e);
+            }
+            n_bytes = name_copy(w, e, text, &a->node_names[i]);
+            if (n_bytes > EXT_MAX_NAME) {
+                path_index(at, "NodeNames", i);
+                return bad(err, LT_ERANGE, at, "string of %zu bytes is longer than the limit of %d",
+                           n_bytes, EXT_MAX_NAME);
+            }
         }
         a->n_node_names++;
     }
@@ -775,16 +1202,34 @@ static int args_node_names(struct ext_args *a, json_t *names, struct lt_err *err
 
 int ext_args_decode(struct ext_args *a, const char *body, size_t len, struct lt_err *err)
 {
+    struct args_walk w;
+    char *text;
     int rc;
 
     ext_args_init(a);
-    rc = parse_body(body, len, &a->root, err);
+    if (body == NULL)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "request body: missing");
+    walk_init(&w, body, len);
+    rc = walk_args(&w);
+    if (rc == LT_EPARSE)
+        rc = syntax_error(&w, body, len, err);
+    else if (rc < 0)
+        rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory walking a %zu-byte request", len);
+    else if (w.root.type != EXT_J_OBJECT)
+        rc = bad(err, LT_EINVAL, "", "expected an object, got an array");
     if (rc == 0)
-        rc = args_pod(a->root, &a->pod, err);
+        rc = args_pod_raw(a, body, &w.field[F_POD], err);
+    if (rc == 0) {
+        a->text = lt_malloc(text_size(&w));
+        if (a->text == NULL)
+            rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory for the node names");
+    }
+    text = a->text;
     if (rc == 0)
-        rc = args_nodes(a, go_field(a->root, "Nodes"), err);
+        rc = args_nodes_raw(a, &w, body, &text, err);
     if (rc == 0)
-        rc = args_node_names(a, go_field(a->root, "NodeNames"), err);
+        rc = args_names_raw(a, &w, body, &text, err);
+    walk_release(&w);
     if (rc < 0)
         ext_args_release(a);
     return rc;
@@ -1005,6 +1450,21 @@ static void buf_put(struct ext_buf *b, const char *s, size_t n)
     b->data[b->len] = '\0';
 }
 
+/* Makes room for n more bytes at once (a long answer would otherwise grow by doubling); a
+ * failure is left to the next append to report. */
+static void buf_reserve(struct ext_buf *b, size_t n)
+{
+    char *p;
+
+    if (b->failed || n == SIZE_MAX || n + 1 <= b->cap - b->len || b->len > SIZE_MAX - n - 1)
+        return;
+    p = lt_reallocarray(b->data, b->len + n + 1, 1);
+    if (p == NULL)
+        return;
+    b->data = p;
+    b->cap = b->len + n + 1;
+}
+
 static void buf_puts(struct ext_buf *b, const char *s)
 {
     buf_put(b, s, strlen(s));
@@ -1098,21 +1558,6 @@ static void buf_str(struct ext_buf *b, const char *str)
     }
     buf_put(b, str + start, i - start);
     buf_put(b, "\"", 1);
-}
-
-static int dump_cb(const char *buffer, size_t size, void *data)
-{
-    struct ext_buf *b = data;
-
-    buf_put(b, buffer, size);
-    return b->failed ? -1 : 0;
-}
-
-/* Appends a pass-through JSON value compactly. */
-static void buf_json(struct ext_buf *b, const json_t *v)
-{
-    if (json_dump_callback(v, dump_cb, b, JSON_COMPACT | JSON_ENCODE_ANY) != 0)
-        b->failed = true;
 }
 
 /* A map entry to emit: key and its index in the caller's array. */
@@ -1227,10 +1672,15 @@ int ext_filter_result_encode(const struct ext_filter_result *r, struct ext_buf *
     if (r->nodes == NULL) {
         buf_puts(out, "null");
     } else {
+        size_t echo = 0;
+
+        for (size_t i = 0; i < r->n_nodes; i++)
+            echo += r->nodes[i].len + 1;
+        buf_reserve(out, echo + 256);
         buf_puts(out, "{\"metadata\":{},\"items\":[");
         for (size_t i = 0; i < r->n_nodes; i++) {
             buf_puts(out, i ? "," : "");
-            buf_json(out, r->nodes[i]);
+            buf_put(out, r->nodes[i].json, r->nodes[i].len);
         }
         buf_puts(out, "]}");
     }
@@ -1270,7 +1720,7 @@ int ext_filter_answer(const struct ext_args *a, const struct ext_filter_verdict 
     struct ext_filter_result r = {.error = error};
     struct ext_failed *fails = lt_calloc(n, sizeof(*fails));
     const char **names = NULL;
-    json_t **nodes = NULL;
+    struct ext_raw *nodes = NULL;
     size_t n_fail = 0, n_unres = 0, n_pass = 0;
     int rc;
 
@@ -1288,7 +1738,7 @@ int ext_filter_answer(const struct ext_args *a, const struct ext_filter_verdict 
         if (v[i].verdict == EXT_PASS && a->names_mode)
             names[n_pass++] = f.node;
         else if (v[i].verdict == EXT_PASS)
-            nodes[n_pass++] = a->nodes[i].obj;
+            nodes[n_pass++] = a->nodes[i].raw;
         else if (v[i].verdict == EXT_FAIL)
             fails[n_fail++] = f;
         else if (v[i].verdict == EXT_FAIL_UNRESOLVABLE)

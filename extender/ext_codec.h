@@ -3,11 +3,11 @@
  *
  * Everything here is a pure function over memory: no sockets, no clock, no printing. Decoders
  * take a request body (or an already parsed Jansson value), check it, and fill small C structs
- * whose strings are borrowed from the parsed document; encoders append Go-exact JSON to an
- * ext_buf. Every fallible call returns 0 or a negative LT_E* code and fills struct lt_err with
- * "PATH: what" (e.g. "NodeNames[3]: expected a string, got 7"); JSON syntax errors keep
- * Jansson's line and column. Paths use the canonical Go field names of extender/v1 and the
- * camelCase keys of core/v1, without a leading "$.".
+ * whose strings are borrowed from the parsed document (and, for ExtenderArgs, from the body
+ * itself); encoders append Go-exact JSON to an ext_buf. Every fallible call returns 0 or a
+ * negative LT_E* code and fills struct lt_err with "PATH: what" (e.g. "NodeNames[3]: expected a
+ * string, got 7"); JSON syntax errors keep Jansson's line and column. Paths use the canonical Go
+ * field names of extender/v1 and the camelCase keys of core/v1, without a leading "$.".
  *
  * Key matching follows what each side of the wire does. extender/v1 structs have no json tags,
  * so their keys are matched like Go's encoding/json: case-insensitively (ASCII, plus the Kelvin
@@ -120,7 +120,7 @@ struct ext_node {
     bool unschedulable;         /* spec.unschedulable */
     struct ext_resources alloc; /* status.allocatable, or status.capacity if that is absent */
     int64_t max_pods;           /* the same map's "pods"; 0 when absent */
-    json_t *obj;                /* the node object itself; borrowed (echoed in Nodes) */
+    json_t *obj;                /* the node object itself; borrowed */
 };
 
 /* Decodes pod object obj (path names it in messages, e.g. "Pod"). The requests are what
@@ -139,20 +139,39 @@ int ext_pod_from_json(json_t *obj, const char *path, struct ext_pod *out,
 int ext_node_from_json(json_t *obj, const char *path, struct ext_node *out,
                        struct lt_err *err) LT_MUST_CHECK;
 
+/* A short description of v for "got ..." in messages: "an object", "an array", the string
+ * "<its first 40 bytes>", the number, true, false or null. */
+void ext_json_describe(const json_t *v, char *buf, size_t size);
+
 /* ------------------------------------------------------------------------------------------
  * Requests: ExtenderArgs (filter, prioritize), ExtenderPreemptionArgs, ExtenderBindingArgs.
  * Each args struct is caller storage; decode fills it (and on failure leaves it released, so
  * release is always safe after init or decode).
  */
 
+/* One JSON value as bytes of a request body: valid JSON, echoed verbatim. */
+struct ext_raw {
+    const char *json; /* borrowed */
+    size_t len;       /* bytes */
+};
+
+/* An element of Nodes.items as the filter needs it. In full-Nodes mode each node is only
+ * looked up by name (the cache decides with its own view of the node) and echoed, so the rest
+ * of the object is checked as JSON and not decoded. */
+struct ext_item {
+    const char *name;   /* metadata.name, unescaped; "" when metadata or name is absent/null */
+    struct ext_raw raw; /* the whole node object, a slice of the request body */
+};
+
 struct ext_args {
-    json_t *root;            /* the parsed body; owned */
+    json_t *pod_doc;         /* the Pod value, parsed on its own (pod's strings); owned */
     struct ext_pod pod;      /* Pod (required) */
     bool names_mode;         /* NodeNames was non-null: nodeCacheCapable, answer by name */
-    struct ext_node *nodes;  /* Nodes.items; owned array */
+    struct ext_item *nodes;  /* Nodes.items; owned array */
     size_t n_nodes;          /* 0 when Nodes is absent or null */
-    const char **node_names; /* NodeNames; owned array of borrowed strings */
+    const char **node_names; /* NodeNames; owned array of strings in text (or "") */
     size_t n_node_names;     /* 0 when NodeNames is absent or null */
+    char *text;              /* owned: the node names of both lists, unescaped, NUL-terminated */
 };
 
 /* One map entry of NodeNameToVictims or NodeNameToMetaVictims. For MetaVictims only pods[i].uid
@@ -184,7 +203,13 @@ struct ext_bind_args {
 void ext_args_init(struct ext_args *a);
 void ext_args_release(struct ext_args *a);
 /* Decodes an ExtenderArgs body of len bytes. Pod must be a pod object; Nodes and NodeNames
- * may each be absent or null (both are decoded when both are given). */
+ * may each be absent or null (both are decoded when both are given). The body is walked once
+ * without a tree (json_scan.h): only the Pod value is parsed with Jansson, and a node of
+ * Nodes.items is reduced to its metadata.name and its byte range. a borrows body (the
+ * nodes' raw bytes point into it): body must outlive a, until ext_args_release.
+ * Errors: a body Jansson's json_loadb(body, len, 0) refuses is LT_EPARSE with Jansson's
+ * message, line and column, as if it had been parsed whole; anything else is "PATH: what"
+ * (LT_EINVAL, LT_ERANGE) or LT_ENOMEM. */
 int ext_args_decode(struct ext_args *a, const char *body, size_t len,
                     struct lt_err *err) LT_MUST_CHECK;
 
@@ -233,7 +258,8 @@ struct ext_failed {
 
 /* ExtenderFilterResult, field for field. */
 struct ext_filter_result {
-    json_t *const *nodes; /* Nodes.items (echoed objects), NULL: "Nodes":null */
+    const struct ext_raw *nodes; /* Nodes.items, each copied byte for byte (so each must be one
+                                  * valid JSON value, as ext_args_decode's are); NULL: null */
     size_t n_nodes;
     const char *const *node_names; /* NodeNames; NULL: null */
     size_t n_node_names;
@@ -262,9 +288,9 @@ struct ext_filter_verdict {
 
 /* Appends the filter answer to request a in the mode of the request: v[i] is the verdict for
  * candidate i (ext_args_candidates(a) entries). Names mode: NodeNames = passing names in input
- * order, Nodes null. Nodes mode: Nodes = {"metadata":{},"items":[passing node objects as
- * received]}, NodeNames null. Both failure maps are always objects ({} when empty); error NULL
- * or "" means no error. */
+ * order, Nodes null. Nodes mode: Nodes = {"metadata":{},"items":[passing node objects, the
+ * bytes of the request]}, NodeNames null. Both failure maps are always objects ({} when
+ * empty); error NULL or "" means no error. */
 int ext_filter_answer(const struct ext_args *a, const struct ext_filter_verdict *v,
                       const char *error, struct ext_buf *out, struct lt_err *err) LT_MUST_CHECK;
 

@@ -5,12 +5,21 @@
  * the encoders on whatever strings came in. The first byte also feeds the quantity parser the
  * rest of the input. Built with -DLOTUS_FUZZ=ON (clang); seeds: tests/fixtures/extender.
  *
+ * Differential: ExtenderArgs bodies are decoded in one pass without a tree (extender/json_scan.h).
+ * Every input is also checked against the Jansson reference of tests/support/ext_args_ref.c:
+ * ext_json_check must accept exactly what json_loadb accepts, and ext_args_decode must find
+ * the same Pod, node names, node byte ranges and NodeNames as the tree walk, or fail with the
+ * same code and message. A disagreement is printed and aborts.
+ *
  * SPDX-License-Identifier: MIT
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "ext_args_ref.h"
 #include "ext_codec.h"
 #include "lt_mem.h"
 
@@ -29,6 +38,8 @@ static void answer_filter(const struct ext_args *a, struct ext_buf *out)
     struct ext_filter_verdict *v = lt_calloc(n, sizeof(*v));
     struct ext_host_priority *hp = lt_calloc(n, sizeof(*hp));
     struct lt_err err;
+    size_t start;
+    int rc;
 
     if (v == NULL || hp == NULL)
         goto out_free;
@@ -39,7 +50,18 @@ static void answer_filter(const struct ext_args *a, struct ext_buf *out)
         hp[i].score = (int64_t)i % (EXT_MAX_PRIORITY + 1);
     }
     lt_err_init(&err, NULL);
-    check_failure(ext_filter_answer(a, v, a->pod.uid, out, &err), &err);
+    start = out->len;
+    rc = ext_filter_answer(a, v, a->pod.uid, out, &err);
+    check_failure(rc, &err);
+    if (rc == 0) { /* the echoed node bytes must leave the answer valid JSON */
+        json_t *ans = json_loadb(out->data + start, out->len - start, 0, NULL);
+
+        if (ans == NULL) {
+            fprintf(stderr, "the filter answer is not JSON: %.300s\n", out->data + start);
+            abort();
+        }
+        json_decref(ans);
+    }
     check_failure(ext_priority_list_encode(hp, n, out, &err), &err);
 out_free:
     lt_free(v);
@@ -63,6 +85,21 @@ static void answer_preempt(const struct ext_preempt_args *a, struct ext_buf *out
     lt_free(mv);
 }
 
+/* Aborts, saying why, if the one-pass decoding and the Jansson reference disagree on body. */
+static void check_against_jansson(const char *body, size_t size)
+{
+    char why[512];
+
+    if (ext_ref_check_json(body, size, why, sizeof(why)) != 0) {
+        fprintf(stderr, "ext_json_check disagrees with Jansson: %s\n", why);
+        abort();
+    }
+    if (ext_ref_check_args(body, size, why, sizeof(why)) != 0) {
+        fprintf(stderr, "ext_args_decode disagrees with the reference: %s\n", why);
+        abort();
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *body = (const char *)data;
@@ -74,6 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct lt_err err;
     int rc;
 
+    check_against_jansson(body, size);
     ext_buf_init(&out);
     lt_err_init(&err, NULL);
     rc = ext_args_decode(&a, body, size, &err);

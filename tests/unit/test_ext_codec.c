@@ -458,13 +458,13 @@ static void test_golden_filter_result_encodes_byte_for_byte(void **state)
     const struct ext_failed failed[] = {{"foo", "bar"}}, unres[] = {{"baz", "qux"}};
     struct ext_args a;
     struct ext_buf out;
-    json_t *nodes[1];
+    struct ext_raw nodes[1];
     struct ext_filter_result r = {nodes, 1, names, 1, failed, 1, unres, 1, "myerror"};
 
     (void)state;
     ext_buf_init(&out);
     assert_int_equal(ext_args_decode(&a, body, len, NULL), 0);
-    nodes[0] = a.nodes[0].obj;
+    nodes[0] = a.nodes[0].raw;
     assert_int_equal(ext_filter_result_encode(&r, &out, NULL), 0);
     assert_string_equal(out.data, want);
     assert_int_equal(out.len, glen);
@@ -626,7 +626,8 @@ static void test_filter_answer_in_names_mode(void **state)
     ext_args_release(&a);
 }
 
-/* Nodes mode: the passing node objects come back as received, NodeNames null. */
+/* Nodes mode: the passing node objects come back as received (the very bytes of the request),
+ * NodeNames null. */
 static void test_filter_answer_in_nodes_mode_echoes_nodes(void **state)
 {
     const char *n1 = "{\"metadata\":{\"name\":\"n1\",\"labels\":{\"a\":\"<b>\"}},"
@@ -652,10 +653,44 @@ static void test_filter_answer_in_nodes_mode_echoes_nodes(void **state)
     assert_false(a.names_mode);
     assert_int_equal(ext_args_candidates(&a), 2);
     assert_string_equal(ext_args_candidate(&a, 1), "n2");
-    assert_int_equal(a.nodes[0].alloc.cpu_milli, 2000);
+    assert_int_equal(a.nodes[0].raw.len, strlen(n1));
+    assert_true(a.nodes[0].raw.json ==
+                body + strlen("{\"Pod\":{},\"Nodes\":{\"metadata\":{},\"items\":["));
     assert_int_equal(ext_filter_answer(&a, v, NULL, &out, NULL), 0);
     assert_string_equal(out.data, want);
     ext_buf_release(&out);
+    ext_args_release(&a);
+}
+
+/* In Nodes mode a node is only looked up by name and echoed: its other fields are checked as
+ * JSON, not decoded (the cache decides with its own view of the node), so values the cache's
+ * decoder refuses (invalid/node-*) pass here. Its name is unescaped; metadata or a name that
+ * is absent or null gives "". */
+static void test_nodes_mode_reads_only_the_name(void **state)
+{
+    const char *body =
+        "{\"Pod\":{},\"Nodes\":{\"items\":["
+        "{\"metadata\":{\"name\":\"n1\"},\"status\":{\"allocatable\":"
+        "{\"cpu\":\"4\",\"memory\":\"16 Gi\"}}},"
+        "{\"metadata\":{\"name\":\"n\\u0032\"},\"spec\":{\"unschedulable\":\"yes\"}},"
+        "{\"metadata\":null},{\"metadata\":{\"name\":null}},{},"
+        "{\"metadata\":{\"name\":\"x\"},\"metadata\":{\"uid\":\"u\"}},"
+        "{\"metadata\":{\"name\":\"a\",\"name\":\"\\ud83d\\ude00\"}}]}}";
+    static const char *const want[] = {"n1", "n2", "", "", "", "", "\xf0\x9f\x98\x80"};
+    struct ext_args a;
+    struct lt_err err;
+
+    (void)state;
+    lt_err_init(&err, NULL);
+    if (ext_args_decode(&a, body, strlen(body), &err) != 0)
+        fail_msg("%s", err.text);
+    assert_false(a.names_mode);
+    assert_int_equal(ext_args_candidates(&a), 7);
+    for (size_t i = 0; i < 7; i++)
+        assert_string_equal(ext_args_candidate(&a, i), want[i]);
+    assert_int_equal(
+        a.nodes[1].raw.len,
+        strlen("{\"metadata\":{\"name\":\"n\\u0032\"},\"spec\":{\"unschedulable\":\"yes\"}}"));
     ext_args_release(&a);
 }
 
@@ -819,6 +854,13 @@ static void run_invalid(const char *dir, char *got, size_t size)
 
         rc = ext_bind_args_decode(&a, input, len, &err);
         ext_bind_args_release(&a);
+    } else if (strncmp(decoder, "node", 4) == 0) {
+        json_t *node = json_loadb(input, len, 0, NULL);
+        struct ext_node n;
+
+        assert_non_null(node);
+        rc = ext_node_from_json(node, "Node", &n, &err);
+        json_decref(node);
     } else {
         fail_msg("%s: unknown decoder '%s'", dir, decoder);
     }
@@ -893,6 +935,7 @@ int main(void)
         cmocka_unit_test(test_keys_match_like_go),
         cmocka_unit_test(test_filter_answer_in_names_mode),
         cmocka_unit_test(test_filter_answer_in_nodes_mode_echoes_nodes),
+        cmocka_unit_test(test_nodes_mode_reads_only_the_name),
         cmocka_unit_test(test_results_sort_maps_and_print_nil_as_null),
         cmocka_unit_test(test_strings_are_escaped_as_go_does),
         cmocka_unit_test(test_limits_reject_huge_arrays_by_name),
