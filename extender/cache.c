@@ -1417,6 +1417,7 @@ int ext_cache_assume(struct ext_cache *c, const char *ns, const char *name, cons
 void ext_cache_stats(struct ext_cache *c, struct ext_cache_stats *out)
 {
     struct ext_snapshot *s = ext_snapshot_acquire(c);
+    bool published = s != NULL;
     struct kube_watch_stats ws;
     int64_t now = wall_ms();
 
@@ -1430,7 +1431,9 @@ void ext_cache_stats(struct ext_cache *c, struct ext_cache_stats *out)
         ext_snapshot_release(s);
     }
     pthread_mutex_lock(&c->lock);
-    out->synced = c->synced;
+    /* Ready means decisions can be made: the feed has synced and its first snapshot is out
+     * (the rebuild thread publishes it a moment after the lists complete). */
+    out->synced = c->synced && published;
     out->feed_age_ms = c->feed_ms ? now - c->feed_ms : 0;
     out->feed_errors = c->feed_errors;
     if (c->wn != NULL) {

@@ -108,7 +108,7 @@ LT_MUST_CHECK int ext_cache_assume(struct ext_cache *c, const char *ns, const ch
  * counted pods, assumed ones included); the watcher counters are summed over both watchers;
  * feed_errors adds the objects the cache could not decode (they are skipped). Thread-safe. */
 struct ext_cache_stats {
-    bool synced;
+    bool synced; /* both lists complete and their first snapshot published (/readyz) */
     uint64_t snapshot_version;
     int64_t snapshot_age_ms; /* now - built_ms of the current snapshot */
     int64_t feed_age_ms;     /* now - time of the last feed event */
