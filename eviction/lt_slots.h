@@ -95,6 +95,11 @@ struct lt_wasc_params {
     uint32_t fixture_np;
 };
 
+/* Table 5.2 of the thesis [L1038-L1053], priorities 0..11: % of tasks, CPU demand and CPU
+ * usage ("<=0.01" read as 0.01, class 7's "n/a" as NaN); no deviations (NaN): the thesis gives
+ * none. */
+void lt_wasc_table_5_2(struct lt_class_stats cls[12]);
+
 /* The defaults above, with no fixture and no given deviations. */
 void lt_wasc_params_default(struct lt_wasc_params *p);
 

@@ -126,6 +126,24 @@ int lt_class_group_of(int priority)
     return priority <= 1 ? LT_GRATIS : priority <= 8 ? LT_MIDDLE : LT_PRODUCTION;
 }
 
+void lt_wasc_table_5_2(struct lt_class_stats cls[12])
+{
+    static const double rows[12][3] = {
+        {23.29, 15.408, 0.0066832}, {12.78, 40.758, 0.012176}, {0.39, 382.12, 0.018668},
+        {0.01, 0.24663, 0.0034657}, {59.94, 49.768, 0.019338}, {0.01, 0.15221, 0.0034661},
+        {1.28, 12.628, 0.020213},   {0.01, NAN, NAN},          {1.10, 25.975, 0.0037737},
+        {1.19, 269.47, 0.0071297},  {0.01, 66.186, 0.0092705}, {0.01, 1506.8, 0.010355},
+    };
+
+    for (int k = 0; k < 12; k++) {
+        cls[k].priority = k;
+        cls[k].arrivals = rows[k][0];
+        cls[k].cpu_demand = rows[k][1];
+        cls[k].cpu_usage = rows[k][2];
+        cls[k].cpu_usage_sd = NAN;
+    }
+}
+
 void lt_wasc_params_default(struct lt_wasc_params *p)
 {
     memset(p, 0, sizeof(*p));

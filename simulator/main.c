@@ -26,6 +26,7 @@ static const struct command commands[] = {
     {"score", sim_cmd_score, "score every machine of a cluster snapshot for one task"},
     {"replay", sim_cmd_replay, "replay the Google 2011 trace through placement policies"},
     {"tx", sim_cmd_tx, "T(x): tasks completed with x% of the machines, per policy"},
+    {"slots", sim_cmd_slots, "Cavdar's slot-based simulator: priority eviction, WASP, HYBRID"},
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -87,5 +87,6 @@ void sim_err_print(const struct lt_err *err);
 int sim_cmd_score(int argc, char **argv);
 int sim_cmd_replay(int argc, char **argv); /* replay_cmd.c */
 int sim_cmd_tx(int argc, char **argv);     /* replay_cmd.c */
+int sim_cmd_slots(int argc, char **argv);  /* slots_cmd.c */
 
 #endif

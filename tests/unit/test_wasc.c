@@ -11,24 +11,12 @@
 
 #include "lt_slots.h"
 
-/* Table 5.2 [L1038-L1053]: % of tasks, CPU demand [cpu-s], CPU usage; "<=0.01" read as 0.01,
- * "n/a" as NaN. The thesis gives no deviations. */
+/* Table 5.2 as the library carries it (lt_wasc_table_5_2). */
 static void table_5_2(struct lt_class_stats cls[12])
 {
-    static const double rows[12][3] = {
-        {23.29, 15.408, 0.0066832}, {12.78, 40.758, 0.012176}, {0.39, 382.12, 0.018668},
-        {0.01, 0.24663, 0.0034657}, {59.94, 49.768, 0.019338}, {0.01, 0.15221, 0.0034661},
-        {1.28, 12.628, 0.020213},   {0.01, NAN, NAN},          {1.10, 25.975, 0.0037737},
-        {1.19, 269.47, 0.0071297},  {0.01, 66.186, 0.0092705}, {0.01, 1506.8, 0.010355},
-    };
-
-    for (int k = 0; k < 12; k++) {
-        cls[k].priority = k;
-        cls[k].arrivals = rows[k][0];
-        cls[k].cpu_demand = rows[k][1];
-        cls[k].cpu_usage = rows[k][2];
-        cls[k].cpu_usage_sd = NAN;
-    }
+    lt_wasc_table_5_2(cls);
+    lt_assert_near(cls[4].arrivals, 59.94, 0);
+    assert_true(isnan(cls[7].cpu_demand));
 }
 
 /* The 125 servers of Table 8.1: A 68, B 39, C 10, D 8. */

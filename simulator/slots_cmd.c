@@ -1,0 +1,363 @@
+/* slots_cmd.c -- `lotus-sim slots`: one run of the slot-based simulator (Cavdar ch. 6-9) on
+ * a synthetic workload, printed as a table or as one JSON object (docs/cli.md, docs/slots.md).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "sim.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "lt_mem.h"
+#include "lt_slots.h"
+#include "lt_slotsim.h"
+#include "lt_workload.h"
+
+struct slot_opts {
+    const char *workload, *servers, *slots, *policy, *evict, *memory, *dpm;
+    uint64_t hours, seed, sticky;
+    bool sticky_set, resume, json;
+};
+
+static void slots_usage(FILE *f)
+{
+    fprintf(f, "usage: lotus-sim slots --workload NAME [options]\n"
+               "\n"
+               "Runs Cavdar's slot-based cluster simulator once and prints its metrics.\n"
+               "\n"
+               "  --workload NAME   w-d, w-e, w-d_l, w-e_l (Table 9.4; required)\n"
+               "  --hours N         simulated arrivals window, hours (default 15)\n"
+               "  --servers MIX     table8.1 (68 A, 39 B, 10 C, 8 D; default) or table7.1\n"
+               "  --slots CONF      wasc (default: Table 8.1's WASC column) or sc1..sc4\n"
+               "  --policy P        priority (default), fcfs, wasp, hybrid\n"
+               "  --evict E         mrs (default), lrs, rnd, with a drop threshold: mrs5 ...\n"
+               "  --resume          evicted tasks keep their progress\n"
+               "  --memory M        unlimited (default), lsf, lpf\n"
+               "  --sticky N        HYBRID's sticky slots (default 200)\n"
+               "  --dpm D           slp (default) or idl\n"
+               "  --seed N          default 1\n"
+               "  --json            one JSON object instead of the table\n");
+}
+
+static int parse_opts(int argc, char **argv, struct slot_opts *o, struct lt_err *err)
+{
+    memset(o, 0, sizeof(*o));
+    o->servers = "table8.1";
+    o->slots = "wasc";
+    o->policy = "priority";
+    o->evict = "mrs";
+    o->memory = "unlimited";
+    o->dpm = "slp";
+    o->hours = 15;
+    o->seed = 1;
+    o->sticky = 200;
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        int rc;
+
+        if (strcmp(argv[i], "--resume") == 0) {
+            o->resume = true;
+            continue;
+        }
+        if (strcmp(argv[i], "--json") == 0) {
+            o->json = true;
+            continue;
+        }
+#define STR_OPT(flag, field)                                                                       \
+    if ((rc = sim_opt_value(argc, argv, &i, flag, &v, err)) != 0) {                                \
+        if (rc < 0)                                                                                \
+            return rc;                                                                             \
+        o->field = v;                                                                              \
+        continue;                                                                                  \
+    }
+#define U64_OPT(flag, field)                                                                       \
+    if ((rc = sim_opt_value(argc, argv, &i, flag, &v, err)) != 0) {                                \
+        if (rc < 0 || (rc = sim_parse_u64(flag, v, &o->field, err)) < 0)                           \
+            return rc;                                                                             \
+        continue;                                                                                  \
+    }
+        STR_OPT("--workload", workload)
+        STR_OPT("--servers", servers)
+        STR_OPT("--slots", slots)
+        STR_OPT("--policy", policy)
+        STR_OPT("--evict", evict)
+        STR_OPT("--memory", memory)
+        STR_OPT("--dpm", dpm)
+        U64_OPT("--hours", hours)
+        U64_OPT("--seed", seed)
+        if ((rc = sim_opt_value(argc, argv, &i, "--sticky", &v, err)) != 0) {
+            if (rc < 0 || (rc = sim_parse_u64("--sticky", v, &o->sticky, err)) < 0)
+                return rc;
+            o->sticky_set = true;
+            continue;
+        }
+#undef STR_OPT
+#undef U64_OPT
+        return lt_err_set(err, LT_EINVAL, 0, 0, "unknown option '%s' (lotus-sim slots --help)",
+                          argv[i]);
+    }
+    if (o->workload == NULL)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "--workload is required (w-d, w-e, w-d_l, w-e_l)");
+    if (o->hours == 0 || o->hours > 24 * 365)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "--hours %llu is not in 1..8760",
+                          (unsigned long long)o->hours);
+    return 0;
+}
+
+/* The server mix and slot configuration named by the options. */
+static int build_config(const struct slot_opts *o, struct lt_slot_config *cfg, struct lt_err *err)
+{
+    static const uint32_t t81[4] = {68, 39, 10, 8}, t71[4] = {69, 38, 10, 8};
+    const uint32_t *cnt;
+    struct lt_slot_group inv[4];
+
+    if (strcmp(o->servers, "table8.1") == 0)
+        cnt = t81;
+    else if (strcmp(o->servers, "table7.1") == 0)
+        cnt = t71;
+    else
+        return lt_err_set(err, LT_EINVAL, 0, 0, "--servers '%s' is not table8.1 or table7.1",
+                          o->servers);
+    for (size_t k = 0; k < 4; k++) {
+        inv[k].type = lt_server_type_at(k);
+        inv[k].count = cnt[k];
+        inv[k].slots = 0;
+    }
+    if (strcmp(o->slots, "wasc") == 0) {
+        struct lt_class_stats cls[12];
+        struct lt_wasc_params wp;
+        struct lt_wasc_result wr;
+        int rc;
+
+        /* Table 5.2 gives phi_p (5 powerful D servers); the thesis gives no sigma, so the slot
+         * counts are Table 8.1's 24 and 48 (docs/slots.md) */
+        lt_wasc_table_5_2(cls);
+        lt_wasc_params_default(&wp);
+        wp.sd_given = true;
+        wp.fixture_p = 24;
+        wp.fixture_np = 48;
+        if ((rc = lt_wasc(cls, 12, inv, 4, &wp, &wr, err)) < 0)
+            return rc;
+        *cfg = wr.config;
+        return 0;
+    }
+    if (strlen(o->slots) == 3 && strncmp(o->slots, "sc", 2) == 0 && o->slots[2] >= '1' &&
+        o->slots[2] <= '4')
+        return lt_slot_config_sc(o->slots[2] - '0', inv, 4, cfg, err);
+    return lt_err_set(err, LT_EINVAL, 0, 0, "--slots '%s' is not wasc or sc1..sc4", o->slots);
+}
+
+static int build_params(const struct slot_opts *o, const struct lt_slot_config *cfg,
+                        struct lt_slot_params *p, struct lt_err *err)
+{
+    static const char *const ev[] = {"mrs", "lrs", "rnd"};
+    static const enum lt_slot_evict evv[] = {LT_SLOT_EVICT_MRS, LT_SLOT_EVICT_LRS,
+                                             LT_SLOT_EVICT_RND};
+    size_t k;
+
+    lt_slot_params_default(p, cfg);
+    p->seed = o->seed;
+    p->resume = o->resume;
+    p->horizon = (double)o->hours * 3600.0;
+    if (strcmp(o->policy, "fcfs") == 0) {
+        p->order = LT_SLOT_ORDER_FCFS;
+        p->evict = LT_SLOT_EVICT_NONE;
+    } else if (strcmp(o->policy, "wasp") == 0 || strcmp(o->policy, "hybrid") == 0) {
+        p->waa = p->wae = true;
+        p->sticky = strcmp(o->policy, "hybrid") == 0
+                        ? (o->sticky > UINT32_MAX ? UINT32_MAX : (uint32_t)o->sticky)
+                        : 0;
+    } else if (strcmp(o->policy, "priority") != 0) {
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "--policy '%s' is not priority, fcfs, wasp or hybrid", o->policy);
+    }
+    if (o->sticky_set && strcmp(o->policy, "hybrid") != 0)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "--sticky applies to --policy hybrid only");
+    if (p->sticky > 0 && o->sticky > lt_slot_config_slots(cfg))
+        return lt_err_set(err, LT_EINVAL, 0, 0, "--sticky %llu: the cluster has %llu slots",
+                          (unsigned long long)o->sticky,
+                          (unsigned long long)lt_slot_config_slots(cfg));
+    for (k = 0; k < 3; k++) {
+        if (strncmp(o->evict, ev[k], 3) == 0)
+            break;
+    }
+    if (k == 3)
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "--evict '%s' is not mrs, lrs or rnd (with an optional threshold)",
+                          o->evict);
+    if (p->order == LT_SLOT_ORDER_PRIORITY)
+        p->evict = evv[k];
+    if (o->evict[3] != '\0') {
+        uint64_t th;
+        int rc = sim_parse_u64("--evict threshold", o->evict + 3, &th, err);
+        if (rc < 0)
+            return rc;
+        if (th == 0 || th > UINT32_MAX)
+            return lt_err_set(err, LT_EINVAL, 0, 0, "--evict '%s': the threshold must be >= 1",
+                              o->evict);
+        p->drop_threshold = (uint32_t)th;
+    }
+    if (strcmp(o->memory, "lsf") == 0)
+        p->memory = LT_SLOT_MEM_LSF;
+    else if (strcmp(o->memory, "lpf") == 0)
+        p->memory = LT_SLOT_MEM_LPF;
+    else if (strcmp(o->memory, "unlimited") != 0)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "--memory '%s' is not unlimited, lsf or lpf",
+                          o->memory);
+    if (strcmp(o->dpm, "idl") == 0)
+        p->sleep = false;
+    else if (strcmp(o->dpm, "slp") != 0)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "--dpm '%s' is not slp or idl", o->dpm);
+    return 0;
+}
+
+static void put_num(json_t *o, const char *key, double v)
+{
+    json_object_set_new(o, key, isfinite(v) ? json_real(v) : json_null());
+}
+
+static json_t *summary_json(const struct slot_opts *o, size_t n, const struct lt_slot_summary *s,
+                            double wall)
+{
+    json_t *j = json_object(), *cls = json_object();
+
+    if (j == NULL || cls == NULL) {
+        json_decref(j);
+        json_decref(cls);
+        return NULL;
+    }
+    json_object_set_new(j, "workload", json_string(o->workload));
+    json_object_set_new(j, "hours", json_integer((json_int_t)o->hours));
+    json_object_set_new(j, "servers", json_string(o->servers));
+    json_object_set_new(j, "slots", json_string(o->slots));
+    json_object_set_new(j, "policy", json_string(o->policy));
+    json_object_set_new(j, "evict", json_string(o->evict));
+    json_object_set_new(j, "resume", json_boolean(o->resume));
+    json_object_set_new(j, "memory", json_string(o->memory));
+    json_object_set_new(j, "dpm", json_string(o->dpm));
+    json_object_set_new(j, "seed", json_integer((json_int_t)o->seed));
+    json_object_set_new(j, "tasks", json_integer((json_int_t)n));
+    json_object_set_new(j, "completed", json_integer((json_int_t)s->completed));
+    json_object_set_new(j, "dropped", json_integer((json_int_t)s->dropped));
+    put_num(j, "r_mean_s", s->r_mean);
+    put_num(j, "v", s->v);
+    json_object_set_new(j, "ne", json_integer((json_int_t)s->ne));
+    json_object_set_new(j, "ne_priority", json_integer((json_int_t)s->ne_priority));
+    json_object_set_new(j, "net", json_integer((json_int_t)s->net));
+    json_object_set_new(j, "net_priority", json_integer((json_int_t)s->net_priority));
+    put_num(j, "e_mean", s->e_mean);
+    json_object_set_new(j, "max_e", json_integer((json_int_t)s->max_e));
+    put_num(j, "we_cpu_s", s->we);
+    put_num(j, "energy_kwh", s->energy_j / 3.6e6);
+    put_num(j, "end_s", s->end);
+    json_object_set_new(j, "events", json_integer((json_int_t)s->events));
+    put_num(j, "wall_s", wall);
+    for (int c = 0; c < 12; c++) {
+        char key[16];
+        json_t *e;
+        if (s->n_class[c] == 0)
+            continue;
+        snprintf(key, sizeof(key), "%d", c);
+        e = json_object();
+        json_object_set_new(e, "completed", json_integer((json_int_t)s->n_class[c]));
+        put_num(e, "r_s", s->r_class[c]);
+        put_num(e, "r_evicted_s", s->r_class_evicted[c]);
+        put_num(e, "r_nonevicted_s", s->r_class_nonevicted[c]);
+        json_object_set_new(cls, key, e);
+    }
+    json_object_set_new(j, "classes", cls);
+    return j;
+}
+
+static void print_table(const struct slot_opts *o, size_t n, const struct lt_slot_summary *s,
+                        double wall)
+{
+    printf("workload %s, %llu h, servers %s, slots %s, policy %s, evict %s%s, memory %s, dpm %s, "
+           "seed %llu\n",
+           o->workload, (unsigned long long)o->hours, o->servers, o->slots, o->policy, o->evict,
+           o->resume ? " (resume)" : "", o->memory, o->dpm, (unsigned long long)o->seed);
+    printf("%-28s %14zu\n", "tasks", n);
+    printf("%-28s %14llu\n", "completed", (unsigned long long)s->completed);
+    printf("%-28s %14llu\n", "dropped", (unsigned long long)s->dropped);
+    printf("%-28s %14.1f\n", "R mean [s]", s->r_mean);
+    printf("%-28s %14.1f\n", "V (a = 3)", s->v);
+    printf("%-28s %14llu\n", "NE (priority + memory)", (unsigned long long)s->ne);
+    printf("%-28s %14llu\n", "NE priority", (unsigned long long)s->ne_priority);
+    printf("%-28s %14llu\n", "NET", (unsigned long long)s->net);
+    printf("%-28s %14.2f\n", "e mean (NE / NET)", s->e_mean);
+    printf("%-28s %14u\n", "max(e)", s->max_e);
+    printf("%-28s %14.1f\n", "WE [cpu-s]", s->we);
+    printf("%-28s %14.1f\n", "E [kWh]", s->energy_j / 3.6e6);
+    for (int c = 0; c < 12; c++) {
+        char label[64];
+        if (s->n_class[c] == 0)
+            continue;
+        snprintf(label, sizeof(label), "R(C_%d) [s] (%llu tasks)", c,
+                 (unsigned long long)s->n_class[c]);
+        printf("%-28s %14.1f\n", label, s->r_class[c]);
+    }
+    printf("%-28s %14.3f (%.0fx real time)\n", "wall [s]", wall, wall > 0 ? s->end / wall : 0.0);
+}
+
+int sim_cmd_slots(int argc, char **argv)
+{
+    struct slot_opts o;
+    struct lt_slot_config cfg;
+    struct lt_slot_params p;
+    struct lt_slot_task *t = NULL;
+    struct lt_slot_outcome *out = NULL;
+    struct lt_slot_summary sum;
+    const struct lt_workload_spec *w;
+    struct timespec a, b;
+    struct lt_err err;
+    size_t n = 0;
+    double wall;
+    int status = SIM_EXIT_INPUT;
+
+    lt_err_init(&err, NULL);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            slots_usage(stdout);
+            return SIM_EXIT_OK;
+        }
+    }
+    if (parse_opts(argc, argv, &o, &err) < 0 || (w = lt_workload_find(o.workload, &err)) == NULL ||
+        build_config(&o, &cfg, &err) < 0 || build_params(&o, &cfg, &p, &err) < 0) {
+        sim_err_print(&err);
+        return SIM_EXIT_USAGE;
+    }
+    if (lt_workload_generate(w, (double)o.hours, o.seed, &t, &n, &err) < 0)
+        goto fail;
+    if ((out = lt_calloc(n + 1, sizeof(*out))) == NULL) {
+        lt_err_set(&err, LT_ENOMEM, 0, 0, "out of memory for %zu task outcomes", n);
+        goto fail;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    if (lt_slot_run(&p, t, n, out, &sum, &err) < 0)
+        goto fail;
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    wall = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
+    if (o.json) {
+        json_t *j = summary_json(&o, n, &sum, wall);
+        if (j == NULL || json_dumpf(j, stdout, JSON_COMPACT | JSON_REAL_PRECISION(10)) < 0) {
+            json_decref(j);
+            lt_err_set(&err, LT_ENOMEM, 0, 0, "cannot write the summary");
+            goto fail;
+        }
+        json_decref(j);
+        putchar('\n');
+    } else {
+        print_table(&o, n, &sum, wall);
+    }
+    status = SIM_EXIT_OK;
+    goto done;
+fail:
+    sim_err_print(&err);
+done:
+    lt_free(out);
+    lt_free(t);
+    return status;
+}
