@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lt_mem.h"
 #include "lt_rng.h"
+#include "lt_workload.h"
 #include "lt_slotsim.h"
 
 /* One type-D server (cpu 1, 8 cores) with `slots` slots. */
@@ -548,6 +550,53 @@ static void test_memory_checkpoint_lsf_and_lpf(void **state)
     run_ok(&p, t, 2, out, &sum);
 }
 
+/* Chapter 7's orderings (digest T16-T19), on the synthetic W-E (15 h) over Table 7.1's
+ * servers with SC2 slots, unlimited memory, seeds 1 and 2: non-resume wasted work and mean
+ * response time grow from mrs to rnd to lrs, mrs has the fewest evictions of one task, and
+ * resume wastes nothing. (NE and NET orderings hold on some seeds only: docs/reproduction.md.) */
+static void test_chapter_7_orderings_on_w_e(void **state)
+{
+    static const uint32_t cnt[4] = {69, 38, 10, 8};
+    static const enum lt_slot_evict ev[3] = {LT_SLOT_EVICT_MRS, LT_SLOT_EVICT_RND,
+                                             LT_SLOT_EVICT_LRS};
+    struct lt_slot_group inv[4];
+    struct lt_slot_config cfg;
+    struct lt_slot_task *t;
+    struct lt_slot_outcome *out;
+    size_t n;
+
+    (void)state;
+    for (size_t k = 0; k < 4; k++)
+        inv[k] = (struct lt_slot_group){lt_server_type_at(k), cnt[k], 0};
+    assert_int_equal(lt_slot_config_sc(2, inv, 4, &cfg, NULL), 0);
+    for (uint64_t seed = 1; seed <= 2; seed++) {
+        struct lt_slot_summary s[3], res;
+        struct lt_slot_params p;
+
+        assert_int_equal(
+            lt_workload_generate(lt_workload_find("w-e", NULL), 15.0, seed, &t, &n, NULL), 0);
+        out = calloc(n, sizeof(*out));
+        assert_non_null(out);
+        for (int e = 0; e < 3; e++) {
+            lt_slot_params_default(&p, &cfg);
+            p.evict = ev[e];
+            p.seed = seed;
+            run_ok(&p, t, n, out, &s[e]);
+            assert_true(s[e].ne > 1000);
+        }
+        assert_true(s[0].we < s[1].we && s[1].we < s[2].we);
+        assert_true(s[0].r_mean < s[1].r_mean && s[1].r_mean < s[2].r_mean);
+        assert_true(s[0].max_e < s[1].max_e && s[0].max_e < s[2].max_e);
+        p.evict = LT_SLOT_EVICT_MRS;
+        p.resume = true;
+        run_ok(&p, t, n, out, &res);
+        lt_assert_near(res.we, 0.0, 0);
+        assert_true(res.r_mean < s[0].r_mean);
+        free(out);
+        lt_free(t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -561,6 +610,7 @@ int main(void)
         cmocka_unit_test(test_sticky_tasks_are_never_evicted),
         cmocka_unit_test(test_wae_frees_a_powerful_slot),
         cmocka_unit_test(test_memory_checkpoint_lsf_and_lpf),
+        cmocka_unit_test(test_chapter_7_orderings_on_w_e),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
