@@ -630,8 +630,12 @@ static double p10_upper(const struct query *q, double z)
 {
     double x = z * GRID_MAX;
 
-    if (!(x < GRID_MAX))
+    if (!(x < GRID_MAX)) {
+        /* z = 1 (an empty machine's free disk over capacity) is the common case: no exp. */
+        if (!(x > GRID_MAX))
+            return q->gi->p10[GRID_MAX] * (1 + 1e-12);
         return lt__p10(z) * (1 + 1e-12);
+    }
     return q->gi->p10[(uint32_t)x + 1];
 }
 
