@@ -4,7 +4,9 @@
  * by a g x g grid over (free cpu, free mem), g a power of two chosen so that a cell holds
  * about two machines (at most 64, so a row of cells is one uint64_t mask). Each cell keeps its
  * members sorted by index and a box bounding their free vectors (cells.c); each configuration
- * keeps a bound on its members' free disk.
+ * keeps a bound on its members' free disk. The grid lines are evenly spaced, except for
+ * bestfit4, whose lines are logarithmic below about 1e-3 of the capacity (grid_lines): a
+ * packing best fit crowds most machines into the first few hundredths of their capacity.
  *
  * Why a fixed grid for best fits: the answer is the feasible machine nearest the request's
  * corner (free just above the request), and feasibility (free >= request) is a pair of
@@ -58,16 +60,22 @@
 #define NO_CELL       UINT32_MAX
 #define BOUND_SLACK   1e-9 /* relative: far above rounding error, far below score gaps */
 #define SORT_CONFIGS  64   /* configurations ordered by bound when there are at most this many */
+#define GRID_EPS      1e-3 /* fine grid lines: about linear above it, logarithmic below */
 
 struct grid_cfg {
-    struct lt_res cap;      /* the configuration's capacity */
-    uint32_t g;             /* cells per dimension (power of two, 1..GRID_MAX) */
-    double inv_wc, inv_wm;  /* g / cap.cpu, g / cap.mem: value -> cell coordinate */
-    double wc, wm;          /* cap.cpu / g, cap.mem / g: cell widths */
-    struct lt__cell *cells; /* g * g cells; (a, b) = (cpu column, mem row) at a * g + b */
-    uint64_t *rows;         /* g masks: bit b of rows[a] set iff cell (a, b) is non-empty */
-    uint64_t cols;          /* bit a set iff rows[a] != 0 */
-    double dlo, dhi;        /* bounds of the members' free disk (loose, valid when n > 0) */
+    struct lt_res cap;       /* the configuration's capacity */
+    uint32_t g;              /* cells per dimension (power of two, 1..GRID_MAX) */
+    double inv_cpu, inv_mem; /* 1 / cap.cpu, 1 / cap.mem: free -> free fraction */
+    bool linear;             /* line[a] = a / g: coord() multiplies instead of searching */
+    double *line;            /* g + 1 grid lines, fractions of the capacity: column a holds
+                              * cpu fractions in [line[a], line[a + 1]), row b likewise in mem;
+                              * line[0] = 0, line[g] = 1 (which the top cells also hold) */
+    double *lp10;            /* g + 1: lp10[a] = 10^line[a] */
+    double *lcpu, *lmem;     /* g + 1 each: the lines in units, line[a] * cap.cpu, cap.mem */
+    struct lt__cell *cells;  /* g * g cells; (a, b) = (cpu column, mem row) at a * g + b */
+    uint64_t *rows;          /* g masks: bit b of rows[a] set iff cell (a, b) is non-empty */
+    uint64_t cols;           /* bit a set iff rows[a] != 0 */
+    double dlo, dhi;         /* bounds of the members' free disk (loose, valid when n > 0) */
     double *col_dlo;    /* per column: a lower bound of its members' free disk (loose); kept only
                          * for formulas that use disk (fp->disk) */
     uint32_t *col_n;    /* per column: members */
@@ -89,23 +97,32 @@ struct grid_index {
     uint32_t *cell;           /* machine -> cell number in its configuration's grid, or NO_CELL */
     uint32_t *pos;            /* keyed formulas (fp->key): machine -> position in its heap cell */
     size_t n;                 /* machines covered by `cell` */
-    double p10[GRID_MAX + 1]; /* p10[k] = 10^(k / GRID_MAX): powers at the grid lines */
+    double p10[GRID_MAX + 1]; /* p10[k] = 10^(k / GRID_MAX): free disk's bounds (p10_*) */
 };
 
-static uint32_t coord(double f, double inv_w, uint32_t g)
+/* The column (or row) of free amount f, inv_cap = 1 / capacity: the largest a < g with
+ * line[a] <= f * inv_cap, so that the bounds, which read the lines, hold for every member. */
+static uint32_t coord(const struct grid_cfg *g, double f, double inv_cap)
 {
-    double x = f * inv_w;
+    double x = f * inv_cap;
+    uint32_t a = 0;
 
     if (!(x > 0.0))
         return 0;
-    if (x >= (double)g)
-        return g - 1;
-    return (uint32_t)x;
+    if (g->linear) {
+        double t = x * g->g; /* exact: g is a power of two */
+        return t >= (double)g->g ? g->g - 1 : (uint32_t)t;
+    }
+    for (uint32_t h = g->g / 2; h > 0; h /= 2) {
+        if (g->line[a + h] <= x)
+            a += h;
+    }
+    return a;
 }
 
 static uint32_t cell_number(const struct grid_cfg *g, const struct lt_res *f)
 {
-    return coord(f->cpu, g->inv_wc, g->g) * g->g + coord(f->mem, g->inv_wm, g->g);
+    return coord(g, f->cpu, g->inv_cpu) * g->g + coord(g, f->mem, g->inv_mem);
 }
 
 /* max and min for finite operands: fmax/fmin are library calls under GCC without
@@ -316,6 +333,10 @@ static void grid_free(struct lt_index *ix)
         }
         lt_free(g->cells);
         lt_free(g->rows);
+        lt_free(g->line);
+        lt_free(g->lp10);
+        lt_free(g->lcpu);
+        lt_free(g->lmem);
         lt_free(g->col_dlo);
         lt_free(g->col_n);
         lt_free(g->col_rm);
@@ -452,6 +473,30 @@ static int grid_check(const struct lt_index *ix, const struct lt_cluster *c, str
 
 static const struct lt__index_ops grid_ops = {grid_prepare, grid_commit, grid_check, grid_free};
 
+/* Grid line t in [0, 1] (t = a / g) as a fraction of the capacity: t itself, or, on a fine
+ * grid, GRID_EPS ((1 + 1 / GRID_EPS)^t - 1), which is fine near 0 and coarse near 1. */
+static double line_at(double t, bool fine)
+{
+    if (!fine || !(t > 0.0) || !(t < 1.0))
+        return t;
+    return GRID_EPS * (pow(1.0 + 1.0 / GRID_EPS, t) - 1.0);
+}
+
+/* The keyed best fit (bestfit4) gets the fine grid: it packs most machines of a configuration
+ * into the first few hundredths of their capacity, where on a linear grid the request's
+ * column and row cut through cells of hundreds of members, scanned whole (scan_heap). The
+ * other best fits measured no better on it, the worst fits worse (docs/benchmarks.md). */
+static void grid_lines(struct grid_cfg *g, bool fine)
+{
+    g->linear = !fine;
+    for (uint32_t a = 0; a <= g->g; a++) {
+        g->line[a] = line_at((double)a / g->g, fine);
+        g->lp10[a] = lt__p10(g->line[a]);
+        g->lcpu[a] = g->line[a] * g->cap.cpu;
+        g->lmem[a] = g->line[a] * g->cap.mem;
+    }
+}
+
 static uint32_t grid_size(uint32_t n)
 {
     uint32_t g = 1;
@@ -485,20 +530,24 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
         struct grid_cfg *g = &gi->cfg[k];
         g->cap = c->cfg[k].cap;
         g->g = grid_size(c->cfg[k].n_machines);
-        g->inv_wc = g->g / g->cap.cpu;
-        g->inv_wm = g->g / g->cap.mem;
-        g->wc = g->cap.cpu / g->g;
-        g->wm = g->cap.mem / g->g;
+        g->inv_cpu = 1.0 / g->cap.cpu;
+        g->inv_mem = 1.0 / g->cap.mem;
         g->cells = lt_calloc((size_t)g->g * g->g, sizeof(*g->cells));
+        g->line = lt_calloc((size_t)g->g + 1, sizeof(*g->line));
+        g->lp10 = lt_calloc((size_t)g->g + 1, sizeof(*g->lp10));
+        g->lcpu = lt_calloc((size_t)g->g + 1, sizeof(*g->lcpu));
+        g->lmem = lt_calloc((size_t)g->g + 1, sizeof(*g->lmem));
         g->rows = lt_calloc(g->g, sizeof(*g->rows));
         g->col_dlo = lt_calloc(g->g, sizeof(*g->col_dlo));
         g->col_n = lt_calloc(g->g, sizeof(*g->col_n));
         g->col_rm = lt_calloc(g->g, sizeof(*g->col_rm));
         g->col_key = lt_calloc(g->g, sizeof(*g->col_key));
         g->skey = lt_calloc((size_t)g->g * g->g, sizeof(*g->skey));
-        if (g->cells == NULL || g->rows == NULL || g->col_dlo == NULL || g->col_n == NULL ||
+        if (g->cells == NULL || g->rows == NULL || g->line == NULL || g->lp10 == NULL ||
+            g->lcpu == NULL || g->lmem == NULL || g->col_dlo == NULL || g->col_n == NULL ||
             g->col_rm == NULL || g->col_key == NULL || g->skey == NULL)
             goto out_nomem;
+        grid_lines(g, gi->fp->key != NULL && gi->fp->dir > 0);
         for (uint32_t a = 0; a < g->g; a++)
             g->col_key[a] = -HUGE_VAL;
         for (size_t j = 0; j < (size_t)g->g * g->g; j++)
@@ -564,12 +613,12 @@ struct query {
     const struct lt_cluster *c;
     const struct grid_cfg *g;
     const struct lt_res *r;
-    double u, v;   /* the request over the configuration's capacity: cpu, mem */
-    double k[3];   /* per-formula terms of corr, set by its prep_fn */
-    double e[3];   /* per-formula terms of corner */
-    double zb, zc; /* per-formula disk terms of corr and corner */
-    uint32_t step; /* GRID_MAX / g: grid line j is p10[j * step] */
-    double m[4];   /* kb_bestfit4: lower bounds of 10^-u, 10^-v, 10^-w, and the least of them */
+    double u, v;     /* the request over the configuration's capacity: cpu, mem */
+    double k[3];     /* per-formula terms of corr, set by its prep_fn */
+    double e[3];     /* per-formula terms of corner */
+    double zb, zc;   /* per-formula disk terms of corr and corner */
+    uint32_t qa, qb; /* the request's column and row */
+    double m[4];     /* kb_bestfit4: lower bounds of 10^-u, 10^-v, 10^-w, and the least of them */
 };
 
 /* Lower bound of the score over the feasible part of the box [lo, hi]: the formula at the
@@ -596,12 +645,12 @@ static double corner_bound(const struct query *q, uint32_t a, uint32_t b, double
     struct lt_res p;
 
     if (q->fp->dir > 0) {
-        p.cpu = a * g->wc;
-        p.mem = b * g->wm;
+        p.cpu = g->lcpu[a];
+        p.mem = g->lmem[b];
         p.disk = d;
     } else {
-        p.cpu = (a + 1) * g->wc;
-        p.mem = (b + 1) * g->wm;
+        p.cpu = g->lcpu[a + 1];
+        p.mem = g->lmem[b + 1];
         p.disk = g->dhi;
     }
     return box_bound(q, &p, &p, score);
@@ -610,8 +659,8 @@ static double corner_bound(const struct query *q, uint32_t a, uint32_t b, double
 /* ---- the keyed formulas' cell terms ----
  *
  * x, y, z are a member's free cpu, mem, disk over capacity, u, v, w the request's; a member
- * of cell (a, b) has x in [a/g, (a+1)/g] and y in [b/g, (b+1)/g], and a feasible one also
- * x >= u, y >= v. With t = u ln 10, 1 - 10^-u = 1 - e^-t lies in [t - t^2/2, t - t^2/2 +
+ * of cell (a, b) has x in [line[a], line[a+1]] and y in [line[b], line[b+1]], and a feasible one
+ * also x >= u, y >= v. With t = u ln 10, 1 - 10^-u = 1 - e^-t lies in [t - t^2/2, t - t^2/2 +
  * t^3/6] for every t >= 0 (alternating Taylor remainders), and 10^u >= 1 + t. Each corr_*
  * is a lower bound of score + key over the cell in exact arithmetic; scan_heap pads it. */
 
@@ -672,9 +721,9 @@ static inline __attribute__((always_inline)) double corr_epvm2(const struct quer
 {
     (void)a1;
     (void)b1;
-    double ig = 1.0 / q->g->g;
+    const double *ln = q->g->line;
 
-    return 2 * (q->u * dmax(a * ig, q->u) + q->v * dmax(b * ig, q->v)) - q->k[0];
+    return 2 * (q->u * dmax(ln[a], q->u) + q->v * dmax(ln[b], q->v)) - q->k[0];
 }
 
 /* bestfit5 + key = max(x - u, y - v) - max(x, y) + sum (1 - 10^-u) 10^x (corr_bestfit5). */
@@ -695,13 +744,11 @@ static inline __attribute__((always_inline)) void prep_bestfit5(struct query *q)
 static inline __attribute__((always_inline)) double
 corner_bestfit5(const struct query *q, uint32_t a, uint32_t b, double d)
 {
-    const double *p10 = q->gi->p10;
-    double ig = 1.0 / q->g->g;
+    const double *ln = q->g->line, *lp10 = q->g->lp10;
 
     (void)d;
-    return padded(dmax((a + 1) * ig - q->u, (b + 1) * ig - q->v) -
-                  (1.0 - q->k[0]) * p10[(a + 1) * q->step] -
-                  (1.0 - q->k[1]) * p10[(b + 1) * q->step] - q->zc);
+    return padded(dmax(ln[a + 1] - q->u, ln[b + 1] - q->v) - (1.0 - q->k[0]) * lp10[a + 1] -
+                  (1.0 - q->k[1]) * lp10[b + 1] - q->zc);
 }
 
 /* With the key sum 10^x - max(x, y), the rest is f + sum (1 - 10^-u) 10^x with f = max(x - u,
@@ -712,9 +759,9 @@ corner_bestfit5(const struct query *q, uint32_t a, uint32_t b, double d)
 static inline __attribute__((always_inline)) double
 corr_bestfit5(const struct query *q, uint32_t a, uint32_t b, uint32_t a1, uint32_t b1)
 {
-    const double *p10 = q->gi->p10;
-    double px = dmax(p10[a * q->step], 1.0 + q->u * LT__LN10);
-    double py = dmax(p10[b * q->step], 1.0 + q->v * LT__LN10);
+    const double *lp10 = q->g->lp10;
+    double px = dmax(lp10[a], 1.0 + q->u * LT__LN10);
+    double py = dmax(lp10[b], 1.0 + q->v * LT__LN10);
     double f;
 
     if (a >= b1 + 1)
@@ -749,11 +796,11 @@ static inline __attribute__((always_inline)) void prep_bestfit4(struct query *q)
 static inline __attribute__((always_inline)) double
 corner_bestfit4(const struct query *q, uint32_t a, uint32_t b, double d)
 {
-    const double *p10 = q->gi->p10;
+    const double *lp10 = q->g->lp10;
     double w = q->r->disk / q->g->cap.disk;
 
-    return padded(low_exp_mul(q->e[0]) * dmax(p10[a * q->step], 1.0 + q->u * LT__LN10) +
-                  low_exp_mul(q->e[1]) * dmax(p10[b * q->step], 1.0 + q->v * LT__LN10) +
+    return padded(low_exp_mul(q->e[0]) * dmax(lp10[a], 1.0 + q->u * LT__LN10) +
+                  low_exp_mul(q->e[1]) * dmax(lp10[b], 1.0 + q->v * LT__LN10) +
                   low_exp_mul(q->e[2]) * p10_lower(q, dmax(d / q->g->cap.disk, w)));
 }
 
@@ -765,12 +812,12 @@ corner_bestfit4(const struct query *q, uint32_t a, uint32_t b, double d)
 static inline __attribute__((always_inline)) double kb_bestfit4(const struct query *q, double k,
                                                                 double d, uint32_t a, uint32_t b)
 {
-    const double *p10 = q->gi->p10;
+    const double *lp10 = q->g->lp10;
 
     if (!(k > -HUGE_VAL))
         return HUGE_VAL; /* no member */
-    return -q->m[3] * k + (q->m[0] - q->m[3]) * dmax(p10[a * q->step], 1.0 + q->u * LT__LN10) +
-           (q->m[1] - q->m[3]) * dmax(p10[b * q->step], 1.0 + q->v * LT__LN10) +
+    return -q->m[3] * k + (q->m[0] - q->m[3]) * dmax(lp10[a], 1.0 + q->u * LT__LN10) +
+           (q->m[1] - q->m[3]) * dmax(lp10[b], 1.0 + q->v * LT__LN10) +
            (q->m[2] - q->m[3]) *
                p10_lower(q, dmax(d / q->g->cap.disk, q->r->disk / q->g->cap.disk));
 }
@@ -778,11 +825,11 @@ static inline __attribute__((always_inline)) double kb_bestfit4(const struct que
 static inline __attribute__((always_inline)) double
 corr_bestfit4(const struct query *q, uint32_t a0, uint32_t b0, uint32_t a, uint32_t b)
 {
-    const double *p10 = q->gi->p10;
+    const double *lp10 = q->g->lp10;
 
     (void)a0;
     (void)b0;
-    return -(q->k[0] * p10[(a + 1) * q->step] + q->k[1] * p10[(b + 1) * q->step] + q->zb);
+    return -(q->k[0] * lp10[a + 1] + q->k[1] * lp10[b + 1] + q->zb);
 }
 
 static void scan_cell(const struct query *q, const struct lt__cell *cl, struct lt__best *b,
@@ -814,14 +861,14 @@ static void scan_heap(const struct query *q, const struct lt__cell *cl, uint32_t
 
     if (!lt__res_ge(&cl->hi, q->r))
         return;
+    corr = corr_of(q, a, bb, a, bb);
+    if (padded(corr - cl->key[0]) > b->s)
+        return;
     if (lt__box_is_point(&cl->lo, &cl->hi)) {
         /* Every member has this free vector, hence this score: the lowest index wins. */
         lt__best_offer(b, score(&q->g->cap, &cl->f[0], q->r, &c->ref), cl->min_i);
         return;
     }
-    corr = corr_of(q, a, bb, a, bb);
-    if (padded(corr - cl->key[0]) > b->s)
-        return;
     if (q->fp->dir > 0 && !lt__res_ge(&cl->lo, q->r)) {
         /* A best fit's cell in the request's row or column: the members that do not fit are
          * the fullest machines, whose keys are the largest (bestfit4), so a search by key
@@ -888,7 +935,7 @@ static void visit(const struct query *q, uint32_t a, uint32_t bb, struct lt__bes
 static void walk_best_fit(const struct query *q, struct lt__best *b, FORMULA)
 {
     const struct grid_cfg *g = q->g;
-    uint32_t qa = coord(q->r->cpu, g->inv_wc, g->g), qb = coord(q->r->mem, g->inv_wm, g->g);
+    uint32_t qa = q->qa, qb = q->qb;
     uint64_t cm = g->cols & (~UINT64_C(0) << qa);
     double sdlo[GRID_MAX];  /* sdlo[a]: disk bound of the columns >= a */
     double skmax[GRID_MAX]; /* kb: skmax[a], the largest key at columns >= a, rows >= qb */
@@ -933,7 +980,7 @@ static void walk_best_fit(const struct query *q, struct lt__best *b, FORMULA)
 static void walk_worst_fit(const struct query *q, struct lt__best *b, FORMULA)
 {
     const struct grid_cfg *g = q->g;
-    uint32_t qa = coord(q->r->cpu, g->inv_wc, g->g), qb = coord(q->r->mem, g->inv_wm, g->g);
+    uint32_t qa = q->qa, qb = q->qb;
     uint64_t cm = g->cols & (~UINT64_C(0) << qa);
 
     while (cm != 0) {
@@ -973,11 +1020,10 @@ static double config_bound(const struct query *q, FORMULA)
     if (q->fp->dir < 0)
         s = corner_of(q, g->g - 1, g->g - 1, 0, PASS);
     else
-        s = corner_of(q, coord(q->r->cpu, g->inv_wc, g->g), coord(q->r->mem, g->inv_wm, g->g),
-                      g->dlo, PASS);
+        s = corner_of(q, q->qa, q->qb, g->dlo, PASS);
     if (kb != NULL) {
         /* The largest key at columns and rows >= the request's, and the key bound from it. */
-        uint32_t qa = coord(q->r->cpu, g->inv_wc, g->g), qb = coord(q->r->mem, g->inv_wm, g->g);
+        uint32_t qa = q->qa, qb = q->qb;
         double k = -HUGE_VAL;
         for (uint64_t m = g->cols & (~UINT64_C(0) << qa); m != 0; m &= m - 1)
             k = dmax(k, g->skey[(uint32_t)__builtin_ctzll(m) * g->g + qb]);
@@ -1007,7 +1053,8 @@ static void set_config(struct query *q, size_t k, prep_fn *prep)
     q->g = &q->gi->cfg[k];
     q->u = q->r->cpu / q->g->cap.cpu;
     q->v = q->r->mem / q->g->cap.mem;
-    q->step = GRID_MAX / q->g->g;
+    q->qa = coord(q->g, q->r->cpu, q->g->inv_cpu);
+    q->qb = coord(q->g, q->r->mem, q->g->inv_mem);
     if (prep != NULL)
         prep(q);
 }
@@ -1018,8 +1065,8 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
                               const struct lt_task *t, size_t *out, FORMULA)
 {
     const struct grid_index *gi = (const struct grid_index *)ix;
-    struct query q = {gi,        gi->fp,    c, NULL, &t->req, 0,           0,
-                      {0, 0, 0}, {0, 0, 0}, 0, 0,    1,       {0, 0, 0, 0}};
+    struct query q = {gi,        gi->fp,    c, NULL, &t->req, 0, 0,
+                      {0, 0, 0}, {0, 0, 0}, 0, 0,    0,       0, {0, 0, 0, 0}};
     struct lt__best b = {LT_SCORE_INFEASIBLE, LT_NO_MACHINE};
     uint32_t order[SORT_CONFIGS];
     double bound[SORT_CONFIGS];
