@@ -4,9 +4,10 @@
  * by a g x g grid over (free cpu, free mem), g a power of two chosen so that a cell holds
  * about two machines (at most 64, so a row of cells is one uint64_t mask). Each cell keeps its
  * members sorted by index and a box bounding their free vectors (cells.c); each configuration
- * keeps a bound on its members' free disk. The grid lines are evenly spaced, except for
- * bestfit4, whose lines are logarithmic below about 1e-3 of the capacity (grid_lines): a
- * packing best fit crowds most machines into the first few hundredths of their capacity.
+ * keeps a bound on its members' free disk. The grid lines are evenly spaced, except for the
+ * keyed formulas below, whose lines are logarithmic below about 1e-3 of the capacity
+ * (grid_lines): most machines crowd into the first few hundredths of their capacity in one
+ * dimension or both.
  *
  * Why a fixed grid for best fits: the answer is the feasible machine nearest the request's
  * corner (free just above the request), and feasibility (free >= request) is a pair of
@@ -80,10 +81,10 @@ struct grid_cfg {
                          * for formulas that use disk (fp->disk) */
     uint32_t *col_n;    /* per column: members */
     uint32_t *col_rm;   /* per column: departures since col_dlo was recomputed */
-    double *col_key;    /* keyed formulas: per column, the largest key of its members (-inf if
-                         * none) */
-    double *skey;       /* keyed formulas: [a * g + b], the largest key in column a at rows >= b
-                         * (-inf if none) */
+    double *skey;       /* keyed formulas: [b * g + a], the largest key in column a at rows >= b
+                         * (-inf if none); stored by row, so that a row's maxima over a range
+                         * of columns are contiguous (config_bound, walk_best_fit); row 0
+                         * holds each column's largest key */
     double key_max;     /* keyed formulas: the largest key of the configuration (-inf if none) */
     uint32_t n;         /* online machines of this configuration in the grid */
     uint32_t n_changes; /* updates since dlo/dhi were recomputed */
@@ -223,25 +224,34 @@ static void cell_insert(struct grid_index *gi, struct grid_cfg *g, uint32_t to, 
         lt__cell_insert(&g->cells[to], i, f);
 }
 
-/* Keyed formulas: column a's members changed. Recomputes its largest keys by row suffix from
- * its cells' heap tops, and the configuration's from the columns' (O(g)). */
-static void key_refresh(struct grid_cfg *g, uint32_t a)
+/* Keyed formulas: the cells of column a at rows low..top changed (their heap tops). Recomputes
+ * the column's largest keys by row suffix from row top down, stopping below row low at the
+ * first one unchanged (the rows under it are then unchanged too), and the configuration's
+ * largest key when the column's changed. O(top - low) plus the rows until the suffix is held
+ * by an unchanged cell; O(g) more when the configuration's largest key leaves. */
+static void key_refresh(struct grid_cfg *g, uint32_t a, uint32_t top, uint32_t low)
 {
-    double k = -HUGE_VAL, *sk = &g->skey[(size_t)a * g->g];
+    uint32_t n = g->g;
+    double *sk = g->skey, old = sk[a];
+    double k = top + 1 < n ? sk[(size_t)(top + 1) * n + a] : -HUGE_VAL;
 
-    for (uint32_t b = g->g; b-- > 0;) {
+    for (uint32_t b = top + 1; b-- > 0;) {
+        double nk = k, *s = &sk[(size_t)b * n + a];
         if (g->rows[a] >> b & 1)
-            k = dmax(k, g->cells[a * g->g + b].key[0]);
-        sk[b] = k;
+            nk = dmax(nk, g->cells[a * n + b].key[0]);
+        if (b < low && !(nk < *s) && !(nk > *s))
+            return; /* so are the rows below, row 0 included */
+        *s = nk;
+        k = nk;
     }
-    g->col_key[a] = k;
-    k = -HUGE_VAL;
-    for (uint64_t m = g->cols; m != 0; m &= m - 1) {
-        uint32_t b = (uint32_t)__builtin_ctzll(m);
-        if (g->col_key[b] > k)
-            k = g->col_key[b];
+    if (k > g->key_max) {
+        g->key_max = k;
+    } else if (k < old && !(old < g->key_max)) {
+        k = -HUGE_VAL; /* the largest key left: recompute it from the columns' */
+        for (uint32_t c = 0; c < n; c++)
+            k = dmax(k, sk[c]);
+        g->key_max = k;
     }
-    g->key_max = k;
 }
 
 static int grid_prepare(struct lt_index *ix, const struct lt_cluster *c, size_t i,
@@ -284,7 +294,7 @@ static void grid_commit(struct lt_index *ix, const struct lt_cluster *c, size_t 
             }
             disk_note(g, f.disk);
             if (gi->pos != NULL)
-                key_refresh(g, to / g->g);
+                key_refresh(g, to / g->g, to % g->g, to % g->g);
         }
         return;
     }
@@ -311,11 +321,14 @@ static void grid_commit(struct lt_index *ix, const struct lt_cluster *c, size_t 
         disk_note(g, f.disk);
     }
     gi->cell[i] = to;
-    if (gi->pos != NULL) {
+    if (gi->pos != NULL && from != NO_CELL && to != NO_CELL && from / g->g == to / g->g) {
+        uint32_t b0 = from % g->g, b1 = to % g->g;
+        key_refresh(g, to / g->g, b0 > b1 ? b0 : b1, b0 < b1 ? b0 : b1);
+    } else if (gi->pos != NULL) {
         if (from != NO_CELL)
-            key_refresh(g, from / g->g);
-        if (to != NO_CELL && (from == NO_CELL || to / g->g != from / g->g))
-            key_refresh(g, to / g->g);
+            key_refresh(g, from / g->g, from % g->g, from % g->g);
+        if (to != NO_CELL)
+            key_refresh(g, to / g->g, to % g->g, to % g->g);
     }
 }
 
@@ -340,7 +353,6 @@ static void grid_free(struct lt_index *ix)
         lt_free(g->col_dlo);
         lt_free(g->col_n);
         lt_free(g->col_rm);
-        lt_free(g->col_key);
         lt_free(g->skey);
     }
     lt_free(gi->cfg);
@@ -438,30 +450,20 @@ static int grid_check(const struct lt_index *ix, const struct lt_cluster *c, str
                               name, k);
         if (gi->pos != NULL) {
             double kmax = -HUGE_VAL;
-            for (uint32_t a = 0; a < g->g; a++) {
-                double ka = -HUGE_VAL;
-                for (uint32_t b = 0; b < g->g; b++) {
-                    const struct lt__cell *cl = &g->cells[a * g->g + b];
-                    for (uint32_t j = 0; j < cl->n; j++)
-                        ka = cl->key[j] > ka ? cl->key[j] : ka;
-                }
-                if (ka < g->col_key[a] || ka > g->col_key[a])
-                    return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: column %u key maximum", name,
-                                      (unsigned)a);
-                kmax = ka > kmax ? ka : kmax;
-            }
-            /* The row-suffix maxima, recomputed from every member, top row down. */
+            /* The row-suffix maxima, recomputed from every member, top row down; row 0 is the
+             * column's largest key. */
             for (uint32_t a = 0; a < g->g; a++) {
                 double ks = -HUGE_VAL;
                 for (uint32_t bb = g->g; bb-- > 0;) {
                     const struct lt__cell *cl = &g->cells[a * g->g + bb];
                     for (uint32_t j = 0; j < cl->n; j++)
                         ks = cl->key[j] > ks ? cl->key[j] : ks;
-                    if (ks < g->skey[a * g->g + bb] || ks > g->skey[a * g->g + bb])
+                    if (ks < g->skey[bb * g->g + a] || ks > g->skey[bb * g->g + a])
                         return lt_err_set(err, LT_EINVAL, 0, 0,
                                           "%s index: row-suffix key maximum of cell %u, %u", name,
                                           (unsigned)a, (unsigned)bb);
                 }
+                kmax = ks > kmax ? ks : kmax;
             }
             if (kmax < g->key_max || kmax > g->key_max)
                 return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: configuration %zu key maximum",
@@ -482,10 +484,14 @@ static double line_at(double t, bool fine)
     return GRID_EPS * (pow(1.0 + 1.0 / GRID_EPS, t) - 1.0);
 }
 
-/* The keyed best fit (bestfit4) gets the fine grid: it packs most machines of a configuration
- * into the first few hundredths of their capacity, where on a linear grid the request's
- * column and row cut through cells of hundreds of members, scanned whole (scan_heap). The
- * other best fits measured no better on it, the worst fits worse (docs/benchmarks.md). */
+/* The keyed formulas (bestfit4, bestfit5, epvm2) get the fine grid. bestfit4 packs most
+ * machines of a configuration into the first few hundredths of their capacity, where on a
+ * linear grid the request's column and row cut through cells of hundreds of members, scanned
+ * whole (scan_heap). Under the worst fits many machines are full in one dimension and empty in
+ * the other; their keys are the largest and they fit nothing, and on a fine grid they lie in
+ * the rows or columns below the request's, outside the region whose largest key bounds a
+ * configuration (config_bound). bestfit1-3 and brfs-norm measured slower on it
+ * (docs/benchmarks.md). */
 static void grid_lines(struct grid_cfg *g, bool fine)
 {
     g->linear = !fine;
@@ -541,15 +547,12 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
         g->col_dlo = lt_calloc(g->g, sizeof(*g->col_dlo));
         g->col_n = lt_calloc(g->g, sizeof(*g->col_n));
         g->col_rm = lt_calloc(g->g, sizeof(*g->col_rm));
-        g->col_key = lt_calloc(g->g, sizeof(*g->col_key));
         g->skey = lt_calloc((size_t)g->g * g->g, sizeof(*g->skey));
         if (g->cells == NULL || g->rows == NULL || g->line == NULL || g->lp10 == NULL ||
             g->lcpu == NULL || g->lmem == NULL || g->col_dlo == NULL || g->col_n == NULL ||
-            g->col_rm == NULL || g->col_key == NULL || g->skey == NULL)
+            g->col_rm == NULL || g->skey == NULL)
             goto out_nomem;
-        grid_lines(g, gi->fp->key != NULL && gi->fp->dir > 0);
-        for (uint32_t a = 0; a < g->g; a++)
-            g->col_key[a] = -HUGE_VAL;
+        grid_lines(g, gi->fp->key != NULL);
         for (size_t j = 0; j < (size_t)g->g * g->g; j++)
             g->skey[j] = -HUGE_VAL;
         g->key_max = -HUGE_VAL;
@@ -580,7 +583,7 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
     }
     for (size_t k = 0; gi->pos != NULL && k < c->n_cfg; k++) {
         for (uint32_t a = 0; a < gi->cfg[k].g; a++)
-            key_refresh(&gi->cfg[k], a);
+            key_refresh(&gi->cfg[k], a, gi->cfg[k].g - 1, 0);
     }
     *out = &gi->base;
     return 0;
@@ -913,7 +916,7 @@ static bool column_open(const struct query *q, uint32_t a, uint64_t rm, const st
 
     if (corr == NULL)
         return true;
-    k = q->g->skey[a * q->g->g + lo];
+    k = q->g->skey[lo * q->g->g + a];
     if (kb != NULL && padded(kb(q, k, q->g->col_dlo[a], a, lo)) > b->s)
         return false;
     return !(padded(corr(q, a, lo, a, hi) - k) > b->s);
@@ -948,7 +951,7 @@ static void walk_best_fit(const struct query *q, struct lt__best *b, FORMULA)
             d = dmin(d, g->col_dlo[a]);
         sdlo[a] = d;
         if (kb != NULL) {
-            k = dmax(k, g->skey[a * g->g + qb]);
+            k = dmax(k, g->skey[qb * g->g + a]);
             skmax[a] = k;
         }
         m &= ~(UINT64_C(1) << a);
@@ -969,7 +972,7 @@ static void walk_best_fit(const struct query *q, struct lt__best *b, FORMULA)
             rm &= rm - 1;
             if (corner_of(q, a, bb, disk ? g->col_dlo[a] : g->dlo, PASS) > b->s)
                 break;
-            if (kb != NULL && padded(kb(q, g->skey[a * g->g + bb], g->col_dlo[a], a, bb)) > b->s)
+            if (kb != NULL && padded(kb(q, g->skey[bb * g->g + a], g->col_dlo[a], a, bb)) > b->s)
                 break; /* nor any row above */
             visit(q, a, bb, b, PASS);
         }
@@ -1010,7 +1013,8 @@ static void walk(const struct query *q, struct lt__best *b, FORMULA)
         walk_worst_fit(q, b, PASS);
 }
 
-/* Bound of a whole configuration: its best corner. */
+/* Bound of a whole configuration: its best corner and, for the keyed formulas, the bounds from
+ * the largest key among its members that can fit. */
 static double config_bound(const struct query *q, FORMULA)
 {
     const struct grid_cfg *g = q->g;
@@ -1021,23 +1025,24 @@ static double config_bound(const struct query *q, FORMULA)
         s = corner_of(q, g->g - 1, g->g - 1, 0, PASS);
     else
         s = corner_of(q, q->qa, q->qb, g->dlo, PASS);
-    if (kb != NULL) {
-        /* The largest key at columns and rows >= the request's, and the key bound from it. */
-        uint32_t qa = q->qa, qb = q->qb;
-        double k = -HUGE_VAL;
-        for (uint64_t m = g->cols & (~UINT64_C(0) << qa); m != 0; m &= m - 1)
-            k = dmax(k, g->skey[(uint32_t)__builtin_ctzll(m) * g->g + qb]);
-        s = dmax(s, padded(kb(q, k, g->dlo, qa, qb)));
-    }
     if (corr != NULL) {
+        /* Only members at columns and rows >= the request's can fit: their largest key, and
+         * the bounds from it (for worst fits the configuration's largest key mostly belongs
+         * to machines full in one dimension, which fit nothing). */
+        const double *row = &g->skey[q->qb * g->g];
+        double k = -HUGE_VAL;
         uint64_t any = 0;
+        for (uint32_t a = q->qa; a < g->g; a++)
+            k = dmax(k, row[a]);
+        if (!(k > -HUGE_VAL))
+            return HUGE_VAL; /* no member there */
+        if (kb != NULL)
+            s = dmax(s, padded(kb(q, k, g->dlo, q->qa, q->qb)));
         for (uint64_t m = g->cols; m != 0; m &= m - 1)
             any |= g->rows[__builtin_ctzll(m)];
-        s = dmax(s,
-                 padded(corr(q, (uint32_t)__builtin_ctzll(g->cols), (uint32_t)__builtin_ctzll(any),
-                             63u - (uint32_t)__builtin_clzll(g->cols),
-                             63u - (uint32_t)__builtin_clzll(any)) -
-                        g->key_max));
+        s = dmax(s, padded(corr(q, q->qa, q->qb, 63u - (uint32_t)__builtin_clzll(g->cols),
+                                63u - (uint32_t)__builtin_clzll(any)) -
+                           k));
     }
     return s;
 }
