@@ -67,6 +67,7 @@ struct grid_cfg {
     struct lt_res cap;       /* the configuration's capacity */
     uint32_t g;              /* cells per dimension (power of two, 1..GRID_MAX) */
     double inv_cpu, inv_mem; /* 1 / cap.cpu, 1 / cap.mem: free -> free fraction */
+    double inv_disk;         /* 1 / cap.disk */
     bool linear;             /* line[a] = a / g: coord() multiplies instead of searching */
     double *line;            /* g + 1 grid lines, fractions of the capacity: column a holds
                               * cpu fractions in [line[a], line[a + 1]), row b likewise in mem;
@@ -538,6 +539,7 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
         g->g = grid_size(c->cfg[k].n_machines);
         g->inv_cpu = 1.0 / g->cap.cpu;
         g->inv_mem = 1.0 / g->cap.mem;
+        g->inv_disk = 1.0 / g->cap.disk;
         g->cells = lt_calloc((size_t)g->g * g->g, sizeof(*g->cells));
         g->line = lt_calloc((size_t)g->g + 1, sizeof(*g->line));
         g->lp10 = lt_calloc((size_t)g->g + 1, sizeof(*g->lp10));
@@ -607,8 +609,13 @@ typedef double corner_fn(const struct query *q, uint32_t a, uint32_t b, double d
 /* Keyed best fits, optional: a lower bound of the score of every member that fits with key <= k
  * and free disk >= d, whatever its cell. */
 typedef double kb_fn(const struct query *q, double k, double d, uint32_t a, uint32_t b);
-#define FORMULA lt__fit_score_fn *score, prep_fn *prep, corr_fn *corr, corner_fn *corner, kb_fn *kb
-#define PASS    score, prep, corr, corner, kb
+/* Keyed formulas, optional: a lower bound of the score of a member with free vector f and key
+ * key, close enough to the score that few members but the answer get their exact score (three
+ * exp calls for bestfit4 and bestfit5). */
+typedef double mb_fn(const struct query *q, const struct lt_res *f, double key);
+#define FORMULA                                                                                    \
+    lt__fit_score_fn *score, prep_fn *prep, corr_fn *corr, corner_fn *corner, kb_fn *kb, mb_fn *mb
+#define PASS score, prep, corr, corner, kb, mb
 
 struct query {
     const struct grid_index *gi;
@@ -835,6 +842,41 @@ corr_bestfit4(const struct query *q, uint32_t a0, uint32_t b0, uint32_t a, uint3
     return -(q->k[0] * lp10[a + 1] + q->k[1] * lp10[b + 1] + q->zb);
 }
 
+/* An upper bound of 10^z for 0 <= z <= 1 from the table: 10^z = p10[k] e^s with s = (z - k/64)
+ * ln 10 in [0, ln 10 / 64), and e^s <= 1 + s + s^2/2 + e^s s^3/6 < 1 + s + s^2/2 + 0.175 s^3. */
+static double p10_upper_tight(const struct query *q, double z)
+{
+    double x = z * GRID_MAX;
+    uint32_t k = x >= GRID_MAX ? GRID_MAX : (uint32_t)x;
+    double s = (z - (double)k / GRID_MAX) * LT__LN10;
+
+    return q->gi->p10[k] * (1.0 + s + s * s * (0.5 + 0.175 * s));
+}
+
+/* bestfit4 of one member: score = -key - sum (1 - 10^-u) 10^x >= -key - sum h_u 10^x, with h
+ * the upper bounds of 1 - 10^-u (prep) and 10^x bounded above from the table. */
+static inline __attribute__((always_inline)) double mb_bestfit4(const struct query *q,
+                                                                const struct lt_res *f, double key)
+{
+    const struct grid_cfg *g = q->g;
+
+    return -key - (q->k[0] * p10_upper_tight(q, f->cpu * g->inv_cpu) +
+                   q->k[1] * p10_upper_tight(q, f->mem * g->inv_mem) +
+                   q->k[2] * p10_upper_tight(q, f->disk * g->inv_disk));
+}
+
+/* bestfit5 of one member: score = -key + max(x - u, y - v) - max(x, y) + sum (1 - 10^-u) 10^x,
+ * with the lower bounds of 1 - 10^-u (prep) and of 10^x from the table. */
+static inline __attribute__((always_inline)) double mb_bestfit5(const struct query *q,
+                                                                const struct lt_res *f, double key)
+{
+    const struct grid_cfg *g = q->g;
+    double x = f->cpu * g->inv_cpu, y = f->mem * g->inv_mem, z = f->disk * g->inv_disk;
+
+    return dmax(x - q->u, y - q->v) - dmax(x, y) + q->k[0] * p10_lower(q, x) +
+           q->k[1] * p10_lower(q, y) + q->k[2] * p10_lower(q, z) - key;
+}
+
 static void scan_cell(const struct query *q, const struct lt__cell *cl, struct lt__best *b,
                       lt__fit_score_fn *score)
 {
@@ -855,10 +897,19 @@ static void scan_cell(const struct query *q, const struct lt__cell *cl, struct l
 
 /* A heap cell: members whose key is too low for corr - key to reach the best are skipped
  * with their whole subtree (keys only fall downwards); the others are scored exactly. */
-static void scan_heap(const struct query *q, const struct lt__cell *cl, uint32_t a, uint32_t bb,
-                      struct lt__best *b, lt__fit_score_fn *score, corr_fn *corr_of)
+/* Offers member k of a heap cell (index i), unless its member bound rules it out. */
+static inline __attribute__((always_inline)) void
+offer_member(const struct query *q, const struct lt__cell *cl, uint32_t k, uint32_t i,
+             struct lt__best *b, lt__fit_score_fn *score, mb_fn *mb)
 {
-    const struct lt_cluster *c = q->c;
+    if (mb != NULL && padded(mb(q, &cl->f[k], cl->key[k])) > b->s)
+        return;
+    lt__best_offer(b, score(&q->g->cap, &cl->f[k], q->r, &q->c->ref), i);
+}
+
+static void scan_heap(const struct query *q, const struct lt__cell *cl, uint32_t a, uint32_t bb,
+                      struct lt__best *b, lt__fit_score_fn *score, corr_fn *corr_of, mb_fn *mb)
+{
     uint32_t stack[64], sp = 0; /* depth-first: at most one pending sibling per level */
     double corr;
 
@@ -869,7 +920,7 @@ static void scan_heap(const struct query *q, const struct lt__cell *cl, uint32_t
         return;
     if (lt__box_is_point(&cl->lo, &cl->hi)) {
         /* Every member has this free vector, hence this score: the lowest index wins. */
-        lt__best_offer(b, score(&q->g->cap, &cl->f[0], q->r, &c->ref), cl->min_i);
+        offer_member(q, cl, 0, cl->min_i, b, score, mb);
         return;
     }
     if (q->fp->dir > 0 && !lt__res_ge(&cl->lo, q->r)) {
@@ -878,7 +929,7 @@ static void scan_heap(const struct query *q, const struct lt__cell *cl, uint32_t
          * would visit them all. Scan the members in storage order instead, fit first. */
         for (uint32_t k = 0; k < cl->n; k++) {
             if (lt__res_ge(&cl->f[k], q->r) && !(padded(corr - cl->key[k]) > b->s))
-                lt__best_offer(b, score(&q->g->cap, &cl->f[k], q->r, &c->ref), cl->mem[k]);
+                offer_member(q, cl, k, cl->mem[k], b, score, mb);
         }
         return;
     }
@@ -888,7 +939,7 @@ static void scan_heap(const struct query *q, const struct lt__cell *cl, uint32_t
         if (padded(corr - cl->key[k]) > b->s)
             continue;
         if (lt__res_ge(&cl->f[k], q->r))
-            lt__best_offer(b, score(&q->g->cap, &cl->f[k], q->r, &c->ref), cl->mem[k]);
+            offer_member(q, cl, k, cl->mem[k], b, score, mb);
         if (2 * k + 2 < cl->n)
             stack[sp++] = 2 * k + 2;
         if (2 * k + 1 < cl->n)
@@ -902,6 +953,7 @@ static double corner_of(const struct query *q, uint32_t a, uint32_t b, double d,
     (void)prep;
     (void)corr;
     (void)kb;
+    (void)mb;
     if (corner != NULL)
         return corner(q, a, b, d);
     return corner_bound(q, a, b, d, score);
@@ -930,7 +982,7 @@ static void visit(const struct query *q, uint32_t a, uint32_t bb, struct lt__bes
     (void)corner;
     (void)kb;
     if (corr != NULL)
-        scan_heap(q, cl, a, bb, b, score, corr);
+        scan_heap(q, cl, a, bb, b, score, corr, mb);
     else
         scan_cell(q, cl, b, score);
 }
@@ -1109,19 +1161,19 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
     return 0;
 }
 
-#define GRID_CHOOSE(name, prep, corr, corner, kb)                                                  \
+#define GRID_CHOOSE(name, prep, corr, corner, kb, mb)                                              \
     __attribute__((flatten)) LT__CHOOSE_DECL(lt__grid_choose_##name)                               \
     {                                                                                              \
         (void)p;                                                                                   \
         (void)rng;                                                                                 \
         (void)err;                                                                                 \
-        return choose_with(ix, c, t, out, lt__##name, prep, corr, corner, kb);                     \
+        return choose_with(ix, c, t, out, lt__##name, prep, corr, corner, kb, mb);                 \
     }
 
-GRID_CHOOSE(bestfit1, NULL, NULL, NULL, NULL)
-GRID_CHOOSE(bestfit2, NULL, NULL, NULL, NULL)
-GRID_CHOOSE(bestfit3, NULL, NULL, NULL, NULL)
-GRID_CHOOSE(bestfit4, prep_bestfit4, corr_bestfit4, corner_bestfit4, kb_bestfit4)
-GRID_CHOOSE(bestfit5, prep_bestfit5, corr_bestfit5, corner_bestfit5, NULL)
-GRID_CHOOSE(epvm2, prep_epvm2, corr_epvm2, NULL, NULL)
-GRID_CHOOSE(brfs_norm, NULL, NULL, NULL, NULL)
+GRID_CHOOSE(bestfit1, NULL, NULL, NULL, NULL, NULL)
+GRID_CHOOSE(bestfit2, NULL, NULL, NULL, NULL, NULL)
+GRID_CHOOSE(bestfit3, NULL, NULL, NULL, NULL, NULL)
+GRID_CHOOSE(bestfit4, prep_bestfit4, corr_bestfit4, corner_bestfit4, kb_bestfit4, mb_bestfit4)
+GRID_CHOOSE(bestfit5, prep_bestfit5, corr_bestfit5, corner_bestfit5, NULL, mb_bestfit5)
+GRID_CHOOSE(epvm2, prep_epvm2, corr_epvm2, NULL, NULL, NULL)
+GRID_CHOOSE(brfs_norm, NULL, NULL, NULL, NULL, NULL)
