@@ -1032,12 +1032,56 @@ static void walk_best_fit(const struct query *q, struct lt__best *b, FORMULA)
 }
 
 /* Worst fits: from the top column down, each from its top row down. */
+/* Worst fits: the non-empty rows rm of column a, from the top row down. */
+static void walk_column_down(const struct query *q, uint32_t a, uint64_t rm, struct lt__best *b,
+                             FORMULA)
+{
+    while (rm != 0) {
+        uint32_t bb = 63u - (uint32_t)__builtin_clzll(rm);
+        rm &= ~(UINT64_C(1) << bb);
+        if (corner_of(q, a, bb, 0, PASS) > b->s)
+            break;
+        visit(q, a, bb, b, PASS);
+    }
+}
+
+/* Keyed worst fits: every column that can fit the request, best column bound first (the
+ * bound of column_open), so that the best found so far is tight early and prunes the rest. */
+static void walk_worst_fit_keyed(const struct query *q, struct lt__best *b, FORMULA)
+{
+    const struct grid_cfg *g = q->g;
+    double cb[GRID_MAX];
+    uint32_t order[GRID_MAX];
+    size_t n = 0;
+
+    for (uint64_t cm = g->cols & (~UINT64_C(0) << q->qa); cm != 0; cm &= cm - 1) {
+        uint32_t a = (uint32_t)__builtin_ctzll(cm);
+        uint64_t rm = g->rows[a] & (~UINT64_C(0) << q->qb);
+        uint32_t lo, hi;
+        double s;
+
+        if (rm == 0)
+            continue;
+        lo = (uint32_t)__builtin_ctzll(rm);
+        hi = 63u - (uint32_t)__builtin_clzll(rm);
+        s = padded(corr(q, a, lo, a, hi) - g->skey[lo * g->g + a]);
+        if (!(s > b->s))
+            n = lt__order_insert(cb, order, n, s, a);
+    }
+    for (size_t j = 0; j < n && !(cb[j] > b->s); j++)
+        walk_column_down(q, order[j], g->rows[order[j]] & (~UINT64_C(0) << q->qb), b, PASS);
+}
+
 static void walk_worst_fit(const struct query *q, struct lt__best *b, FORMULA)
 {
     const struct grid_cfg *g = q->g;
     uint32_t qa = q->qa, qb = q->qb;
     uint64_t cm = g->cols & (~UINT64_C(0) << qa);
 
+    if (corr != NULL) {
+        walk_worst_fit_keyed(q, b, PASS);
+        return;
+    }
     while (cm != 0) {
         uint32_t a = 63u - (uint32_t)__builtin_clzll(cm);
         uint64_t rm = g->rows[a] & (~UINT64_C(0) << qb);
