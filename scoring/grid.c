@@ -1045,14 +1045,14 @@ static void walk_column_down(const struct query *q, uint32_t a, uint64_t rm, str
     }
 }
 
-/* Keyed worst fits: every column that can fit the request, best column bound first (the
- * bound of column_open), so that the best found so far is tight early and prunes the rest. */
+/* Keyed worst fits: the column with the best column bound (that of column_open) first, so that
+ * the best found so far is tight early, then the others from the top column down. */
 static void walk_worst_fit_keyed(const struct query *q, struct lt__best *b, FORMULA)
 {
     const struct grid_cfg *g = q->g;
-    double cb[GRID_MAX];
-    uint32_t order[GRID_MAX];
-    size_t n = 0;
+    double cb[GRID_MAX], best = HUGE_VAL;
+    uint64_t open = 0;
+    uint32_t first = 0;
 
     for (uint64_t cm = g->cols & (~UINT64_C(0) << q->qa); cm != 0; cm &= cm - 1) {
         uint32_t a = (uint32_t)__builtin_ctzll(cm);
@@ -1065,11 +1065,25 @@ static void walk_worst_fit_keyed(const struct query *q, struct lt__best *b, FORM
         lo = (uint32_t)__builtin_ctzll(rm);
         hi = 63u - (uint32_t)__builtin_clzll(rm);
         s = padded(corr(q, a, lo, a, hi) - g->skey[lo * g->g + a]);
-        if (!(s > b->s))
-            n = lt__order_insert(cb, order, n, s, a);
+        if (s > b->s)
+            continue;
+        cb[a] = s;
+        open |= UINT64_C(1) << a;
+        if (s < best) {
+            best = s;
+            first = a;
+        }
     }
-    for (size_t j = 0; j < n && !(cb[j] > b->s); j++)
-        walk_column_down(q, order[j], g->rows[order[j]] & (~UINT64_C(0) << q->qb), b, PASS);
+    if (open == 0)
+        return;
+    walk_column_down(q, first, g->rows[first] & (~UINT64_C(0) << q->qb), b, PASS);
+    open &= ~(UINT64_C(1) << first);
+    while (open != 0) {
+        uint32_t a = 63u - (uint32_t)__builtin_clzll(open);
+        open &= ~(UINT64_C(1) << a);
+        if (!(cb[a] > b->s))
+            walk_column_down(q, a, g->rows[a] & (~UINT64_C(0) << q->qb), b, PASS);
+    }
 }
 
 static void walk_worst_fit(const struct query *q, struct lt__best *b, FORMULA)
