@@ -77,6 +77,8 @@ struct grid_cfg {
     struct lt__cell *cells;  /* g * g cells; (a, b) = (cpu column, mem row) at a * g + b */
     uint64_t *rows;          /* g masks: bit b of rows[a] set iff cell (a, b) is non-empty */
     uint64_t cols;           /* bit a set iff rows[a] != 0 */
+    uint32_t *row_n;         /* per row: non-empty cells in it */
+    uint64_t any;            /* bit b set iff row_n[b] > 0 */
     double dlo, dhi;         /* bounds of the members' free disk (loose, valid when n > 0) */
     double *col_dlo;    /* per column: a lower bound of its members' free disk (loose); kept only
                          * for formulas that use disk (fp->disk) */
@@ -183,14 +185,19 @@ static void disk_note(struct grid_cfg *g, double d)
 static void mark(struct grid_cfg *g, uint32_t cell)
 {
     uint32_t a = cell / g->g, b = cell % g->g;
+    bool was = g->rows[a] >> b & 1;
 
     if (g->cells[cell].n > 0) {
         g->rows[a] |= UINT64_C(1) << b;
         g->cols |= UINT64_C(1) << a;
+        if (!was && g->row_n[b]++ == 0)
+            g->any |= UINT64_C(1) << b;
     } else {
         g->rows[a] &= ~(UINT64_C(1) << b);
         if (g->rows[a] == 0)
             g->cols &= ~(UINT64_C(1) << a);
+        if (was && --g->row_n[b] == 0)
+            g->any &= ~(UINT64_C(1) << b);
     }
 }
 
@@ -347,6 +354,7 @@ static void grid_free(struct lt_index *ix)
         }
         lt_free(g->cells);
         lt_free(g->rows);
+        lt_free(g->row_n);
         lt_free(g->line);
         lt_free(g->lp10);
         lt_free(g->lcpu);
@@ -445,6 +453,14 @@ static int grid_check(const struct lt_index *ix, const struct lt_cluster *c, str
             if (n != g->col_n[a])
                 return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: column %u counts wrong", name,
                                   (unsigned)a);
+        }
+        for (uint32_t b = 0; b < g->g; b++) {
+            uint32_t n = 0;
+            for (uint32_t a = 0; a < g->g; a++)
+                n += g->rows[a] >> b & 1;
+            if (n != g->row_n[b] || (n > 0) != (g->any >> b & 1))
+                return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: row %u counts wrong", name,
+                                  (unsigned)b);
         }
         if (cols != g->cols || total != g->n)
             return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: configuration %zu counts wrong",
@@ -546,13 +562,14 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
         g->lcpu = lt_calloc((size_t)g->g + 1, sizeof(*g->lcpu));
         g->lmem = lt_calloc((size_t)g->g + 1, sizeof(*g->lmem));
         g->rows = lt_calloc(g->g, sizeof(*g->rows));
+        g->row_n = lt_calloc(g->g, sizeof(*g->row_n));
         g->col_dlo = lt_calloc(g->g, sizeof(*g->col_dlo));
         g->col_n = lt_calloc(g->g, sizeof(*g->col_n));
         g->col_rm = lt_calloc(g->g, sizeof(*g->col_rm));
         g->skey = lt_calloc((size_t)g->g * g->g, sizeof(*g->skey));
-        if (g->cells == NULL || g->rows == NULL || g->line == NULL || g->lp10 == NULL ||
-            g->lcpu == NULL || g->lmem == NULL || g->col_dlo == NULL || g->col_n == NULL ||
-            g->col_rm == NULL || g->skey == NULL)
+        if (g->cells == NULL || g->rows == NULL || g->row_n == NULL || g->line == NULL ||
+            g->lp10 == NULL || g->lcpu == NULL || g->lmem == NULL || g->col_dlo == NULL ||
+            g->col_n == NULL || g->col_rm == NULL || g->skey == NULL)
             goto out_nomem;
         grid_lines(g, gi->fp->key != NULL);
         for (size_t j = 0; j < (size_t)g->g * g->g; j++)
@@ -1141,17 +1158,14 @@ static double config_bound(const struct query *q, FORMULA)
          * to machines full in one dimension, which fit nothing). */
         const double *row = &g->skey[q->qb * g->g];
         double k = -HUGE_VAL;
-        uint64_t any = 0;
         for (uint32_t a = q->qa; a < g->g; a++)
             k = dmax(k, row[a]);
         if (!(k > -HUGE_VAL))
             return HUGE_VAL; /* no member there */
         if (kb != NULL)
             s = dmax(s, padded(kb(q, k, g->dlo, q->qa, q->qb)));
-        for (uint64_t m = g->cols; m != 0; m &= m - 1)
-            any |= g->rows[__builtin_ctzll(m)];
         s = dmax(s, padded(corr(q, q->qa, q->qb, 63u - (uint32_t)__builtin_clzll(g->cols),
-                                63u - (uint32_t)__builtin_clzll(any)) -
+                                63u - (uint32_t)__builtin_clzll(g->any)) -
                            k));
     }
     return s;
