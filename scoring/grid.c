@@ -64,22 +64,24 @@
 #define GRID_EPS      1e-3 /* fine grid lines: about linear above it, logarithmic below */
 
 struct grid_cfg {
-    struct lt_res cap;       /* the configuration's capacity */
-    uint32_t g;              /* cells per dimension (power of two, 1..GRID_MAX) */
-    double inv_cpu, inv_mem; /* 1 / cap.cpu, 1 / cap.mem: free -> free fraction */
-    double inv_disk;         /* 1 / cap.disk */
-    bool linear;             /* line[a] = a / g: coord() multiplies instead of searching */
-    double *line;            /* g + 1 grid lines, fractions of the capacity: column a holds
-                              * cpu fractions in [line[a], line[a + 1]), row b likewise in mem;
-                              * line[0] = 0, line[g] = 1 (which the top cells also hold) */
-    double *lp10;            /* g + 1: lp10[a] = 10^line[a] */
-    double *lcpu, *lmem;     /* g + 1 each: the lines in units, line[a] * cap.cpu, cap.mem */
-    struct lt__cell *cells;  /* g * g cells; (a, b) = (cpu column, mem row) at a * g + b */
-    uint64_t *rows;          /* g masks: bit b of rows[a] set iff cell (a, b) is non-empty */
-    uint64_t cols;           /* bit a set iff rows[a] != 0 */
-    uint32_t *row_n;         /* per row: non-empty cells in it */
-    uint64_t any;            /* bit b set iff row_n[b] > 0 */
-    double dlo, dhi;         /* bounds of the members' free disk (loose, valid when n > 0) */
+    struct lt_res cap;         /* the configuration's capacity */
+    uint32_t g;                /* cells per dimension (power of two, 1..GRID_MAX) */
+    double inv_cpu, inv_mem;   /* 1 / cap.cpu, 1 / cap.mem: free -> free fraction */
+    double inv_disk;           /* 1 / cap.disk */
+    bool linear;               /* line[a] = a / g: coord() multiplies instead of searching */
+    double line[GRID_MAX + 1]; /* [0, g]: the grid lines as fractions of the capacity:
+                                * column a holds cpu fractions in [line[a], line[a + 1]), row b
+                                * likewise in mem; line[0] = 0, line[g] = 1 (which the top
+                                * cells also hold) */
+    double lp10[GRID_MAX + 1]; /* [0, g]: 10^line[a] */
+    double lcpu[GRID_MAX + 1]; /* [0, g]: the lines in units, line[a] * cap.cpu */
+    double lmem[GRID_MAX + 1]; /* [0, g]: line[a] * cap.mem */
+    struct lt__cell *cells;    /* g * g cells; (a, b) = (cpu column, mem row) at a * g + b */
+    uint64_t *rows;            /* g masks: bit b of rows[a] set iff cell (a, b) is non-empty */
+    uint64_t cols;             /* bit a set iff rows[a] != 0 */
+    uint32_t *row_n;           /* per row: non-empty cells in it */
+    uint64_t any;              /* bit b set iff row_n[b] > 0 */
+    double dlo, dhi;           /* bounds of the members' free disk (loose, valid when n > 0) */
     double *col_dlo;    /* per column: a lower bound of its members' free disk (loose); kept only
                          * for formulas that use disk (fp->disk) */
     uint32_t *col_n;    /* per column: members */
@@ -355,10 +357,6 @@ static void grid_free(struct lt_index *ix)
         lt_free(g->cells);
         lt_free(g->rows);
         lt_free(g->row_n);
-        lt_free(g->line);
-        lt_free(g->lp10);
-        lt_free(g->lcpu);
-        lt_free(g->lmem);
         lt_free(g->col_dlo);
         lt_free(g->col_n);
         lt_free(g->col_rm);
@@ -557,18 +555,13 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
         g->inv_mem = 1.0 / g->cap.mem;
         g->inv_disk = 1.0 / g->cap.disk;
         g->cells = lt_calloc((size_t)g->g * g->g, sizeof(*g->cells));
-        g->line = lt_calloc((size_t)g->g + 1, sizeof(*g->line));
-        g->lp10 = lt_calloc((size_t)g->g + 1, sizeof(*g->lp10));
-        g->lcpu = lt_calloc((size_t)g->g + 1, sizeof(*g->lcpu));
-        g->lmem = lt_calloc((size_t)g->g + 1, sizeof(*g->lmem));
         g->rows = lt_calloc(g->g, sizeof(*g->rows));
         g->row_n = lt_calloc(g->g, sizeof(*g->row_n));
         g->col_dlo = lt_calloc(g->g, sizeof(*g->col_dlo));
         g->col_n = lt_calloc(g->g, sizeof(*g->col_n));
         g->col_rm = lt_calloc(g->g, sizeof(*g->col_rm));
         g->skey = lt_calloc((size_t)g->g * g->g, sizeof(*g->skey));
-        if (g->cells == NULL || g->rows == NULL || g->row_n == NULL || g->line == NULL ||
-            g->lp10 == NULL || g->lcpu == NULL || g->lmem == NULL || g->col_dlo == NULL ||
+        if (g->cells == NULL || g->rows == NULL || g->row_n == NULL || g->col_dlo == NULL ||
             g->col_n == NULL || g->col_rm == NULL || g->skey == NULL)
             goto out_nomem;
         grid_lines(g, gi->fp->key != NULL);
