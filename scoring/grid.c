@@ -68,6 +68,7 @@ struct grid_cfg {
     uint32_t g;                /* cells per dimension (power of two, 1..GRID_MAX) */
     double inv_cpu, inv_mem;   /* 1 / cap.cpu, 1 / cap.mem: free -> free fraction */
     double inv_disk;           /* 1 / cap.disk */
+    double sc_cpu, sc_mem, gd; /* g / cap.cpu, g / cap.mem, g: for coord() on a linear grid */
     bool linear;               /* line[a] = a / g: coord() multiplies instead of searching */
     double line[GRID_MAX + 1]; /* [0, g]: the grid lines as fractions of the capacity:
                                 * column a holds cpu fractions in [line[a], line[a + 1]), row b
@@ -106,19 +107,23 @@ struct grid_index {
     double p10[GRID_MAX + 1]; /* p10[k] = 10^(k / GRID_MAX): free disk's bounds (p10_*) */
 };
 
-/* The column (or row) of free amount f, inv_cap = 1 / capacity: the largest a < g with
- * line[a] <= f * inv_cap, so that the bounds, which read the lines, hold for every member. */
-static uint32_t coord(const struct grid_cfg *g, double f, double inv_cap)
+/* The column (or row) of free amount f, inv_cap = 1 / capacity, scale = g / capacity: the
+ * largest a < g with line[a] <= f * inv_cap (f * scale >= a on a linear grid), so that the
+ * bounds, which read the lines, hold for every member up to rounding (which they pad for). */
+static uint32_t coord(const struct grid_cfg *g, double f, double inv_cap, double scale)
 {
-    double x = f * inv_cap;
+    double x;
     uint32_t a = 0;
 
+    if (g->linear) {
+        x = f * scale;
+        if (!(x > 0.0))
+            return 0;
+        return x >= g->gd ? g->g - 1 : (uint32_t)x;
+    }
+    x = f * inv_cap;
     if (!(x > 0.0))
         return 0;
-    if (g->linear) {
-        double t = x * g->g; /* exact: g is a power of two */
-        return t >= (double)g->g ? g->g - 1 : (uint32_t)t;
-    }
     for (uint32_t h = g->g / 2; h > 0; h /= 2) {
         if (g->line[a + h] <= x)
             a += h;
@@ -128,7 +133,7 @@ static uint32_t coord(const struct grid_cfg *g, double f, double inv_cap)
 
 static uint32_t cell_number(const struct grid_cfg *g, const struct lt_res *f)
 {
-    return coord(g, f->cpu, g->inv_cpu) * g->g + coord(g, f->mem, g->inv_mem);
+    return coord(g, f->cpu, g->inv_cpu, g->sc_cpu) * g->g + coord(g, f->mem, g->inv_mem, g->sc_mem);
 }
 
 /* max and min for finite operands: fmax/fmin are library calls under GCC without
@@ -554,6 +559,9 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
         g->inv_cpu = 1.0 / g->cap.cpu;
         g->inv_mem = 1.0 / g->cap.mem;
         g->inv_disk = 1.0 / g->cap.disk;
+        g->sc_cpu = g->g / g->cap.cpu;
+        g->sc_mem = g->g / g->cap.mem;
+        g->gd = g->g;
         g->cells = lt_calloc((size_t)g->g * g->g, sizeof(*g->cells));
         g->rows = lt_calloc(g->g, sizeof(*g->rows));
         g->row_n = lt_calloc(g->g, sizeof(*g->row_n));
@@ -1175,8 +1183,8 @@ static void set_config(struct query *q, size_t k, prep_fn *prep)
     q->g = &q->gi->cfg[k];
     q->u = q->r->cpu / q->g->cap.cpu;
     q->v = q->r->mem / q->g->cap.mem;
-    q->qa = coord(q->g, q->r->cpu, q->g->inv_cpu);
-    q->qb = coord(q->g, q->r->mem, q->g->inv_mem);
+    q->qa = coord(q->g, q->r->cpu, q->g->inv_cpu, q->g->sc_cpu);
+    q->qb = coord(q->g, q->r->mem, q->g->inv_mem, q->g->sc_mem);
     if (prep != NULL)
         prep(q);
 }
