@@ -4,7 +4,10 @@
  * by a g x g grid over (free cpu, free mem), g a power of two chosen so that a cell holds
  * about two machines (at most 64, so a row of cells is one uint64_t mask). Each cell keeps its
  * members sorted by index and a box bounding their free vectors (cells.c); each configuration
- * keeps a bound on its members' free disk.
+ * keeps a bound on its members' free disk. The grid lines are evenly spaced, except for the
+ * keyed formulas below, whose lines are logarithmic below about 1e-3 of the capacity
+ * (grid_lines): most machines crowd into the first few hundredths of their capacity in one
+ * dimension or both.
  *
  * Why a fixed grid for best fits: the answer is the feasible machine nearest the request's
  * corner (free just above the request), and feasibility (free >= request) is a pair of
@@ -58,24 +61,36 @@
 #define NO_CELL       UINT32_MAX
 #define BOUND_SLACK   1e-9 /* relative: far above rounding error, far below score gaps */
 #define SORT_CONFIGS  64   /* configurations ordered by bound when there are at most this many */
+#define GRID_EPS      1e-3 /* fine grid lines: about linear above it, logarithmic below */
 
 struct grid_cfg {
-    struct lt_res cap;      /* the configuration's capacity */
-    uint32_t g;             /* cells per dimension (power of two, 1..GRID_MAX) */
-    double inv_wc, inv_wm;  /* g / cap.cpu, g / cap.mem: value -> cell coordinate */
-    double wc, wm;          /* cap.cpu / g, cap.mem / g: cell widths */
-    struct lt__cell *cells; /* g * g cells; (a, b) = (cpu column, mem row) at a * g + b */
-    uint64_t *rows;         /* g masks: bit b of rows[a] set iff cell (a, b) is non-empty */
-    uint64_t cols;          /* bit a set iff rows[a] != 0 */
-    double dlo, dhi;        /* bounds of the members' free disk (loose, valid when n > 0) */
+    struct lt_res cap;         /* the configuration's capacity */
+    uint32_t g;                /* cells per dimension (power of two, 1..GRID_MAX) */
+    double inv_cpu, inv_mem;   /* 1 / cap.cpu, 1 / cap.mem: free -> free fraction */
+    double inv_disk;           /* 1 / cap.disk */
+    double sc_cpu, sc_mem, gd; /* g / cap.cpu, g / cap.mem, g: for coord() on a linear grid */
+    bool linear;               /* line[a] = a / g: coord() multiplies instead of searching */
+    double line[GRID_MAX + 1]; /* [0, g]: the grid lines as fractions of the capacity:
+                                * column a holds cpu fractions in [line[a], line[a + 1]), row b
+                                * likewise in mem; line[0] = 0, line[g] = 1 (which the top
+                                * cells also hold) */
+    double lp10[GRID_MAX + 1]; /* [0, g]: 10^line[a] */
+    double lcpu[GRID_MAX + 1]; /* [0, g]: the lines in units, line[a] * cap.cpu */
+    double lmem[GRID_MAX + 1]; /* [0, g]: line[a] * cap.mem */
+    struct lt__cell *cells;    /* g * g cells; (a, b) = (cpu column, mem row) at a * g + b */
+    uint64_t *rows;            /* g masks: bit b of rows[a] set iff cell (a, b) is non-empty */
+    uint64_t cols;             /* bit a set iff rows[a] != 0 */
+    uint32_t *row_n;           /* per row: non-empty cells in it */
+    uint64_t any;              /* bit b set iff row_n[b] > 0 */
+    double dlo, dhi;           /* bounds of the members' free disk (loose, valid when n > 0) */
     double *col_dlo;    /* per column: a lower bound of its members' free disk (loose); kept only
                          * for formulas that use disk (fp->disk) */
     uint32_t *col_n;    /* per column: members */
     uint32_t *col_rm;   /* per column: departures since col_dlo was recomputed */
-    double *col_key;    /* keyed formulas: per column, the largest key of its members (-inf if
-                         * none) */
-    double *skey;       /* keyed formulas: [a * g + b], the largest key in column a at rows >= b
-                         * (-inf if none) */
+    double *skey;       /* keyed formulas: [b * g + a], the largest key in column a at rows >= b
+                         * (-inf if none); stored by row, so that a row's maxima over a range
+                         * of columns are contiguous (config_bound, walk_best_fit); row 0
+                         * holds each column's largest key */
     double key_max;     /* keyed formulas: the largest key of the configuration (-inf if none) */
     uint32_t n;         /* online machines of this configuration in the grid */
     uint32_t n_changes; /* updates since dlo/dhi were recomputed */
@@ -89,23 +104,36 @@ struct grid_index {
     uint32_t *cell;           /* machine -> cell number in its configuration's grid, or NO_CELL */
     uint32_t *pos;            /* keyed formulas (fp->key): machine -> position in its heap cell */
     size_t n;                 /* machines covered by `cell` */
-    double p10[GRID_MAX + 1]; /* p10[k] = 10^(k / GRID_MAX): powers at the grid lines */
+    double p10[GRID_MAX + 1]; /* p10[k] = 10^(k / GRID_MAX): free disk's bounds (p10_*) */
 };
 
-static uint32_t coord(double f, double inv_w, uint32_t g)
+/* The column (or row) of free amount f, inv_cap = 1 / capacity, scale = g / capacity: the
+ * largest a < g with line[a] <= f * inv_cap (f * scale >= a on a linear grid), so that the
+ * bounds, which read the lines, hold for every member up to rounding (which they pad for). */
+static uint32_t coord(const struct grid_cfg *g, double f, double inv_cap, double scale)
 {
-    double x = f * inv_w;
+    double x;
+    uint32_t a = 0;
 
+    if (g->linear) {
+        x = f * scale;
+        if (!(x > 0.0))
+            return 0;
+        return x >= g->gd ? g->g - 1 : (uint32_t)x;
+    }
+    x = f * inv_cap;
     if (!(x > 0.0))
         return 0;
-    if (x >= (double)g)
-        return g - 1;
-    return (uint32_t)x;
+    for (uint32_t h = g->g / 2; h > 0; h /= 2) {
+        if (g->line[a + h] <= x)
+            a += h;
+    }
+    return a;
 }
 
 static uint32_t cell_number(const struct grid_cfg *g, const struct lt_res *f)
 {
-    return coord(f->cpu, g->inv_wc, g->g) * g->g + coord(f->mem, g->inv_wm, g->g);
+    return coord(g, f->cpu, g->inv_cpu, g->sc_cpu) * g->g + coord(g, f->mem, g->inv_mem, g->sc_mem);
 }
 
 /* max and min for finite operands: fmax/fmin are library calls under GCC without
@@ -164,14 +192,19 @@ static void disk_note(struct grid_cfg *g, double d)
 static void mark(struct grid_cfg *g, uint32_t cell)
 {
     uint32_t a = cell / g->g, b = cell % g->g;
+    bool was = g->rows[a] >> b & 1;
 
     if (g->cells[cell].n > 0) {
         g->rows[a] |= UINT64_C(1) << b;
         g->cols |= UINT64_C(1) << a;
+        if (!was && g->row_n[b]++ == 0)
+            g->any |= UINT64_C(1) << b;
     } else {
         g->rows[a] &= ~(UINT64_C(1) << b);
         if (g->rows[a] == 0)
             g->cols &= ~(UINT64_C(1) << a);
+        if (was && --g->row_n[b] == 0)
+            g->any &= ~(UINT64_C(1) << b);
     }
 }
 
@@ -206,25 +239,34 @@ static void cell_insert(struct grid_index *gi, struct grid_cfg *g, uint32_t to, 
         lt__cell_insert(&g->cells[to], i, f);
 }
 
-/* Keyed formulas: column a's members changed. Recomputes its largest keys by row suffix from
- * its cells' heap tops, and the configuration's from the columns' (O(g)). */
-static void key_refresh(struct grid_cfg *g, uint32_t a)
+/* Keyed formulas: the cells of column a at rows low..top changed (their heap tops). Recomputes
+ * the column's largest keys by row suffix from row top down, stopping below row low at the
+ * first one unchanged (the rows under it are then unchanged too), and the configuration's
+ * largest key when the column's changed. O(top - low) plus the rows until the suffix is held
+ * by an unchanged cell; O(g) more when the configuration's largest key leaves. */
+static void key_refresh(struct grid_cfg *g, uint32_t a, uint32_t top, uint32_t low)
 {
-    double k = -HUGE_VAL, *sk = &g->skey[(size_t)a * g->g];
+    uint32_t n = g->g;
+    double *sk = g->skey, old = sk[a];
+    double k = top + 1 < n ? sk[(size_t)(top + 1) * n + a] : -HUGE_VAL;
 
-    for (uint32_t b = g->g; b-- > 0;) {
+    for (uint32_t b = top + 1; b-- > 0;) {
+        double nk = k, *s = &sk[(size_t)b * n + a];
         if (g->rows[a] >> b & 1)
-            k = dmax(k, g->cells[a * g->g + b].key[0]);
-        sk[b] = k;
+            nk = dmax(nk, g->cells[a * n + b].key[0]);
+        if (b < low && !(nk < *s) && !(nk > *s))
+            return; /* so are the rows below, row 0 included */
+        *s = nk;
+        k = nk;
     }
-    g->col_key[a] = k;
-    k = -HUGE_VAL;
-    for (uint64_t m = g->cols; m != 0; m &= m - 1) {
-        uint32_t b = (uint32_t)__builtin_ctzll(m);
-        if (g->col_key[b] > k)
-            k = g->col_key[b];
+    if (k > g->key_max) {
+        g->key_max = k;
+    } else if (k < old && !(old < g->key_max)) {
+        k = -HUGE_VAL; /* the largest key left: recompute it from the columns' */
+        for (uint32_t c = 0; c < n; c++)
+            k = dmax(k, sk[c]);
+        g->key_max = k;
     }
-    g->key_max = k;
 }
 
 static int grid_prepare(struct lt_index *ix, const struct lt_cluster *c, size_t i,
@@ -267,7 +309,7 @@ static void grid_commit(struct lt_index *ix, const struct lt_cluster *c, size_t 
             }
             disk_note(g, f.disk);
             if (gi->pos != NULL)
-                key_refresh(g, to / g->g);
+                key_refresh(g, to / g->g, to % g->g, to % g->g);
         }
         return;
     }
@@ -294,11 +336,14 @@ static void grid_commit(struct lt_index *ix, const struct lt_cluster *c, size_t 
         disk_note(g, f.disk);
     }
     gi->cell[i] = to;
-    if (gi->pos != NULL) {
+    if (gi->pos != NULL && from != NO_CELL && to != NO_CELL && from / g->g == to / g->g) {
+        uint32_t b0 = from % g->g, b1 = to % g->g;
+        key_refresh(g, to / g->g, b0 > b1 ? b0 : b1, b0 < b1 ? b0 : b1);
+    } else if (gi->pos != NULL) {
         if (from != NO_CELL)
-            key_refresh(g, from / g->g);
-        if (to != NO_CELL && (from == NO_CELL || to / g->g != from / g->g))
-            key_refresh(g, to / g->g);
+            key_refresh(g, from / g->g, from % g->g, from % g->g);
+        if (to != NO_CELL)
+            key_refresh(g, to / g->g, to % g->g, to % g->g);
     }
 }
 
@@ -316,10 +361,10 @@ static void grid_free(struct lt_index *ix)
         }
         lt_free(g->cells);
         lt_free(g->rows);
+        lt_free(g->row_n);
         lt_free(g->col_dlo);
         lt_free(g->col_n);
         lt_free(g->col_rm);
-        lt_free(g->col_key);
         lt_free(g->skey);
     }
     lt_free(gi->cfg);
@@ -412,35 +457,33 @@ static int grid_check(const struct lt_index *ix, const struct lt_cluster *c, str
                 return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: column %u counts wrong", name,
                                   (unsigned)a);
         }
+        for (uint32_t b = 0; b < g->g; b++) {
+            uint32_t n = 0;
+            for (uint32_t a = 0; a < g->g; a++)
+                n += g->rows[a] >> b & 1;
+            if (n != g->row_n[b] || (n > 0) != (g->any >> b & 1))
+                return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: row %u counts wrong", name,
+                                  (unsigned)b);
+        }
         if (cols != g->cols || total != g->n)
             return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: configuration %zu counts wrong",
                               name, k);
         if (gi->pos != NULL) {
             double kmax = -HUGE_VAL;
-            for (uint32_t a = 0; a < g->g; a++) {
-                double ka = -HUGE_VAL;
-                for (uint32_t b = 0; b < g->g; b++) {
-                    const struct lt__cell *cl = &g->cells[a * g->g + b];
-                    for (uint32_t j = 0; j < cl->n; j++)
-                        ka = cl->key[j] > ka ? cl->key[j] : ka;
-                }
-                if (ka < g->col_key[a] || ka > g->col_key[a])
-                    return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: column %u key maximum", name,
-                                      (unsigned)a);
-                kmax = ka > kmax ? ka : kmax;
-            }
-            /* The row-suffix maxima, recomputed from every member, top row down. */
+            /* The row-suffix maxima, recomputed from every member, top row down; row 0 is the
+             * column's largest key. */
             for (uint32_t a = 0; a < g->g; a++) {
                 double ks = -HUGE_VAL;
                 for (uint32_t bb = g->g; bb-- > 0;) {
                     const struct lt__cell *cl = &g->cells[a * g->g + bb];
                     for (uint32_t j = 0; j < cl->n; j++)
                         ks = cl->key[j] > ks ? cl->key[j] : ks;
-                    if (ks < g->skey[a * g->g + bb] || ks > g->skey[a * g->g + bb])
+                    if (ks < g->skey[bb * g->g + a] || ks > g->skey[bb * g->g + a])
                         return lt_err_set(err, LT_EINVAL, 0, 0,
                                           "%s index: row-suffix key maximum of cell %u, %u", name,
                                           (unsigned)a, (unsigned)bb);
                 }
+                kmax = ks > kmax ? ks : kmax;
             }
             if (kmax < g->key_max || kmax > g->key_max)
                 return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: configuration %zu key maximum",
@@ -451,6 +494,34 @@ static int grid_check(const struct lt_index *ix, const struct lt_cluster *c, str
 }
 
 static const struct lt__index_ops grid_ops = {grid_prepare, grid_commit, grid_check, grid_free};
+
+/* Grid line t in [0, 1] (t = a / g) as a fraction of the capacity: t itself, or, on a fine
+ * grid, GRID_EPS ((1 + 1 / GRID_EPS)^t - 1), which is fine near 0 and coarse near 1. */
+static double line_at(double t, bool fine)
+{
+    if (!fine || !(t > 0.0) || !(t < 1.0))
+        return t;
+    return GRID_EPS * (pow(1.0 + 1.0 / GRID_EPS, t) - 1.0);
+}
+
+/* The keyed formulas (bestfit4, bestfit5, epvm2) get the fine grid. bestfit4 packs most
+ * machines of a configuration into the first few hundredths of their capacity, where on a
+ * linear grid the request's column and row cut through cells of hundreds of members, scanned
+ * whole (scan_heap). Under the worst fits many machines are full in one dimension and empty in
+ * the other; their keys are the largest and they fit nothing, and on a fine grid they lie in
+ * the rows or columns below the request's, outside the region whose largest key bounds a
+ * configuration (config_bound). bestfit1-3 and brfs-norm measured slower on it
+ * (docs/benchmarks.md). */
+static void grid_lines(struct grid_cfg *g, bool fine)
+{
+    g->linear = !fine;
+    for (uint32_t a = 0; a <= g->g; a++) {
+        g->line[a] = line_at((double)a / g->g, fine);
+        g->lp10[a] = lt__p10(g->line[a]);
+        g->lcpu[a] = g->line[a] * g->cap.cpu;
+        g->lmem[a] = g->line[a] * g->cap.mem;
+    }
+}
 
 static uint32_t grid_size(uint32_t n)
 {
@@ -485,22 +556,23 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
         struct grid_cfg *g = &gi->cfg[k];
         g->cap = c->cfg[k].cap;
         g->g = grid_size(c->cfg[k].n_machines);
-        g->inv_wc = g->g / g->cap.cpu;
-        g->inv_wm = g->g / g->cap.mem;
-        g->wc = g->cap.cpu / g->g;
-        g->wm = g->cap.mem / g->g;
+        g->inv_cpu = 1.0 / g->cap.cpu;
+        g->inv_mem = 1.0 / g->cap.mem;
+        g->inv_disk = 1.0 / g->cap.disk;
+        g->sc_cpu = g->g / g->cap.cpu;
+        g->sc_mem = g->g / g->cap.mem;
+        g->gd = g->g;
         g->cells = lt_calloc((size_t)g->g * g->g, sizeof(*g->cells));
         g->rows = lt_calloc(g->g, sizeof(*g->rows));
+        g->row_n = lt_calloc(g->g, sizeof(*g->row_n));
         g->col_dlo = lt_calloc(g->g, sizeof(*g->col_dlo));
         g->col_n = lt_calloc(g->g, sizeof(*g->col_n));
         g->col_rm = lt_calloc(g->g, sizeof(*g->col_rm));
-        g->col_key = lt_calloc(g->g, sizeof(*g->col_key));
         g->skey = lt_calloc((size_t)g->g * g->g, sizeof(*g->skey));
-        if (g->cells == NULL || g->rows == NULL || g->col_dlo == NULL || g->col_n == NULL ||
-            g->col_rm == NULL || g->col_key == NULL || g->skey == NULL)
+        if (g->cells == NULL || g->rows == NULL || g->row_n == NULL || g->col_dlo == NULL ||
+            g->col_n == NULL || g->col_rm == NULL || g->skey == NULL)
             goto out_nomem;
-        for (uint32_t a = 0; a < g->g; a++)
-            g->col_key[a] = -HUGE_VAL;
+        grid_lines(g, gi->fp->key != NULL);
         for (size_t j = 0; j < (size_t)g->g * g->g; j++)
             g->skey[j] = -HUGE_VAL;
         g->key_max = -HUGE_VAL;
@@ -531,7 +603,7 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
     }
     for (size_t k = 0; gi->pos != NULL && k < c->n_cfg; k++) {
         for (uint32_t a = 0; a < gi->cfg[k].g; a++)
-            key_refresh(&gi->cfg[k], a);
+            key_refresh(&gi->cfg[k], a, gi->cfg[k].g - 1, 0);
     }
     *out = &gi->base;
     return 0;
@@ -555,8 +627,13 @@ typedef double corner_fn(const struct query *q, uint32_t a, uint32_t b, double d
 /* Keyed best fits, optional: a lower bound of the score of every member that fits with key <= k
  * and free disk >= d, whatever its cell. */
 typedef double kb_fn(const struct query *q, double k, double d, uint32_t a, uint32_t b);
-#define FORMULA lt__fit_score_fn *score, prep_fn *prep, corr_fn *corr, corner_fn *corner, kb_fn *kb
-#define PASS    score, prep, corr, corner, kb
+/* Keyed formulas, optional: a lower bound of the score of a member with free vector f and key
+ * key, close enough to the score that few members but the answer get their exact score (three
+ * exp calls for bestfit4 and bestfit5). */
+typedef double mb_fn(const struct query *q, const struct lt_res *f, double key);
+#define FORMULA                                                                                    \
+    lt__fit_score_fn *score, prep_fn *prep, corr_fn *corr, corner_fn *corner, kb_fn *kb, mb_fn *mb
+#define PASS score, prep, corr, corner, kb, mb
 
 struct query {
     const struct grid_index *gi;
@@ -564,12 +641,12 @@ struct query {
     const struct lt_cluster *c;
     const struct grid_cfg *g;
     const struct lt_res *r;
-    double u, v;   /* the request over the configuration's capacity: cpu, mem */
-    double k[3];   /* per-formula terms of corr, set by its prep_fn */
-    double e[3];   /* per-formula terms of corner */
-    double zb, zc; /* per-formula disk terms of corr and corner */
-    uint32_t step; /* GRID_MAX / g: grid line j is p10[j * step] */
-    double m[4];   /* kb_bestfit4: lower bounds of 10^-u, 10^-v, 10^-w, and the least of them */
+    double u, v;     /* the request over the configuration's capacity: cpu, mem */
+    double k[3];     /* per-formula terms of corr, set by its prep_fn */
+    double e[3];     /* per-formula terms of corner */
+    double zb, zc;   /* per-formula disk terms of corr and corner */
+    uint32_t qa, qb; /* the request's column and row */
+    double m[4];     /* kb_bestfit4: lower bounds of 10^-u, 10^-v, 10^-w, and the least of them */
 };
 
 /* Lower bound of the score over the feasible part of the box [lo, hi]: the formula at the
@@ -596,12 +673,12 @@ static double corner_bound(const struct query *q, uint32_t a, uint32_t b, double
     struct lt_res p;
 
     if (q->fp->dir > 0) {
-        p.cpu = a * g->wc;
-        p.mem = b * g->wm;
+        p.cpu = g->lcpu[a];
+        p.mem = g->lmem[b];
         p.disk = d;
     } else {
-        p.cpu = (a + 1) * g->wc;
-        p.mem = (b + 1) * g->wm;
+        p.cpu = g->lcpu[a + 1];
+        p.mem = g->lmem[b + 1];
         p.disk = g->dhi;
     }
     return box_bound(q, &p, &p, score);
@@ -610,8 +687,8 @@ static double corner_bound(const struct query *q, uint32_t a, uint32_t b, double
 /* ---- the keyed formulas' cell terms ----
  *
  * x, y, z are a member's free cpu, mem, disk over capacity, u, v, w the request's; a member
- * of cell (a, b) has x in [a/g, (a+1)/g] and y in [b/g, (b+1)/g], and a feasible one also
- * x >= u, y >= v. With t = u ln 10, 1 - 10^-u = 1 - e^-t lies in [t - t^2/2, t - t^2/2 +
+ * of cell (a, b) has x in [line[a], line[a+1]] and y in [line[b], line[b+1]], and a feasible one
+ * also x >= u, y >= v. With t = u ln 10, 1 - 10^-u = 1 - e^-t lies in [t - t^2/2, t - t^2/2 +
  * t^3/6] for every t >= 0 (alternating Taylor remainders), and 10^u >= 1 + t. Each corr_*
  * is a lower bound of score + key over the cell in exact arithmetic; scan_heap pads it. */
 
@@ -630,8 +707,12 @@ static double p10_upper(const struct query *q, double z)
 {
     double x = z * GRID_MAX;
 
-    if (!(x < GRID_MAX))
+    if (!(x < GRID_MAX)) {
+        /* z = 1 (an empty machine's free disk over capacity) is the common case: no exp. */
+        if (!(x > GRID_MAX))
+            return q->gi->p10[GRID_MAX] * (1 + 1e-12);
         return lt__p10(z) * (1 + 1e-12);
+    }
     return q->gi->p10[(uint32_t)x + 1];
 }
 
@@ -668,9 +749,9 @@ static inline __attribute__((always_inline)) double corr_epvm2(const struct quer
 {
     (void)a1;
     (void)b1;
-    double ig = 1.0 / q->g->g;
+    const double *ln = q->g->line;
 
-    return 2 * (q->u * dmax(a * ig, q->u) + q->v * dmax(b * ig, q->v)) - q->k[0];
+    return 2 * (q->u * dmax(ln[a], q->u) + q->v * dmax(ln[b], q->v)) - q->k[0];
 }
 
 /* bestfit5 + key = max(x - u, y - v) - max(x, y) + sum (1 - 10^-u) 10^x (corr_bestfit5). */
@@ -691,13 +772,11 @@ static inline __attribute__((always_inline)) void prep_bestfit5(struct query *q)
 static inline __attribute__((always_inline)) double
 corner_bestfit5(const struct query *q, uint32_t a, uint32_t b, double d)
 {
-    const double *p10 = q->gi->p10;
-    double ig = 1.0 / q->g->g;
+    const double *ln = q->g->line, *lp10 = q->g->lp10;
 
     (void)d;
-    return padded(dmax((a + 1) * ig - q->u, (b + 1) * ig - q->v) -
-                  (1.0 - q->k[0]) * p10[(a + 1) * q->step] -
-                  (1.0 - q->k[1]) * p10[(b + 1) * q->step] - q->zc);
+    return padded(dmax(ln[a + 1] - q->u, ln[b + 1] - q->v) - (1.0 - q->k[0]) * lp10[a + 1] -
+                  (1.0 - q->k[1]) * lp10[b + 1] - q->zc);
 }
 
 /* With the key sum 10^x - max(x, y), the rest is f + sum (1 - 10^-u) 10^x with f = max(x - u,
@@ -708,9 +787,9 @@ corner_bestfit5(const struct query *q, uint32_t a, uint32_t b, double d)
 static inline __attribute__((always_inline)) double
 corr_bestfit5(const struct query *q, uint32_t a, uint32_t b, uint32_t a1, uint32_t b1)
 {
-    const double *p10 = q->gi->p10;
-    double px = dmax(p10[a * q->step], 1.0 + q->u * LT__LN10);
-    double py = dmax(p10[b * q->step], 1.0 + q->v * LT__LN10);
+    const double *lp10 = q->g->lp10;
+    double px = dmax(lp10[a], 1.0 + q->u * LT__LN10);
+    double py = dmax(lp10[b], 1.0 + q->v * LT__LN10);
     double f;
 
     if (a >= b1 + 1)
@@ -745,11 +824,11 @@ static inline __attribute__((always_inline)) void prep_bestfit4(struct query *q)
 static inline __attribute__((always_inline)) double
 corner_bestfit4(const struct query *q, uint32_t a, uint32_t b, double d)
 {
-    const double *p10 = q->gi->p10;
+    const double *lp10 = q->g->lp10;
     double w = q->r->disk / q->g->cap.disk;
 
-    return padded(low_exp_mul(q->e[0]) * dmax(p10[a * q->step], 1.0 + q->u * LT__LN10) +
-                  low_exp_mul(q->e[1]) * dmax(p10[b * q->step], 1.0 + q->v * LT__LN10) +
+    return padded(low_exp_mul(q->e[0]) * dmax(lp10[a], 1.0 + q->u * LT__LN10) +
+                  low_exp_mul(q->e[1]) * dmax(lp10[b], 1.0 + q->v * LT__LN10) +
                   low_exp_mul(q->e[2]) * p10_lower(q, dmax(d / q->g->cap.disk, w)));
 }
 
@@ -761,12 +840,12 @@ corner_bestfit4(const struct query *q, uint32_t a, uint32_t b, double d)
 static inline __attribute__((always_inline)) double kb_bestfit4(const struct query *q, double k,
                                                                 double d, uint32_t a, uint32_t b)
 {
-    const double *p10 = q->gi->p10;
+    const double *lp10 = q->g->lp10;
 
     if (!(k > -HUGE_VAL))
         return HUGE_VAL; /* no member */
-    return -q->m[3] * k + (q->m[0] - q->m[3]) * dmax(p10[a * q->step], 1.0 + q->u * LT__LN10) +
-           (q->m[1] - q->m[3]) * dmax(p10[b * q->step], 1.0 + q->v * LT__LN10) +
+    return -q->m[3] * k + (q->m[0] - q->m[3]) * dmax(lp10[a], 1.0 + q->u * LT__LN10) +
+           (q->m[1] - q->m[3]) * dmax(lp10[b], 1.0 + q->v * LT__LN10) +
            (q->m[2] - q->m[3]) *
                p10_lower(q, dmax(d / q->g->cap.disk, q->r->disk / q->g->cap.disk));
 }
@@ -774,11 +853,46 @@ static inline __attribute__((always_inline)) double kb_bestfit4(const struct que
 static inline __attribute__((always_inline)) double
 corr_bestfit4(const struct query *q, uint32_t a0, uint32_t b0, uint32_t a, uint32_t b)
 {
-    const double *p10 = q->gi->p10;
+    const double *lp10 = q->g->lp10;
 
     (void)a0;
     (void)b0;
-    return -(q->k[0] * p10[(a + 1) * q->step] + q->k[1] * p10[(b + 1) * q->step] + q->zb);
+    return -(q->k[0] * lp10[a + 1] + q->k[1] * lp10[b + 1] + q->zb);
+}
+
+/* An upper bound of 10^z for 0 <= z <= 1 from the table: 10^z = p10[k] e^s with s = (z - k/64)
+ * ln 10 in [0, ln 10 / 64), and e^s <= 1 + s + s^2/2 + e^s s^3/6 < 1 + s + s^2/2 + 0.175 s^3. */
+static double p10_upper_tight(const struct query *q, double z)
+{
+    double x = z * GRID_MAX;
+    uint32_t k = x >= GRID_MAX ? GRID_MAX : (uint32_t)x;
+    double s = (z - (double)k / GRID_MAX) * LT__LN10;
+
+    return q->gi->p10[k] * (1.0 + s + s * s * (0.5 + 0.175 * s));
+}
+
+/* bestfit4 of one member: score = -key - sum (1 - 10^-u) 10^x >= -key - sum h_u 10^x, with h
+ * the upper bounds of 1 - 10^-u (prep) and 10^x bounded above from the table. */
+static inline __attribute__((always_inline)) double mb_bestfit4(const struct query *q,
+                                                                const struct lt_res *f, double key)
+{
+    const struct grid_cfg *g = q->g;
+
+    return -key - (q->k[0] * p10_upper_tight(q, f->cpu * g->inv_cpu) +
+                   q->k[1] * p10_upper_tight(q, f->mem * g->inv_mem) +
+                   q->k[2] * p10_upper_tight(q, f->disk * g->inv_disk));
+}
+
+/* bestfit5 of one member: score = -key + max(x - u, y - v) - max(x, y) + sum (1 - 10^-u) 10^x,
+ * with the lower bounds of 1 - 10^-u (prep) and of 10^x from the table. */
+static inline __attribute__((always_inline)) double mb_bestfit5(const struct query *q,
+                                                                const struct lt_res *f, double key)
+{
+    const struct grid_cfg *g = q->g;
+    double x = f->cpu * g->inv_cpu, y = f->mem * g->inv_mem, z = f->disk * g->inv_disk;
+
+    return dmax(x - q->u, y - q->v) - dmax(x, y) + q->k[0] * p10_lower(q, x) +
+           q->k[1] * p10_lower(q, y) + q->k[2] * p10_lower(q, z) - key;
 }
 
 static void scan_cell(const struct query *q, const struct lt__cell *cl, struct lt__best *b,
@@ -801,30 +915,39 @@ static void scan_cell(const struct query *q, const struct lt__cell *cl, struct l
 
 /* A heap cell: members whose key is too low for corr - key to reach the best are skipped
  * with their whole subtree (keys only fall downwards); the others are scored exactly. */
-static void scan_heap(const struct query *q, const struct lt__cell *cl, uint32_t a, uint32_t bb,
-                      struct lt__best *b, lt__fit_score_fn *score, corr_fn *corr_of)
+/* Offers member k of a heap cell (index i), unless its member bound rules it out. */
+static inline __attribute__((always_inline)) void
+offer_member(const struct query *q, const struct lt__cell *cl, uint32_t k, uint32_t i,
+             struct lt__best *b, lt__fit_score_fn *score, mb_fn *mb)
 {
-    const struct lt_cluster *c = q->c;
+    if (mb != NULL && padded(mb(q, &cl->f[k], cl->key[k])) > b->s)
+        return;
+    lt__best_offer(b, score(&q->g->cap, &cl->f[k], q->r, &q->c->ref), i);
+}
+
+static void scan_heap(const struct query *q, const struct lt__cell *cl, uint32_t a, uint32_t bb,
+                      struct lt__best *b, lt__fit_score_fn *score, corr_fn *corr_of, mb_fn *mb)
+{
     uint32_t stack[64], sp = 0; /* depth-first: at most one pending sibling per level */
     double corr;
 
     if (!lt__res_ge(&cl->hi, q->r))
         return;
-    if (lt__box_is_point(&cl->lo, &cl->hi)) {
-        /* Every member has this free vector, hence this score: the lowest index wins. */
-        lt__best_offer(b, score(&q->g->cap, &cl->f[0], q->r, &c->ref), cl->min_i);
-        return;
-    }
     corr = corr_of(q, a, bb, a, bb);
     if (padded(corr - cl->key[0]) > b->s)
         return;
+    if (lt__box_is_point(&cl->lo, &cl->hi)) {
+        /* Every member has this free vector, hence this score: the lowest index wins. */
+        offer_member(q, cl, 0, cl->min_i, b, score, mb);
+        return;
+    }
     if (q->fp->dir > 0 && !lt__res_ge(&cl->lo, q->r)) {
         /* A best fit's cell in the request's row or column: the members that do not fit are
          * the fullest machines, whose keys are the largest (bestfit4), so a search by key
          * would visit them all. Scan the members in storage order instead, fit first. */
         for (uint32_t k = 0; k < cl->n; k++) {
             if (lt__res_ge(&cl->f[k], q->r) && !(padded(corr - cl->key[k]) > b->s))
-                lt__best_offer(b, score(&q->g->cap, &cl->f[k], q->r, &c->ref), cl->mem[k]);
+                offer_member(q, cl, k, cl->mem[k], b, score, mb);
         }
         return;
     }
@@ -834,7 +957,7 @@ static void scan_heap(const struct query *q, const struct lt__cell *cl, uint32_t
         if (padded(corr - cl->key[k]) > b->s)
             continue;
         if (lt__res_ge(&cl->f[k], q->r))
-            lt__best_offer(b, score(&q->g->cap, &cl->f[k], q->r, &c->ref), cl->mem[k]);
+            offer_member(q, cl, k, cl->mem[k], b, score, mb);
         if (2 * k + 2 < cl->n)
             stack[sp++] = 2 * k + 2;
         if (2 * k + 1 < cl->n)
@@ -848,6 +971,7 @@ static double corner_of(const struct query *q, uint32_t a, uint32_t b, double d,
     (void)prep;
     (void)corr;
     (void)kb;
+    (void)mb;
     if (corner != NULL)
         return corner(q, a, b, d);
     return corner_bound(q, a, b, d, score);
@@ -862,7 +986,7 @@ static bool column_open(const struct query *q, uint32_t a, uint64_t rm, const st
 
     if (corr == NULL)
         return true;
-    k = q->g->skey[a * q->g->g + lo];
+    k = q->g->skey[lo * q->g->g + a];
     if (kb != NULL && padded(kb(q, k, q->g->col_dlo[a], a, lo)) > b->s)
         return false;
     return !(padded(corr(q, a, lo, a, hi) - k) > b->s);
@@ -876,7 +1000,7 @@ static void visit(const struct query *q, uint32_t a, uint32_t bb, struct lt__bes
     (void)corner;
     (void)kb;
     if (corr != NULL)
-        scan_heap(q, cl, a, bb, b, score, corr);
+        scan_heap(q, cl, a, bb, b, score, corr, mb);
     else
         scan_cell(q, cl, b, score);
 }
@@ -884,7 +1008,7 @@ static void visit(const struct query *q, uint32_t a, uint32_t bb, struct lt__bes
 static void walk_best_fit(const struct query *q, struct lt__best *b, FORMULA)
 {
     const struct grid_cfg *g = q->g;
-    uint32_t qa = coord(q->r->cpu, g->inv_wc, g->g), qb = coord(q->r->mem, g->inv_wm, g->g);
+    uint32_t qa = q->qa, qb = q->qb;
     uint64_t cm = g->cols & (~UINT64_C(0) << qa);
     double sdlo[GRID_MAX];  /* sdlo[a]: disk bound of the columns >= a */
     double skmax[GRID_MAX]; /* kb: skmax[a], the largest key at columns >= a, rows >= qb */
@@ -897,7 +1021,7 @@ static void walk_best_fit(const struct query *q, struct lt__best *b, FORMULA)
             d = dmin(d, g->col_dlo[a]);
         sdlo[a] = d;
         if (kb != NULL) {
-            k = dmax(k, g->skey[a * g->g + qb]);
+            k = dmax(k, g->skey[qb * g->g + a]);
             skmax[a] = k;
         }
         m &= ~(UINT64_C(1) << a);
@@ -918,7 +1042,7 @@ static void walk_best_fit(const struct query *q, struct lt__best *b, FORMULA)
             rm &= rm - 1;
             if (corner_of(q, a, bb, disk ? g->col_dlo[a] : g->dlo, PASS) > b->s)
                 break;
-            if (kb != NULL && padded(kb(q, g->skey[a * g->g + bb], g->col_dlo[a], a, bb)) > b->s)
+            if (kb != NULL && padded(kb(q, g->skey[bb * g->g + a], g->col_dlo[a], a, bb)) > b->s)
                 break; /* nor any row above */
             visit(q, a, bb, b, PASS);
         }
@@ -926,12 +1050,70 @@ static void walk_best_fit(const struct query *q, struct lt__best *b, FORMULA)
 }
 
 /* Worst fits: from the top column down, each from its top row down. */
+/* Worst fits: the non-empty rows rm of column a, from the top row down. */
+static void walk_column_down(const struct query *q, uint32_t a, uint64_t rm, struct lt__best *b,
+                             FORMULA)
+{
+    while (rm != 0) {
+        uint32_t bb = 63u - (uint32_t)__builtin_clzll(rm);
+        rm &= ~(UINT64_C(1) << bb);
+        if (corner_of(q, a, bb, 0, PASS) > b->s)
+            break;
+        visit(q, a, bb, b, PASS);
+    }
+}
+
+/* Keyed worst fits: the column with the best column bound (that of column_open) first, so that
+ * the best found so far is tight early, then the others from the top column down. */
+static void walk_worst_fit_keyed(const struct query *q, struct lt__best *b, FORMULA)
+{
+    const struct grid_cfg *g = q->g;
+    double cb[GRID_MAX], best = HUGE_VAL;
+    uint64_t open = 0;
+    uint32_t first = 0;
+
+    for (uint64_t cm = g->cols & (~UINT64_C(0) << q->qa); cm != 0; cm &= cm - 1) {
+        uint32_t a = (uint32_t)__builtin_ctzll(cm);
+        uint64_t rm = g->rows[a] & (~UINT64_C(0) << q->qb);
+        uint32_t lo, hi;
+        double s;
+
+        if (rm == 0)
+            continue;
+        lo = (uint32_t)__builtin_ctzll(rm);
+        hi = 63u - (uint32_t)__builtin_clzll(rm);
+        s = padded(corr(q, a, lo, a, hi) - g->skey[lo * g->g + a]);
+        if (s > b->s)
+            continue;
+        cb[a] = s;
+        open |= UINT64_C(1) << a;
+        if (s < best) {
+            best = s;
+            first = a;
+        }
+    }
+    if (open == 0)
+        return;
+    walk_column_down(q, first, g->rows[first] & (~UINT64_C(0) << q->qb), b, PASS);
+    open &= ~(UINT64_C(1) << first);
+    while (open != 0) {
+        uint32_t a = 63u - (uint32_t)__builtin_clzll(open);
+        open &= ~(UINT64_C(1) << a);
+        if (!(cb[a] > b->s))
+            walk_column_down(q, a, g->rows[a] & (~UINT64_C(0) << q->qb), b, PASS);
+    }
+}
+
 static void walk_worst_fit(const struct query *q, struct lt__best *b, FORMULA)
 {
     const struct grid_cfg *g = q->g;
-    uint32_t qa = coord(q->r->cpu, g->inv_wc, g->g), qb = coord(q->r->mem, g->inv_wm, g->g);
+    uint32_t qa = q->qa, qb = q->qb;
     uint64_t cm = g->cols & (~UINT64_C(0) << qa);
 
+    if (corr != NULL) {
+        walk_worst_fit_keyed(q, b, PASS);
+        return;
+    }
     while (cm != 0) {
         uint32_t a = 63u - (uint32_t)__builtin_clzll(cm);
         uint64_t rm = g->rows[a] & (~UINT64_C(0) << qb);
@@ -959,7 +1141,8 @@ static void walk(const struct query *q, struct lt__best *b, FORMULA)
         walk_worst_fit(q, b, PASS);
 }
 
-/* Bound of a whole configuration: its best corner. */
+/* Bound of a whole configuration: its best corner and, for the keyed formulas, the bounds from
+ * the largest key among its members that can fit. */
 static double config_bound(const struct query *q, FORMULA)
 {
     const struct grid_cfg *g = q->g;
@@ -969,25 +1152,22 @@ static double config_bound(const struct query *q, FORMULA)
     if (q->fp->dir < 0)
         s = corner_of(q, g->g - 1, g->g - 1, 0, PASS);
     else
-        s = corner_of(q, coord(q->r->cpu, g->inv_wc, g->g), coord(q->r->mem, g->inv_wm, g->g),
-                      g->dlo, PASS);
-    if (kb != NULL) {
-        /* The largest key at columns and rows >= the request's, and the key bound from it. */
-        uint32_t qa = coord(q->r->cpu, g->inv_wc, g->g), qb = coord(q->r->mem, g->inv_wm, g->g);
-        double k = -HUGE_VAL;
-        for (uint64_t m = g->cols & (~UINT64_C(0) << qa); m != 0; m &= m - 1)
-            k = dmax(k, g->skey[(uint32_t)__builtin_ctzll(m) * g->g + qb]);
-        s = dmax(s, padded(kb(q, k, g->dlo, qa, qb)));
-    }
+        s = corner_of(q, q->qa, q->qb, g->dlo, PASS);
     if (corr != NULL) {
-        uint64_t any = 0;
-        for (uint64_t m = g->cols; m != 0; m &= m - 1)
-            any |= g->rows[__builtin_ctzll(m)];
-        s = dmax(s,
-                 padded(corr(q, (uint32_t)__builtin_ctzll(g->cols), (uint32_t)__builtin_ctzll(any),
-                             63u - (uint32_t)__builtin_clzll(g->cols),
-                             63u - (uint32_t)__builtin_clzll(any)) -
-                        g->key_max));
+        /* Only members at columns and rows >= the request's can fit: their largest key, and
+         * the bounds from it (for worst fits the configuration's largest key mostly belongs
+         * to machines full in one dimension, which fit nothing). */
+        const double *row = &g->skey[q->qb * g->g];
+        double k = -HUGE_VAL;
+        for (uint32_t a = q->qa; a < g->g; a++)
+            k = dmax(k, row[a]);
+        if (!(k > -HUGE_VAL))
+            return HUGE_VAL; /* no member there */
+        if (kb != NULL)
+            s = dmax(s, padded(kb(q, k, g->dlo, q->qa, q->qb)));
+        s = dmax(s, padded(corr(q, q->qa, q->qb, 63u - (uint32_t)__builtin_clzll(g->cols),
+                                63u - (uint32_t)__builtin_clzll(g->any)) -
+                           k));
     }
     return s;
 }
@@ -1003,7 +1183,8 @@ static void set_config(struct query *q, size_t k, prep_fn *prep)
     q->g = &q->gi->cfg[k];
     q->u = q->r->cpu / q->g->cap.cpu;
     q->v = q->r->mem / q->g->cap.mem;
-    q->step = GRID_MAX / q->g->g;
+    q->qa = coord(q->g, q->r->cpu, q->g->inv_cpu, q->g->sc_cpu);
+    q->qb = coord(q->g, q->r->mem, q->g->inv_mem, q->g->sc_mem);
     if (prep != NULL)
         prep(q);
 }
@@ -1014,8 +1195,8 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
                               const struct lt_task *t, size_t *out, FORMULA)
 {
     const struct grid_index *gi = (const struct grid_index *)ix;
-    struct query q = {gi,        gi->fp,    c, NULL, &t->req, 0,           0,
-                      {0, 0, 0}, {0, 0, 0}, 0, 0,    1,       {0, 0, 0, 0}};
+    struct query q = {gi,        gi->fp,    c, NULL, &t->req, 0, 0,
+                      {0, 0, 0}, {0, 0, 0}, 0, 0,    0,       0, {0, 0, 0, 0}};
     struct lt__best b = {LT_SCORE_INFEASIBLE, LT_NO_MACHINE};
     uint32_t order[SORT_CONFIGS];
     double bound[SORT_CONFIGS];
@@ -1053,19 +1234,19 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
     return 0;
 }
 
-#define GRID_CHOOSE(name, prep, corr, corner, kb)                                                  \
+#define GRID_CHOOSE(name, prep, corr, corner, kb, mb)                                              \
     __attribute__((flatten)) LT__CHOOSE_DECL(lt__grid_choose_##name)                               \
     {                                                                                              \
         (void)p;                                                                                   \
         (void)rng;                                                                                 \
         (void)err;                                                                                 \
-        return choose_with(ix, c, t, out, lt__##name, prep, corr, corner, kb);                     \
+        return choose_with(ix, c, t, out, lt__##name, prep, corr, corner, kb, mb);                 \
     }
 
-GRID_CHOOSE(bestfit1, NULL, NULL, NULL, NULL)
-GRID_CHOOSE(bestfit2, NULL, NULL, NULL, NULL)
-GRID_CHOOSE(bestfit3, NULL, NULL, NULL, NULL)
-GRID_CHOOSE(bestfit4, prep_bestfit4, corr_bestfit4, corner_bestfit4, kb_bestfit4)
-GRID_CHOOSE(bestfit5, prep_bestfit5, corr_bestfit5, corner_bestfit5, NULL)
-GRID_CHOOSE(epvm2, prep_epvm2, corr_epvm2, NULL, NULL)
-GRID_CHOOSE(brfs_norm, NULL, NULL, NULL, NULL)
+GRID_CHOOSE(bestfit1, NULL, NULL, NULL, NULL, NULL)
+GRID_CHOOSE(bestfit2, NULL, NULL, NULL, NULL, NULL)
+GRID_CHOOSE(bestfit3, NULL, NULL, NULL, NULL, NULL)
+GRID_CHOOSE(bestfit4, prep_bestfit4, corr_bestfit4, corner_bestfit4, kb_bestfit4, mb_bestfit4)
+GRID_CHOOSE(bestfit5, prep_bestfit5, corr_bestfit5, corner_bestfit5, NULL, mb_bestfit5)
+GRID_CHOOSE(epvm2, prep_epvm2, corr_epvm2, NULL, NULL, NULL)
+GRID_CHOOSE(brfs_norm, NULL, NULL, NULL, NULL, NULL)

@@ -6,12 +6,15 @@
  * The states are made to hit the hard cases: capacities and requests on coarse dyadic grids
  * (so scores tie exactly and requests equal free amounts exactly), requests of zero in some
  * dimensions, tasks that fit nowhere, a reference capacity below the largest machine (SOS
- * buckets clamp), empty clusters, and a few large clusters so grid cells hold many machines.
+ * buckets clamp), empty clusters, and a few large clusters so grid cells hold many machines;
+ * and clusters of 1,260 machines filled by bestfit4, bestfit5 or epvm2 until nothing more
+ * fits, whose machines crowd the first thousandths of their capacity in one dimension or both.
  *
  * SPDX-License-Identifier: MIT
  */
 #include "lt_test.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,11 +310,104 @@ static void test_choose_equals_naive_rank_on_long_runs(void **state)
     }
 }
 
+/* A small task: requests log-uniform over [0.0002, 0.2] (so that some fall in the finest grid
+ * columns of grid.c's fine lines), disk small. */
+static struct lt_task packed_task(struct world *w)
+{
+    struct lt_task t;
+
+    memset(&t, 0, sizeof(t));
+    t.id = (int64_t)lt_rng_below(&w->r, 1000000);
+    t.req.cpu = 0.0002 * pow(1000.0, lt_rng_uniform(&w->r));
+    t.req.mem = 0.0002 * pow(1000.0, lt_rng_uniform(&w->r));
+    t.req.disk = 0.00001 * pow(100.0, lt_rng_uniform(&w->r));
+    return t;
+}
+
+/* Large configurations filled by one policy until nothing more fits, so that most machines
+ * have a few thousandths of their capacity free in cpu or memory or both: the crowded cells
+ * of the fine grid lines (grid.c), then mixed placements and removals. */
+static void packed_run(uint64_t seed, const char *placer_name)
+{
+    static const struct lt_res caps[] = {{0.5, 0.5, 1.0}, {0.5, 0.25, 1.0}, {1.0, 1.0, 1.0}};
+    static const size_t counts[] = {900, 300, 60};
+    struct lt_machine_spec ms[1260];
+    char names[1260][24];
+    struct lt_cluster_spec spec;
+    struct world w;
+    struct lt_err err;
+    size_t n = 0, placer = 0, misses = 0;
+
+    memset(&w, 0, sizeof(w));
+    w.seed = seed;
+    lt_rng_init(&w.r, seed, 7);
+    for (size_t k = 0; k < 3; k++) {
+        for (size_t j = 0; j < counts[k]; j++, n++) {
+            snprintf(names[n], sizeof(names[n]), "m%zu", n);
+            ms[n].name = names[n];
+            ms[n].cap = caps[k];
+        }
+    }
+    memset(&spec, 0, sizeof(spec));
+    spec.machines = ms;
+    spec.n_machines = n;
+    spec.seed = seed;
+    lt_err_init(&err, NULL);
+    w.c = lt_cluster_new(&spec, &err);
+    assert_non_null(w.c);
+    w.n_named = n;
+    for (size_t k = 0; k < lt_policy_count(); k++) {
+        assert_int_equal(lt_policy_attach(lt_policy_at(k), w.c, &err), 0);
+        if (strcmp(lt_policy_name(lt_policy_at(k)), placer_name) == 0)
+            placer = k;
+    }
+    grow_scratch(&w);
+    while (misses < 50) {
+        struct lt_task t = packed_task(&w);
+        struct lt_rng r;
+        size_t m, pid;
+        lt_rng_init(&r, seed, LT_RNG_POLICY);
+        assert_int_equal(lt_policy_choose(lt_policy_at(placer), w.c, &t, &r, &m, &err), 0);
+        if (m == LT_NO_MACHINE) {
+            misses++;
+            continue;
+        }
+        misses = 0;
+        assert_int_equal(lt_cluster_place(w.c, m, &t, 0, &pid, &err), 0);
+        push_live(&w, pid);
+    }
+    check(&w, "packing");
+    for (int s = 0; s < 300; s++) {
+        struct lt_task t = packed_task(&w);
+        size_t m = compare_all(&w, &t, placer), pid;
+        if (m != LT_NO_MACHINE && lt_rng_below(&w.r, 2) == 0) {
+            assert_int_equal(lt_cluster_place(w.c, m, &t, 0, &pid, &err), 0);
+            push_live(&w, pid);
+            check(&w, "place");
+        } else if (w.n_live > 0) {
+            size_t k = (size_t)lt_rng_below(&w.r, w.n_live);
+            assert_int_equal(lt_cluster_remove(w.c, w.live[k], &err), 0);
+            w.live[k] = w.live[--w.n_live];
+            check(&w, "remove");
+        }
+    }
+    free_world(&w);
+}
+
+static void test_choose_equals_naive_rank_on_packed_cells(void **state)
+{
+    (void)state;
+    packed_run(7001, "bestfit4");
+    packed_run(7002, "bestfit5");
+    packed_run(7003, "epvm2");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_choose_equals_naive_rank_on_random_states),
         cmocka_unit_test(test_choose_equals_naive_rank_on_long_runs),
+        cmocka_unit_test(test_choose_equals_naive_rank_on_packed_cells),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
