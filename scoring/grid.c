@@ -1049,7 +1049,6 @@ static void walk_best_fit(const struct query *q, struct lt__best *b, FORMULA)
     }
 }
 
-/* Worst fits: from the top column down, each from its top row down. */
 /* Worst fits: the non-empty rows rm of column a, from the top row down. */
 static void walk_column_down(const struct query *q, uint32_t a, uint64_t rm, struct lt__best *b,
                              FORMULA)
@@ -1123,13 +1122,7 @@ static void walk_worst_fit(const struct query *q, struct lt__best *b, FORMULA)
             break;
         if (rm == 0 || !column_open(q, a, rm, b, corr, kb))
             continue;
-        while (rm != 0) {
-            uint32_t bb = 63u - (uint32_t)__builtin_clzll(rm);
-            rm &= ~(UINT64_C(1) << bb);
-            if (corner_of(q, a, bb, 0, PASS) > b->s)
-                break;
-            visit(q, a, bb, b, PASS);
-        }
+        walk_column_down(q, a, rm, b, PASS);
     }
 }
 

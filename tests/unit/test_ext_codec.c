@@ -10,6 +10,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "lt_test.h"
+#include "lt_test_slurp.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -25,32 +26,6 @@
 #ifndef EXT_FIXTURES
 #error "EXT_FIXTURES must name tests/fixtures/extender"
 #endif
-
-/* Reads a whole file into a NUL-terminated buffer (owned; lt_free); NULL if unreadable. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t cap = 0, n = 0, got;
-
-    if (f == NULL)
-        return NULL;
-    do {
-        if (cap - n < 4096) {
-            char *p = lt_reallocarray(buf, cap + 65536, 1);
-
-            assert_non_null(p);
-            buf = p;
-            cap += 65536;
-        }
-        got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-    } while (got > 0);
-    fclose(f);
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
 
 /* dst = a + "/" + b; fails the test if it does not fit. */
 static void join(char *dst, size_t size, const char *a, const char *b)
@@ -827,7 +802,7 @@ static void test_truncated_requests_fail_cleanly(void **state)
 static void run_invalid(const char *dir, char *got, size_t size)
 {
     char path[512];
-    size_t len, dlen;
+    size_t len = 0, dlen = 0;
     char *input, *decoder;
     struct lt_err err;
     int rc = 0;

@@ -12,6 +12,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "lt_test.h"
+#include "lt_test_slurp.h"
 
 #include <dirent.h>
 #include <inttypes.h>
@@ -423,31 +424,6 @@ static void test_strings_unescape(void **state)
 /* ------------------------------------------------------------------------------------------
  * Differential: fixtures, generated bodies, mutations
  */
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t cap = 0, n = 0, got;
-
-    if (f == NULL)
-        return NULL;
-    do {
-        if (cap - n < 4096) {
-            char *p = lt_reallocarray(buf, cap + 65536, 1);
-
-            assert_non_null(p);
-            buf = p;
-            cap += 65536;
-        }
-        got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-    } while (got > 0);
-    fclose(f);
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
 
 /* Calls fn on every regular file under dir (recursively); returns how many. */
 static size_t each_file(const char *dir, void (*fn)(const char *path))
