@@ -78,6 +78,15 @@ struct sev {
     int kind;
 };
 
+/* A binary heap of task indexes, ordered by the central queue's order (priority, then first
+ * arrival) or by first arrival alone (HYBRID's phase I). Entries of tasks no longer queued
+ * stay until they reach the top, so a heap can hold more entries than tasks. */
+struct theap {
+    uint32_t *e;
+    size_t n, cap;
+    bool fcfs; /* by first arrival alone */
+};
+
 struct sim {
     const struct lt_slot_params *p;
     struct lt_slot_task *in; /* by internal index (sorted by arrival, id) */
@@ -90,11 +99,8 @@ struct sim {
     uint32_t n_tiers;
     uint32_t *tier_lo; /* tier k: servers [tier_lo[k], tier_lo[k + 1]) */
     uint64_t free_total;
-    uint32_t *q; /* central queue: binary heap of task indexes (entries of tasks no longer
-                  * queued are dropped when they reach the top) */
-    size_t qn, qcap;
-    uint32_t *fq; /* HYBRID: the same tasks by first arrival alone (min-heap of indexes) */
-    size_t fqn, fqcap;
+    struct theap q;  /* the central queue */
+    struct theap fq; /* HYBRID: the same tasks by first arrival alone */
     uint64_t total_slots, run_sticky, run_regular;
     uint32_t top_hi; /* servers [0, top_hi) have the most powerful slots */
     struct sev *ev;  /* server events */
@@ -109,116 +115,69 @@ struct sim {
 
 /* ---- the central queue ---- */
 
-static bool q_before(const struct sim *m, uint32_t a, uint32_t b)
+static bool before(const struct sim *m, const struct theap *h, uint32_t a, uint32_t b)
 {
-    if (m->p->order == LT_SLOT_ORDER_PRIORITY && m->in[a].prio != m->in[b].prio)
+    if (!h->fcfs && m->p->order == LT_SLOT_ORDER_PRIORITY && m->in[a].prio != m->in[b].prio)
         return m->in[a].prio > m->in[b].prio;
     return a < b; /* internal index = order of first arrival, then id */
 }
 
-/* Grows a heap of task indexes to hold one more (entries of tasks no longer queued stay until
- * they reach the top, so a heap can hold more entries than tasks). */
-static int grow(uint32_t **h, size_t n, size_t *cap)
-{
-    uint32_t *t;
-    size_t c;
-
-    if (n < *cap)
-        return 0;
-    c = *cap ? 2 * *cap : 64;
-    if ((t = lt_reallocarray(*h, c, sizeof(*t))) == NULL)
-        return LT_ENOMEM;
-    *h = t;
-    *cap = c;
-    return 0;
-}
-
-static void fq_push(struct sim *m, uint32_t i)
-{
-    size_t j = m->fqn++;
-
-    while (j > 0 && i < m->fq[(j - 1) / 2]) {
-        m->fq[j] = m->fq[(j - 1) / 2];
-        j = (j - 1) / 2;
-    }
-    m->fq[j] = i;
-}
-
-static void fq_pop(struct sim *m)
-{
-    uint32_t v = m->fq[--m->fqn];
-    size_t j = 0;
-
-    for (;;) {
-        size_t c = 2 * j + 1;
-        if (c >= m->fqn)
-            break;
-        if (c + 1 < m->fqn && m->fq[c + 1] < m->fq[c])
-            c++;
-        if (!(m->fq[c] < v))
-            break;
-        m->fq[j] = m->fq[c];
-        j = c;
-    }
-    if (m->fqn > 0)
-        m->fq[j] = v;
-}
-
-static void q_pop(struct sim *m);
-
-static int q_push(struct sim *m, uint32_t i)
+static int h_push(const struct sim *m, struct theap *h, uint32_t i)
 {
     size_t j;
 
-    if (grow(&m->q, m->qn, &m->qcap) < 0 ||
-        (m->p->sticky > 0 && grow(&m->fq, m->fqn, &m->fqcap) < 0))
-        return LT_ENOMEM;
-    j = m->qn++;
-    m->t[i].queued = true;
-    if (m->p->sticky > 0)
-        fq_push(m, i);
-    while (j > 0 && q_before(m, i, m->q[(j - 1) / 2])) {
-        m->q[j] = m->q[(j - 1) / 2];
+    if (h->n == h->cap) {
+        size_t c = h->cap ? 2 * h->cap : 64;
+        uint32_t *t = lt_reallocarray(h->e, c, sizeof(*t));
+        if (t == NULL)
+            return LT_ENOMEM;
+        h->e = t;
+        h->cap = c;
+    }
+    j = h->n++;
+    while (j > 0 && before(m, h, i, h->e[(j - 1) / 2])) {
+        h->e[j] = h->e[(j - 1) / 2];
         j = (j - 1) / 2;
     }
-    m->q[j] = i;
+    h->e[j] = i;
     return 0;
 }
 
-static void q_pop(struct sim *m)
+static void h_pop(const struct sim *m, struct theap *h)
 {
-    uint32_t v = m->q[--m->qn];
+    uint32_t v = h->e[--h->n];
     size_t j = 0;
 
     for (;;) {
         size_t c = 2 * j + 1;
-        if (c >= m->qn)
+        if (c >= h->n)
             break;
-        if (c + 1 < m->qn && q_before(m, m->q[c + 1], m->q[c]))
+        if (c + 1 < h->n && before(m, h, h->e[c + 1], h->e[c]))
             c++;
-        if (!q_before(m, m->q[c], v))
+        if (!before(m, h, h->e[c], v))
             break;
-        m->q[j] = m->q[c];
+        h->e[j] = h->e[c];
         j = c;
     }
-    if (m->qn > 0)
-        m->q[j] = v;
+    if (h->n > 0)
+        h->e[j] = v;
 }
 
-/* The head of the central queue (by priority, or first arrival when fcfs), or NONE. */
-static uint32_t q_head(struct sim *m)
+/* The first queued task of h, or NONE (stale entries dropped on the way). */
+static uint32_t h_head(const struct sim *m, struct theap *h)
 {
-    while (m->qn > 0 && !m->t[m->q[0]].queued)
-        q_pop(m);
-    return m->qn > 0 ? m->q[0] : NONE;
+    while (h->n > 0 && !m->t[h->e[0]].queued)
+        h_pop(m, h);
+    return h->n > 0 ? h->e[0] : NONE;
 }
 
-/* The queued task that arrived first (HYBRID phase I), or NONE. */
-static uint32_t fq_head(struct sim *m)
+/* Queues task i (in both orders under HYBRID). */
+static int q_push(struct sim *m, uint32_t i)
 {
-    while (m->fqn > 0 && !m->t[m->fq[0]].queued)
-        fq_pop(m);
-    return m->fqn > 0 ? m->fq[0] : NONE;
+    m->t[i].queued = true;
+    if (h_push(m, &m->q, i) < 0 || (m->p->sticky > 0 && h_push(m, &m->fq, i) < 0))
+        return LT_ENOMEM;
+    return 0;
 }
 
 /* ---- server events ---- */
@@ -665,20 +624,20 @@ static int schedule(struct sim *m, double now)
     int rc;
 
     while (m->run_sticky < m->p->sticky && m->free_total > 0) {
-        uint32_t i = fq_head(m);
+        uint32_t i = h_head(m, &m->fq);
         if (i == NONE)
             break;
-        fq_pop(m);
+        h_pop(m, &m->fq);
         if ((rc = place(m, i, pick_slot(m, i), now, true)) < 0)
             return rc;
     }
     for (;;) {
-        uint32_t i = q_head(m), v = NONE, si;
+        uint32_t i = h_head(m, &m->q), v = NONE, si;
 
         if (i == NONE)
             break;
         if (m->free_total > 0 && m->run_regular < regular) {
-            q_pop(m);
+            h_pop(m, &m->q);
             if ((rc = place(m, i, pick_slot(m, i), now, false)) < 0)
                 return rc;
             continue;
@@ -692,7 +651,7 @@ static int schedule(struct sim *m, double now)
         if (v == NONE)
             break; /* every later task has priority <= the head's */
         si = m->t[v].srv;
-        q_pop(m);
+        h_pop(m, &m->q);
         if ((rc = evict(m, v, now, false)) < 0 || (rc = place(m, i, si, now, false)) < 0)
             return rc;
     }
@@ -884,8 +843,8 @@ static void sim_free(struct sim *m)
     lt_free(m->s);
     lt_free(m->fen);
     lt_free(m->tier_lo);
-    lt_free(m->q);
-    lt_free(m->fq);
+    lt_free(m->q.e);
+    lt_free(m->fq.e);
     lt_free(m->ev);
     lt_free(m->in);
     lt_free(m->out);
@@ -968,6 +927,7 @@ int lt_slot_run(const struct lt_slot_params *p, const struct lt_slot_task *tasks
     lt_rng_init(&m.slot_rng, p->seed, LT_RNG_POLICY);
     lt_rng_init(&m.evict_rng, p->seed, LT_RNG_EVICTION);
     lt_rng_init(&m.mem_rng, p->seed, LT_RNG_MEMORY);
+    m.fq.fcfs = true;
     ord = lt_calloc(n + 1, sizeof(*ord));
     in = lt_calloc(n + 1, sizeof(*in));
     m.in = in;
