@@ -51,7 +51,47 @@ void ext_filter_decision_release(struct ext_filter_decision *d)
     ext_filter_decision_init(d);
 }
 
-/* Appends "; " (unless first) and one clause to the reason buffer r of EXT_REASON_MAX bytes. */
+/* Appends s to the reason buffer r (length *len, EXT_REASON_MAX bytes), truncating. */
+static void reason_cat(char *r, size_t *len, const char *s)
+{
+    while (*s != '\0' && *len < EXT_REASON_MAX - 1)
+        r[(*len)++] = *s++;
+    r[*len] = '\0';
+}
+
+size_t ext_fmt_f0(char out[EXT_FMT_F0_MAX], double v)
+{
+    char t[EXT_FMT_F0_MAX];
+    size_t k = sizeof(t);
+    double x = nearbyint(v);
+    uint64_t u;
+
+    if (!(fabs(x) < 9007199254740992.0)) { /* beyond 2^53, or not finite: printf itself */
+        int n = snprintf(out, EXT_FMT_F0_MAX, "%.0f", v);
+        return n < 0 ? 0 : (size_t)n < EXT_FMT_F0_MAX ? (size_t)n : EXT_FMT_F0_MAX - 1;
+    }
+    u = (uint64_t)fabs(x);
+    t[--k] = '\0';
+    do {
+        t[--k] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u > 0);
+    if (signbit(x))
+        t[--k] = '-';
+    memcpy(out, t + k, sizeof(t) - k);
+    return sizeof(t) - k - 1;
+}
+
+static void reason_num(char *r, size_t *len, double v)
+{
+    char t[EXT_FMT_F0_MAX];
+
+    ext_fmt_f0(t, v);
+    reason_cat(r, len, t);
+}
+
+/* Appends "; " (unless first) and one clause to the reason buffer r of EXT_REASON_MAX bytes:
+ * "Insufficient RES: requested REQ[m], WHAT HAVE[m]" (the numbers as "%.0f" writes them). */
 static void reason_add(char *r, const char *res, double req, double have, bool cpu,
                        const char *what)
 {
@@ -60,8 +100,18 @@ static void reason_add(char *r, const char *res, double req, double have, bool c
 
     if (len >= EXT_REASON_MAX - 1)
         return;
-    snprintf(r + len, EXT_REASON_MAX - len, "%sInsufficient %s: requested %.0f%s, %s %.0f%s",
-             len ? "; " : "", res, req, unit, what, have, unit);
+    if (len > 0)
+        reason_cat(r, &len, "; ");
+    reason_cat(r, &len, "Insufficient ");
+    reason_cat(r, &len, res);
+    reason_cat(r, &len, ": requested ");
+    reason_num(r, &len, req);
+    reason_cat(r, &len, unit);
+    reason_cat(r, &len, ", ");
+    reason_cat(r, &len, what);
+    reason_cat(r, &len, " ");
+    reason_num(r, &len, have);
+    reason_cat(r, &len, unit);
 }
 
 /* Writes the reasons for the resources where req exceeds lim ("capacity" or "free") into r;

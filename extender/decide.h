@@ -116,4 +116,10 @@ LT_MUST_CHECK int ext_decide_preempt(const struct ext_decide_config *cfg,
 /* The library task for pod p (requests as doubles, priority, stickiness). */
 struct lt_task ext_pod_task(const struct ext_pod *p);
 
+/* Writes v into out as printf's "%.0f" does (round half to even under the default rounding
+ * mode, "-0" for a negative value that rounds to zero), without printf's multi-precision
+ * path for values below 2^53 (filter reasons, once per failed node); returns the length. */
+#define EXT_FMT_F0_MAX 320 /* "%.0f" of DBL_MAX has 309 digits */
+size_t ext_fmt_f0(char out[EXT_FMT_F0_MAX], double v);
+
 #endif

@@ -15,6 +15,8 @@
  */
 #include "lt_test.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -370,9 +372,58 @@ static void test_preempt_full_pods_mode(void **state)
     ext_preempt_args_release(&a);
 }
 
+/* ext_fmt_f0 writes exactly what printf's "%.0f" writes: ties to even, -0, large values,
+ * and a million random doubles of the sizes quantities take (milli-CPU, bytes). */
+static void test_fmt_f0_equals_printf(void **state)
+{
+    static const double fixed[] = {0.0,
+                                   -0.0,
+                                   0.4,
+                                   0.5,
+                                   1.5,
+                                   2.5,
+                                   -0.4,
+                                   -0.5,
+                                   -1.5,
+                                   3.49,
+                                   1e15,
+                                   4.5e15,
+                                   9007199254740991.0,
+                                   9007199254740993.0,
+                                   1e300,
+                                   -1e300,
+                                   123456789.5};
+    char want[EXT_FMT_F0_MAX + 8], got[EXT_FMT_F0_MAX];
+    uint64_t x = 88172645463325252u;
+
+    (void)state;
+    for (size_t k = 0; k < sizeof(fixed) / sizeof(fixed[0]); k++) {
+        snprintf(want, sizeof(want), "%.0f", fixed[k]);
+        assert_int_equal(ext_fmt_f0(got, fixed[k]), strlen(want));
+        assert_string_equal(got, want);
+    }
+    for (int k = 0; k < 1000000; k++) {
+        double v;
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        /* magnitudes 1e-3 .. 1e13, a quarter negative, some exact halves */
+        v = (double)(x % 100000000) * pow(10.0, (double)((x >> 40) % 10) - 4.0);
+        if ((x >> 50) % 8 == 0)
+            v = floor(v) + 0.5;
+        if ((x >> 53) % 4 == 0)
+            v = -v;
+        snprintf(want, sizeof(want), "%.0f", v);
+        ext_fmt_f0(got, v);
+        if (strcmp(got, want) != 0) {
+            print_error("%.17g: got %s, printf %s\n", v, got, want);
+            fail();
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fmt_f0_equals_printf),
         cmocka_unit_test_setup_teardown(test_filter_passes_fitting_nodes_and_names_short_resources,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_filter_lists_every_short_resource, setup, teardown),
