@@ -15,6 +15,8 @@
  */
 #include "replay.h"
 
+#include "outfile.h"
+
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -1766,42 +1768,6 @@ static char *path_join(const char *dir, const char *name)
     return p;
 }
 
-static FILE *open_tmp(struct engine *e, const char *final, char **tmp_out)
-{
-    size_t n = strlen(final) + 5;
-    char *tmp = malloc(n);
-    if (!tmp) {
-        oom(e);
-        return NULL;
-    }
-    snprintf(tmp, n, "%s.tmp", final);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        lt_err_set(e->err, LT_EIO, 0, 0, "cannot create '%s': %s", tmp, strerror(errno));
-        free(tmp);
-        return NULL;
-    }
-    *tmp_out = tmp;
-    return f;
-}
-
-/* Closes f (tmp) and renames it to final; on any failure removes tmp. */
-static int commit_file(struct engine *e, FILE *f, char *tmp, const char *final, int rc)
-{
-    if (fflush(f) != 0 || ferror(f))
-        rc = rc < 0
-                 ? rc
-                 : lt_err_set(e->err, LT_EIO, 0, 0, "cannot write '%s': %s", tmp, strerror(errno));
-    if (fclose(f) != 0 && rc == 0)
-        rc = lt_err_set(e->err, LT_EIO, 0, 0, "cannot write '%s': %s", tmp, strerror(errno));
-    if (rc == 0 && rename(tmp, final) != 0)
-        rc = lt_err_set(e->err, LT_EIO, 0, 0, "cannot rename '%s': %s", tmp, strerror(errno));
-    if (rc < 0)
-        remove(tmp);
-    free(tmp);
-    return rc;
-}
-
 static json_t *counts_json(enum tr_table t, const struct tr_counts *c)
 {
     json_t *o = json_object();
@@ -1922,7 +1888,7 @@ static int write_outputs(struct engine *e)
     int rc = 0;
     if (!final)
         return oom(e);
-    FILE *f = open_tmp(e, final, &tmp);
+    FILE *f = sim_tmp_open(final, &tmp, e->err);
     if (!f) {
         free(final);
         return e->err->code;
@@ -1932,7 +1898,7 @@ static int write_outputs(struct engine *e)
         fputc('\n', f) == EOF)
         rc = lt_err_set(e->err, LT_EIO, 0, 0, "cannot write '%s'", tmp);
     json_decref(j);
-    rc = commit_file(e, f, tmp, final, rc);
+    rc = sim_tmp_commit(f, tmp, final, rc, e->err);
     free(final);
     if (rc < 0)
         return rc;
@@ -1940,7 +1906,7 @@ static int write_outputs(struct engine *e)
     final = path_join(dir, "waiting.csv");
     if (!final)
         return oom(e);
-    f = open_tmp(e, final, &tmp);
+    f = sim_tmp_open(final, &tmp, e->err);
     if (!f) {
         free(final);
         return e->err->code;
@@ -1952,7 +1918,7 @@ static int write_outputs(struct engine *e)
         for (int q = 0; q <= 100; q++)
             fprintf(f, "%d,%.2f,%.6f\n", p, q / 100.0, q_s(&e->res->wait[p].hist, q / 100.0));
     }
-    rc = commit_file(e, f, tmp, final, 0);
+    rc = sim_tmp_commit(f, tmp, final, 0, e->err);
     free(final);
     return rc;
 }
@@ -1967,7 +1933,7 @@ static int open_streams(struct engine *e)
         char *final = path_join(dir, "tasks.csv");
         if (!final)
             return oom(e);
-        e->tasks_csv = open_tmp(e, final, &e->path_tasks);
+        e->tasks_csv = sim_tmp_open(final, &e->path_tasks, e->err);
         free(final);
         if (!e->tasks_csv)
             return e->err->code;
@@ -1977,7 +1943,7 @@ static int open_streams(struct engine *e)
     char *final = path_join(dir, "timeseries.csv");
     if (!final)
         return oom(e);
-    e->ts_csv = open_tmp(e, final, &e->path_ts);
+    e->ts_csv = sim_tmp_open(final, &e->path_ts, e->err);
     free(final);
     if (!e->ts_csv)
         return e->err->code;
@@ -2005,7 +1971,7 @@ static int close_streams(struct engine *e, int rc)
         } else {
             memcpy(final, tmp, n);
             final[n] = '\0';
-            rc = commit_file(e, fs[k], tmp, final, rc);
+            rc = sim_tmp_commit(fs[k], tmp, final, rc, e->err);
             free(final);
         }
         *tmps[k] = NULL;

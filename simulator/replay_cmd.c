@@ -28,6 +28,8 @@
 #include "report.h"
 #include "sim.h"
 
+#include "outfile.h"
+
 #define MAX_POLICIES 64
 #define US           1000000LL
 
@@ -687,21 +689,24 @@ static int replay_main(int argc, char **argv, bool tx)
                 printf("\n");
             }
         }
-        char path[4200], tmp[4300];
+        char path[4200], *tmp = NULL;
+        struct lt_err ferr;
+        FILE *f;
+        int frc = -1;
+
+        lt_err_init(&ferr, NULL);
         snprintf(path, sizeof(path), "%s/tx.csv", o.out);
-        snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-        FILE *f = fopen(tmp, "w");
-        if (f) {
+        if ((f = sim_tmp_open(path, &tmp, &ferr)) != NULL) {
             fprintf(f, "x,policy,tasks_completed,jobs_completed\n");
             for (size_t xi = 0; xi < n_x; xi++)
                 for (size_t k = 0; k < o.n_policy; k++)
                     fprintf(f, "%g,%s,%.0f,%.0f\n", o.x[xi], lt_policy_name(o.policy[k]),
                             jnum(sum[xi * o.n_policy + k], "tasks", "completed", NULL),
                             jnum(sum[xi * o.n_policy + k], "jobs", "completed", NULL));
+            frc = sim_tmp_commit(f, tmp, path, 0, &ferr);
         }
-        if (!f || fflush(f) != 0 || ferror(f) || fclose(f) != 0 || rename(tmp, path) != 0) {
-            fprintf(stderr, "lotus-sim: cannot write '%s': %s\n", path, strerror(errno));
-            remove(tmp);
+        if (frc < 0) {
+            sim_err_print(&ferr);
             status = SIM_EXIT_INPUT;
         } else {
             printf("\nT(x) table: %s; runs: %s/x<x>/<policy>/\n", path, o.out);
