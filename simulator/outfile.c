@@ -5,6 +5,7 @@
 #include "outfile.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,4 +41,28 @@ int sim_tmp_commit(FILE *f, char *tmp, const char *final, int rc, struct lt_err 
         remove(tmp);
     free(tmp);
     return rc;
+}
+
+int sim_make_dirs(const char *path, struct lt_err *err)
+{
+    char buf[4096];
+    size_t n = strlen(path);
+    struct stat st;
+
+    if (n == 0 || n >= sizeof(buf))
+        return lt_err_set(err, LT_EINVAL, 0, 0, "bad output directory '%s'", path);
+    memcpy(buf, path, n + 1);
+    for (size_t k = 1; k <= n; k++) {
+        char c = buf[k];
+        if (c != '/' && c != '\0')
+            continue;
+        buf[k] = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return lt_err_set(err, LT_EIO, 0, 0, "cannot create directory '%s': %s", buf,
+                              strerror(errno));
+        buf[k] = c;
+    }
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return lt_err_set(err, LT_EIO, 0, 0, "'%s' is not a directory", path);
+    return 0;
 }

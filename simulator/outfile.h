@@ -19,4 +19,8 @@ FILE *sim_tmp_open(const char *final, char **tmp_out, struct lt_err *err);
  * rename error (LT_EIO naming the file). */
 int sim_tmp_commit(FILE *f, char *tmp, const char *final, int rc, struct lt_err *err);
 
+/* mkdir -p: creates path and its missing parents. LT_EINVAL for an empty or over-long path,
+ * LT_EIO naming the directory that cannot be made or the path that is not a directory. */
+int sim_make_dirs(const char *path, struct lt_err *err);
+
 #endif

@@ -286,30 +286,6 @@ static int parse_args(int argc, char **argv, bool tx, struct opts *o)
     return 0;
 }
 
-/* mkdir -p. */
-static int make_dirs(const char *path, struct lt_err *err)
-{
-    char buf[4096];
-    size_t n = strlen(path);
-    if (n == 0 || n >= sizeof(buf))
-        return lt_err_set(err, LT_EINVAL, 0, 0, "bad output directory '%s'", path);
-    memcpy(buf, path, n + 1);
-    for (size_t k = 1; k <= n; k++) {
-        if (buf[k] != '/' && buf[k] != '\0')
-            continue;
-        char c = buf[k];
-        buf[k] = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return lt_err_set(err, LT_EIO, 0, 0, "cannot create directory '%s': %s", buf,
-                              strerror(errno));
-        buf[k] = c;
-    }
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-        return lt_err_set(err, LT_EIO, 0, 0, "'%s' is not a directory", path);
-    return 0;
-}
-
 /* ---- the process pool and the progress bar ---------------------------------------------- */
 
 static double elapsed(const struct timespec *t0)
@@ -599,7 +575,7 @@ static int replay_main(int argc, char **argv, bool tx)
         fprintf(stderr, "lotus-sim: %s: not a directory\n", o.trace);
         return SIM_EXIT_INPUT;
     }
-    if (make_dirs(o.out, &err) < 0) {
+    if (sim_make_dirs(o.out, &err) < 0) {
         sim_err_print(&err);
         return SIM_EXIT_INPUT;
     }
@@ -620,7 +596,7 @@ static int replay_main(int argc, char **argv, bool tx)
                          lt_policy_name(r->policy));
             else
                 snprintf(r->dir, sizeof(r->dir), "%s/%s", o.out, lt_policy_name(r->policy));
-            if (make_dirs(r->dir, &err) < 0) {
+            if (sim_make_dirs(r->dir, &err) < 0) {
                 sim_err_print(&err);
                 free(runs);
                 return SIM_EXIT_INPUT;

@@ -12,12 +12,13 @@
 #include <time.h>
 
 #include "lt_mem.h"
+#include "outfile.h"
 #include "lt_slots.h"
 #include "lt_slotsim.h"
 #include "lt_workload.h"
 
 struct slot_opts {
-    const char *workload, *servers, *slots, *policy, *evict, *memory, *dpm;
+    const char *workload, *servers, *slots, *policy, *evict, *memory, *dpm, *out;
     uint64_t hours, seed, sticky;
     bool sticky_set, resume, json;
 };
@@ -39,7 +40,9 @@ static void slots_usage(FILE *f)
                "  --sticky N        HYBRID's sticky slots (default 200)\n"
                "  --dpm D           slp (default) or idl\n"
                "  --seed N          default 1\n"
-               "  --json            one JSON object instead of the table\n");
+               "  --json            one JSON object instead of the table\n"
+               "  --out DIR         also write DIR/summary.json and DIR/tasks.csv (each written\n"
+               "                    whole or not at all)\n");
 }
 
 static int parse_opts(int argc, char **argv, struct slot_opts *o, struct lt_err *err)
@@ -86,6 +89,7 @@ static int parse_opts(int argc, char **argv, struct slot_opts *o, struct lt_err 
         STR_OPT("--evict", evict)
         STR_OPT("--memory", memory)
         STR_OPT("--dpm", dpm)
+        STR_OPT("--out", out)
         U64_OPT("--hours", hours)
         U64_OPT("--seed", seed)
         if ((rc = sim_opt_value(argc, argv, &i, "--sticky", &v, err)) != 0) {
@@ -302,6 +306,47 @@ static void print_table(const struct slot_opts *o, size_t n, const struct lt_slo
     printf("%-28s %14.3f (%.0fx real time)\n", "wall [s]", wall, wall > 0 ? s->end / wall : 0.0);
 }
 
+/* DIR/summary.json (the --json object) and DIR/tasks.csv (one row per task, in generation
+ * order). */
+static int write_outputs(const char *dir, const json_t *summary, const struct lt_slot_task *t,
+                         const struct lt_slot_outcome *o, size_t n, struct lt_err *err)
+{
+    char path[4200], *tmp = NULL;
+    FILE *f;
+    int rc;
+
+    if ((rc = sim_make_dirs(dir, err)) < 0)
+        return rc;
+    snprintf(path, sizeof(path), "%s/summary.json", dir);
+    if ((f = sim_tmp_open(path, &tmp, err)) == NULL)
+        return err->code;
+    rc = json_dumpf(summary, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) < 0 || fputc('\n', f) < 0
+             ? lt_err_set(err, LT_EIO, 0, 0, "cannot write '%s'", path)
+             : 0;
+    if ((rc = sim_tmp_commit(f, tmp, path, rc, err)) < 0)
+        return rc;
+    snprintf(path, sizeof(path), "%s/tasks.csv", dir);
+    if ((f = sim_tmp_open(path, &tmp, err)) == NULL)
+        return err->code;
+    fprintf(f, "id,priority,arrival_s,demand_cpu_s,mem,finish_s,response_s,evictions,"
+               "mem_evictions,dropped,wasted_cpu_s,server,sticky\n");
+    for (size_t k = 0; k < n; k++) {
+        const struct lt_slot_outcome *x = &o[k];
+        bool done = !x->dropped && isfinite(x->finish);
+        fprintf(f, "%lld,%d,%.6f,%.6g,%.6g,", (long long)t[k].id, t[k].prio, t[k].arrival,
+                t[k].demand, t[k].mem);
+        if (done)
+            fprintf(f, "%.6f,%.6f,", x->finish, x->finish - t[k].arrival);
+        else
+            fputs(",,", f);
+        fprintf(f, "%u,%u,%d,%.6g,", x->evictions, x->mem_evictions, x->dropped ? 1 : 0, x->wasted);
+        if (x->server != UINT32_MAX)
+            fprintf(f, "%u", x->server);
+        fprintf(f, ",%d\n", x->sticky ? 1 : 0);
+    }
+    return sim_tmp_commit(f, tmp, path, 0, err);
+}
+
 int sim_cmd_slots(int argc, char **argv)
 {
     struct slot_opts o;
@@ -340,18 +385,26 @@ int sim_cmd_slots(int argc, char **argv)
         goto fail;
     clock_gettime(CLOCK_MONOTONIC, &b);
     wall = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
-    if (o.json) {
+    if (o.json || o.out != NULL) {
         json_t *j = summary_json(&o, n, &sum, wall);
-        if (j == NULL || json_dumpf(j, stdout, JSON_COMPACT | JSON_REAL_PRECISION(10)) < 0) {
+        if (j == NULL) {
+            lt_err_set(&err, LT_ENOMEM, 0, 0, "out of memory for the summary");
+            goto fail;
+        }
+        if (o.out != NULL && write_outputs(o.out, j, t, out, n, &err) < 0) {
             json_decref(j);
-            lt_err_set(&err, LT_ENOMEM, 0, 0, "cannot write the summary");
+            goto fail;
+        }
+        if (o.json && (json_dumpf(j, stdout, JSON_COMPACT | JSON_REAL_PRECISION(10)) < 0 ||
+                       putchar('\n') == EOF)) {
+            json_decref(j);
+            lt_err_set(&err, LT_EIO, 0, 0, "cannot write the summary to standard output");
             goto fail;
         }
         json_decref(j);
-        putchar('\n');
-    } else {
-        print_table(&o, n, &sum, wall);
     }
+    if (!o.json)
+        print_table(&o, n, &sum, wall);
     status = SIM_EXIT_OK;
     goto done;
 fail:

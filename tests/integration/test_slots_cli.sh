@@ -50,6 +50,18 @@ check "same seed, same metrics" [ "$(echo "$first" | sed 's/"wall_s":[^,}]*//')"
 run slots --workload w-d --hours 3 --evict rnd2 --seed 8 --json
 check "another seed, another workload" [ "$first" != "$out" ]
 
+run slots --workload w-d --hours 2 --out "$tmp/o/run" --json
+check "--out: exit 0" [ "$rc" -eq 0 ]
+check "--out: summary.json" [ -s "$tmp/o/run/summary.json" ]
+check "--out: tasks.csv header" contains "$(head -1 "$tmp/o/run/tasks.csv")" "id,priority,arrival_s"
+tasks=$(echo "$out" | sed 's/.*"tasks":\([0-9]*\).*/\1/')
+check "--out: a row per task" [ "$(($(wc -l <"$tmp/o/run/tasks.csv") - 1))" -eq "$tasks" ]
+check "--out: no temporary file left" [ -z "$(find "$tmp/o" -name '*.tmp')" ]
+: >"$tmp/file"
+run slots --workload w-d --hours 1 --out "$tmp/file/x"
+check "--out under a file: exit 1" [ "$rc" -eq 1 ]
+check "--out under a file: says so" contains "$err" "cannot create directory"
+
 bad() { # bad EXPECTED-TEXT ARGS...: exit 2 and the message on stderr
     local want=$1
     shift
