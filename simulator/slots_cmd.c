@@ -13,24 +13,28 @@
 
 #include "lt_mem.h"
 #include "outfile.h"
+#include "slots_trace.h"
 #include "lt_slots.h"
 #include "lt_slotsim.h"
 #include "lt_workload.h"
 
 struct slot_opts {
-    const char *workload, *servers, *slots, *policy, *evict, *memory, *dpm, *out;
-    uint64_t hours, seed, sticky;
+    const char *workload, *servers, *slots, *policy, *evict, *memory, *dpm, *out, *trace;
+    uint64_t hours, seed, sticky, sample_pct;
     bool sticky_set, resume, json;
 };
 
 static void slots_usage(FILE *f)
 {
-    fprintf(f, "usage: lotus-sim slots --workload NAME [options]\n"
+    fprintf(f, "usage: lotus-sim slots --workload NAME | --trace DIR [options]\n"
                "\n"
                "Runs Cavdar's slot-based cluster simulator once and prints its metrics.\n"
                "\n"
-               "  --workload NAME   w-d, w-e, w-d_l, w-e_l (Table 9.4; required)\n"
-               "  --hours N         simulated arrivals window, hours (default 15)\n"
+               "  --workload NAME   w-d, w-e, w-d_l, w-e_l (Table 9.4)\n"
+               "  --trace DIR       or W-A: the tasks of a Google 2011 trace directory's\n"
+               "                    task_events (requests stand in for usage; docs/slots.md)\n"
+               "  --sample PCT      with --trace: keep PCT %% of the tasks (seeded; default 100)\n"
+               "  --hours N         arrival window of --workload, hours (default 15)\n"
                "  --servers MIX     table8.1 (68 A, 39 B, 10 C, 8 D; default) or table7.1\n"
                "  --slots CONF      wasc (default: Table 8.1's WASC column) or sc1..sc4\n"
                "  --policy P        priority (default), fcfs, wasp, hybrid\n"
@@ -57,6 +61,7 @@ static int parse_opts(int argc, char **argv, struct slot_opts *o, struct lt_err 
     o->hours = 15;
     o->seed = 1;
     o->sticky = 200;
+    o->sample_pct = 100;
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         int rc;
@@ -90,8 +95,10 @@ static int parse_opts(int argc, char **argv, struct slot_opts *o, struct lt_err 
         STR_OPT("--memory", memory)
         STR_OPT("--dpm", dpm)
         STR_OPT("--out", out)
+        STR_OPT("--trace", trace)
         U64_OPT("--hours", hours)
         U64_OPT("--seed", seed)
+        U64_OPT("--sample", sample_pct)
         if ((rc = sim_opt_value(argc, argv, &i, "--sticky", &v, err)) != 0) {
             if (rc < 0 || (rc = sim_parse_u64("--sticky", v, &o->sticky, err)) < 0)
                 return rc;
@@ -103,8 +110,13 @@ static int parse_opts(int argc, char **argv, struct slot_opts *o, struct lt_err 
         return lt_err_set(err, LT_EINVAL, 0, 0, "unknown option '%s' (lotus-sim slots --help)",
                           argv[i]);
     }
-    if (o->workload == NULL)
-        return lt_err_set(err, LT_EINVAL, 0, 0, "--workload is required (w-d, w-e, w-d_l, w-e_l)");
+    if (o->sample_pct == 0 || o->sample_pct > 100 || (o->sample_pct != 100 && o->trace == NULL))
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "--sample %llu: a percentage 1..100, with --trace only",
+                          (unsigned long long)o->sample_pct);
+    if ((o->workload == NULL) == (o->trace == NULL))
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "give --workload (w-d, w-e, w-d_l, w-e_l) or --trace DIR, not both");
     if (o->hours == 0 || o->hours > 24 * 365)
         return lt_err_set(err, LT_EINVAL, 0, 0, "--hours %llu is not in 1..8760",
                           (unsigned long long)o->hours);
@@ -233,7 +245,11 @@ static json_t *summary_json(const struct slot_opts *o, size_t n, const struct lt
         json_decref(cls);
         return NULL;
     }
-    json_object_set_new(j, "workload", json_string(o->workload));
+    json_object_set_new(j, "workload", json_string(o->trace != NULL ? "w-a" : o->workload));
+    if (o->trace != NULL) {
+        json_object_set_new(j, "trace", json_string(o->trace));
+        json_object_set_new(j, "sample_pct", json_integer((json_int_t)o->sample_pct));
+    }
     json_object_set_new(j, "hours", json_integer((json_int_t)o->hours));
     json_object_set_new(j, "servers", json_string(o->servers));
     json_object_set_new(j, "slots", json_string(o->slots));
@@ -281,8 +297,9 @@ static void print_table(const struct slot_opts *o, size_t n, const struct lt_slo
 {
     printf("workload %s, %llu h, servers %s, slots %s, policy %s, evict %s%s, memory %s, dpm %s, "
            "seed %llu\n",
-           o->workload, (unsigned long long)o->hours, o->servers, o->slots, o->policy, o->evict,
-           o->resume ? " (resume)" : "", o->memory, o->dpm, (unsigned long long)o->seed);
+           o->trace != NULL ? "w-a" : o->workload, (unsigned long long)o->hours, o->servers,
+           o->slots, o->policy, o->evict, o->resume ? " (resume)" : "", o->memory, o->dpm,
+           (unsigned long long)o->seed);
     printf("%-28s %14zu\n", "tasks", n);
     printf("%-28s %14llu\n", "completed", (unsigned long long)s->completed);
     printf("%-28s %14llu\n", "dropped", (unsigned long long)s->dropped);
@@ -355,7 +372,7 @@ int sim_cmd_slots(int argc, char **argv)
     struct lt_slot_task *t = NULL;
     struct lt_slot_outcome *out = NULL;
     struct lt_slot_summary sum;
-    const struct lt_workload_spec *w;
+    const struct lt_workload_spec *w = NULL;
     struct timespec a, b;
     struct lt_err err;
     size_t n = 0;
@@ -369,13 +386,41 @@ int sim_cmd_slots(int argc, char **argv)
             return SIM_EXIT_OK;
         }
     }
-    if (parse_opts(argc, argv, &o, &err) < 0 || (w = lt_workload_find(o.workload, &err)) == NULL ||
+    if (parse_opts(argc, argv, &o, &err) < 0 ||
+        (o.workload != NULL && (w = lt_workload_find(o.workload, &err)) == NULL) ||
         build_config(&o, &cfg, &err) < 0 || build_params(&o, &cfg, &p, &err) < 0) {
         sim_err_print(&err);
         return SIM_EXIT_USAGE;
     }
-    if (lt_workload_generate(w, (double)o.hours, o.seed, &t, &n, &err) < 0)
+    if (o.trace != NULL) {
+        struct sim_wa_stats st;
+        struct lt_arrival_stats as;
+        double *arr;
+
+        if (sim_slot_tasks_from_trace(o.trace, 0, (double)o.sample_pct / 100.0, o.seed, &t, &n, &st,
+                                      &err) < 0)
+            goto fail;
+        p.horizon = (double)st.end_us / 1e6;
+        o.hours = (uint64_t)(p.horizon / 3600.0 + 0.5);
+        if ((arr = lt_calloc(n + 1, sizeof(*arr))) == NULL) {
+            lt_err_set(&err, LT_ENOMEM, 0, 0, "out of memory for %zu arrivals", n);
+            goto fail;
+        }
+        for (size_t k = 0; k < n; k++)
+            arr[k] = t[k].arrival;
+        lt_arrival_stats(arr, n, &as);
+        lt_free(arr);
+        fprintf(stderr,
+                "lotus-sim: W-A from %s: %llu rows, %zu tasks seen, %zu kept (%zu submitted before "
+                "the trace, %zu unfinished in the window, %zu without demand, %zu sampled out); "
+                "window %.0f s; "
+                "at most %zu arrivals in a minute, %zu in 10 minutes, longest gap %.0f s\n",
+                o.trace, (unsigned long long)st.rows, st.tasks_seen, st.kept, st.before,
+                st.unfinished, st.no_demand, st.sampled_out, p.horizon, as.max_per_min,
+                as.max_per_10min, as.max_gap);
+    } else if (lt_workload_generate(w, (double)o.hours, o.seed, &t, &n, &err) < 0) {
         goto fail;
+    }
     if ((out = lt_calloc(n + 1, sizeof(*out))) == NULL) {
         lt_err_set(&err, LT_ENOMEM, 0, 0, "out of memory for %zu task outcomes", n);
         goto fail;

@@ -3,18 +3,19 @@
 # in text and --json mode, the JSON's own consistency (completed + dropped = tasks, classes
 # summing to completed), determinism by --seed, and command-line errors with exit status 2.
 #
-# Usage: test_slots_cli.sh LOTUS_SIM
+# Usage: test_slots_cli.sh LOTUS_SIM DEMO_TRACE_DIR
 # Every run must also be free of sanitizer reports, so the ASan build can run this script.
 # The last line is "N passed, M failed"; the exit status is 1 if any check failed.
 #
 # SPDX-License-Identifier: MIT
 set -eu
 
-if [ $# -ne 1 ]; then
-    echo "usage: $0 LOTUS_SIM" >&2
+if [ $# -ne 2 ]; then
+    echo "usage: $0 LOTUS_SIM DEMO_TRACE_DIR" >&2
     exit 2
 fi
 sim=$1
+demo=$2
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -62,6 +63,42 @@ run slots --workload w-d --hours 1 --out "$tmp/file/x"
 check "--out under a file: exit 1" [ "$rc" -eq 1 ]
 check "--out under a file: says so" contains "$err" "cannot create directory"
 
+# W-A from a hand-made task_events part: (1,0) submitted before the trace, (2,0) runs 20..120 s
+# at cpu 0.1 (demand 10), (3,0) never finishes, (4,0) is evicted and finishes 80..90 s at 0.5
+# (demand 5, from its last SCHEDULE).
+mkdir -p "$tmp/wa/task_events"
+h=70s3v5qRyCO/1PCdI6fVXnrW8FU/w+5CKRSa72xgcIo=
+cat >"$tmp/wa/task_events/part-00000-of-00001.csv" <<EOT
+0,,1,0,,0,$h,0,0,0.1,0.1,0,
+10000000,,2,0,,0,$h,0,4,0.1,0.05,0,
+20000000,,2,0,5,1,$h,0,4,0.1,0.05,0,
+30000000,,3,0,,0,$h,0,9,0.2,0.1,0,
+40000000,,3,0,6,1,$h,0,9,0.2,0.1,0,
+50000000,,4,0,,0,$h,0,0,0.5,0.2,0,
+60000000,,4,0,7,1,$h,0,0,0.5,0.2,0,
+70000000,,4,0,7,2,$h,0,0,0.5,0.2,0,
+80000000,,4,0,8,1,$h,0,0,0.5,0.2,0,
+90000000,,4,0,8,4,$h,0,0,0.5,0.2,0,
+120000000,,2,0,5,4,$h,0,4,0.1,0.05,0,
+EOT
+run slots --trace "$tmp/wa" --json --out "$tmp/wa-out"
+check "w-a hand trace: exit 0" [ "$rc" -eq 0 ]
+check "w-a hand trace: the counts" contains "$err" "2 kept (1 submitted before the trace, 1 unfinished"
+check "w-a hand trace: two tasks" contains "$out" '"tasks":2,'
+check "w-a hand trace: task 0" contains "$(sed -n 2p "$tmp/wa-out/tasks.csv")" "0,4,10.000000,10,0.05,"
+check "w-a hand trace: task 1" contains "$(sed -n 3p "$tmp/wa-out/tasks.csv")" "1,0,50.000000,5,0.2,"
+
+run slots --trace "$demo" --policy hybrid --memory lsf --json
+check "w-a demo: exit 0" [ "$rc" -eq 0 ]
+check "w-a demo: named w-a" contains "$out" '"workload":"w-a"'
+check "w-a demo: thousands of tasks" contains "$err" "kept"
+run slots --trace "$demo" --sample 10 --json
+check "w-a demo, 10 %: exit 0" [ "$rc" -eq 0 ]
+check "w-a demo, 10 %: sampled out" contains "$err" "sampled out"
+run slots --trace "$tmp/none"
+check "missing trace: exit 1" [ "$rc" -eq 1 ]
+check "missing trace: names it" contains "$err" "$tmp/none"
+
 bad() { # bad EXPECTED-TEXT ARGS...: exit 2 and the message on stderr
     local want=$1
     shift
@@ -69,7 +106,10 @@ bad() { # bad EXPECTED-TEXT ARGS...: exit 2 and the message on stderr
     check "slots $*: exit 2" [ "$rc" -eq 2 ]
     check "slots $*: says '$want'" contains "$err" "$want"
 }
-bad "--workload is required"
+bad "give --workload (w-d, w-e, w-d_l, w-e_l) or --trace DIR, not both"
+bad "not both" --workload w-d --trace "$demo"
+bad "--sample 10: a percentage 1..100, with --trace only" --workload w-d --sample 10
+bad "--sample 0" --trace "$demo" --sample 0
 bad "unknown workload 'w-x'" --workload w-x
 bad "unknown option '--frob'" --workload w-d --frob
 bad "--policy 'lifo'" --workload w-d --policy lifo
