@@ -431,28 +431,6 @@ out_nomem:
 
 /* ---- choose ---- */
 
-/* Counters for tuning, compiled in with -DSOS_STATS: per-choose means on stderr at exit. */
-#ifdef SOS_STATS
-#include <stdio.h>
-enum { ST_CALLS, ST_BOUNDED, ST_BUCKETS, ST_CLASSES, ST_SUBCELLS, ST_MEMBERS, ST_N };
-static unsigned long long sos_stat[ST_N];
-static void __attribute__((destructor)) sos_stat_print(void)
-{
-    double n = (double)sos_stat[ST_CALLS];
-    if (n > 0)
-        fprintf(stderr,
-                "sos: %.0f calls; per call: bounded %.1f buckets %.1f classes %.1f "
-                "sub-cells %.1f members %.1f\n",
-                n, sos_stat[ST_BOUNDED] / n, sos_stat[ST_BUCKETS] / n, sos_stat[ST_CLASSES] / n,
-                sos_stat[ST_SUBCELLS] / n, sos_stat[ST_MEMBERS] / n);
-}
-#define STAT(k)        (sos_stat[k]++)
-#define STAT_ADD(k, n) (sos_stat[k] += (n))
-#else
-#define STAT(k)        ((void)0)
-#define STAT_ADD(k, n) ((void)0)
-#endif
-
 struct sos_best {
     int64_t d; /* best score change so far */
     size_t i;  /* its machine, or LT_NO_MACHINE */
@@ -516,7 +494,6 @@ static void scan_bucket(const struct sos_index *s, uint32_t k, uint64_t mask, in
         bound = box_bound(s, k, &cl->lo, &cl->hi, r);
         if (bound == INT64_MAX || !improves(bound, cl->mem[0], b))
             continue;
-        STAT(ST_SUBCELLS);
         n = lt__cell_is_point(cl) ? 1 : cl->n; /* a point cell: all alike, first wins */
         for (uint32_t j = 0; j < n; j++) {
             uint32_t i = cl->mem[j];
@@ -525,7 +502,6 @@ static void scan_bucket(const struct sos_index *s, uint32_t k, uint64_t mask, in
 
             if (!improves(bound, i, b))
                 break; /* later members cannot beat the best, nor tie it with a lower index */
-            STAT(ST_MEMBERS);
             f = cl->f[j];
             if (!lt__res_ge(&f, r))
                 continue;
@@ -670,7 +646,6 @@ static void fast_sure(const struct sos_index *s, const struct sos_query *q, uint
 
         if (m == 0 || cd[c] == INT64_MAX || !improves(cd[c], bk->min_i, b))
             continue;
-        STAT(ST_CLASSES);
         for (; m != 0; m &= m - 1) {
             uint32_t v = bk->smin[__builtin_ctzll(m)];
             mi = v < mi ? v : mi;
@@ -728,7 +703,6 @@ static void fast_scan(const struct sos_index *s, const struct sos_query *q, uint
         }
         if (bound == INT64_MAX || !improves(bound, bk->smin[j], b))
             continue;
-        STAT(ST_SUBCELLS);
         n = lt__cell_is_point(cl) ? 1 : cl->n; /* a point cell: all alike, first wins */
         /* Members below the best's index (all of them if the bound beats the best's change),
          * each scored without branches: (change, index) packed into one key, infeasible
@@ -760,7 +734,6 @@ static void fast_scan(const struct sos_index *s, const struct sos_query *q, uint
                 v = fits ? v : UINT64_MAX;
                 best = v < best ? v : best;
             }
-            STAT_ADD(ST_MEMBERS, n);
             if (best != UINT64_MAX) {
                 int64_t d = (int64_t)(best >> 32) - KEY_BIAS;
                 uint32_t i = (uint32_t)best;
@@ -800,7 +773,6 @@ static int sos_choose(const struct lt_policy *p, const struct lt_index *ix,
             struct sos_fb *fb = &fbs[n];
             int64_t v, cd[4];
 
-            STAT(ST_BOUNDED);
             if (!(q.ok && fast_prep(s, k, &t->req, fb) && !(fb->unsure & bk->mask))) {
                 v = box_bound(s, k, &bk->lo, &bk->hi, &t->req);
                 if (v != INT64_MAX && improves(v, bk->min_i, &b)) {
@@ -833,7 +805,6 @@ static int sos_choose(const struct lt_policy *p, const struct lt_index *ix,
 
             if ((lb[j] < 0) != (neg == 1) || !improves(lb[j], s->bkt[k].min_i, &b))
                 continue;
-            STAT(ST_BUCKETS);
             if (id[j] & FAST_BIT) {
                 class_deltas(s, &q, k, &fbs[j], cd);
                 fast_scan(s, &q, k, &fbs[j], cd, lb[j], &t->req, &b);
@@ -842,7 +813,6 @@ static int sos_choose(const struct lt_policy *p, const struct lt_index *ix,
             }
         }
     }
-    STAT(ST_CALLS);
     *out = b.i;
     return 0;
 }
