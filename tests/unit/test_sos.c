@@ -145,34 +145,39 @@ static void test_sos10_buckets_cpu_and_prefers_spreading(void **state)
 }
 
 /* Requests wider than a bucket: with cpu buckets of 0.1, a request of 0.12 takes a machine at
- * free 0.15 down one bucket (to 0.03) and does not fit one at free 0.11, although both sit in
- * bucket 1. choose must never answer a machine that cannot fit, even when its index is lower
- * (regression: a class of sub-cells that lands below bucket 0 was once taken as a score). */
+ * free 0.15 or 0.122 down one bucket (to 0.03 or 0.002) and does not fit the ones at free 0.11
+ * or 0.115, although all four sit in bucket 1 (0.11 and 0.115 in the same eighth of it as
+ * 0.122). choose must never answer a machine that cannot fit, even when its index is lower
+ * (regression: classes of sub-cells that land below bucket 0 were once taken as scores). */
 static void test_sos10_never_chooses_a_machine_the_request_drops_below_zero(void **state)
 {
-    static const struct lt_machine_spec ms[] = {{"low", {1, 1, 1}}, {"fits", {1, 1, 1}}};
-    struct lt_cluster_spec spec = {ms, 2, {0, 0, 0}, 0};
+    static const struct lt_machine_spec ms[] = {
+        {"low", {1, 1, 1}}, {"cut-low", {1, 1, 1}}, {"cut-high", {1, 1, 1}}, {"fits", {1, 1, 1}}};
+    static const double used[] = {0.89, 0.885, 0.878, 0.85};
+    struct lt_cluster_spec spec = {ms, 4, {0, 0, 0}, 0};
     struct lt_cluster *c = lt_cluster_new(&spec, NULL);
     const struct lt_policy *p = lt_policy_find("sos10", NULL);
-    size_t cand[2] = {0, 1}, m, pid;
-    double scores[2];
+    size_t cand[4] = {0, 1, 2, 3}, m, pid;
+    double scores[4];
     struct lt_task t;
 
     (void)state;
     assert_non_null(c);
     memset(&t, 0, sizeof(t));
-    t.req.cpu = 0.89;
-    assert_int_equal(lt_cluster_place(c, 0, &t, 0, &pid, NULL), 0); /* free 0.11 */
-    t.req.cpu = 0.85;
-    assert_int_equal(lt_cluster_place(c, 1, &t, 0, &pid, NULL), 0); /* free 0.15 */
+    for (size_t i = 0; i < 4; i++) {
+        t.req.cpu = used[i];
+        assert_int_equal(lt_cluster_place(c, i, &t, 0, &pid, NULL), 0);
+    }
     assert_int_equal(lt_policy_attach(p, c, NULL), 0);
     t.req.cpu = 0.12;
-    assert_int_equal(lt_policy_rank(p, c, &t, cand, 2, NULL, scores, NULL), 0);
+    assert_int_equal(lt_policy_rank(p, c, &t, cand, 4, NULL, scores, NULL), 0);
     assert_true(isinf(scores[0]));
-    lt_assert_near(scores[1], 2, 0); /* counts (0, 2) -> (1, 1) */
+    assert_true(isinf(scores[1]));
+    lt_assert_near(scores[2], 10, 0); /* counts (0, 4) -> (1, 3) */
+    lt_assert_near(scores[3], 10, 0);
     assert_int_equal(lt_policy_choose(p, c, &t, NULL, &m, NULL), 0);
-    assert_int_equal(m, 1);
-    t.req.cpu = 0.16; /* fits neither */
+    assert_int_equal(m, 2);
+    t.req.cpu = 0.16; /* fits none */
     assert_int_equal(lt_policy_choose(p, c, &t, NULL, &m, NULL), 0);
     assert_int_equal(m, LT_NO_MACHINE);
     assert_int_equal(lt_cluster_check(c, NULL), 0);
