@@ -100,6 +100,12 @@ struct lt_wasc_params {
  * none. */
 void lt_wasc_table_5_2(struct lt_class_stats cls[12]);
 
+/* WASC's slot configuration of Table 8.1 over an inventory: phase II from Table 5.2's
+ * statistics (phi_p), with Table 8.1's slot counts N_p = 24 and N_np = 48 (the thesis gives no
+ * sigma to derive them; docs/slots.md). Errors as lt_wasc. */
+LT_MUST_CHECK int lt_wasc_table_8_1(const struct lt_slot_group *inv, size_t n_inv,
+                                    struct lt_slot_config *out, struct lt_err *err);
+
 /* The defaults above, with no fixture and no given deviations. */
 void lt_wasc_params_default(struct lt_wasc_params *p);
 

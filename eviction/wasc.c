@@ -239,6 +239,25 @@ static int pool_group(const struct lt_class_stats *cls, size_t n, bool prod,
     return 0;
 }
 
+int lt_wasc_table_8_1(const struct lt_slot_group *inv, size_t n_inv, struct lt_slot_config *out,
+                      struct lt_err *err)
+{
+    struct lt_class_stats cls[12];
+    struct lt_wasc_params wp;
+    struct lt_wasc_result wr;
+    int rc;
+
+    lt_wasc_table_5_2(cls);
+    lt_wasc_params_default(&wp);
+    wp.sd_given = true; /* no sigma needed: the fixture gives the slot counts */
+    wp.fixture_p = 24;
+    wp.fixture_np = 48;
+    if ((rc = lt_wasc(cls, 12, inv, n_inv, &wp, &wr, err)) < 0)
+        return rc;
+    *out = wr.config;
+    return 0;
+}
+
 int lt_wasc(const struct lt_class_stats *cls, size_t n, const struct lt_slot_group *inv,
             size_t n_inv, const struct lt_wasc_params *p, struct lt_wasc_result *out,
             struct lt_err *err)

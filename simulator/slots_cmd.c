@@ -142,24 +142,8 @@ static int build_config(const struct slot_opts *o, struct lt_slot_config *cfg, s
         inv[k].count = cnt[k];
         inv[k].slots = 0;
     }
-    if (strcmp(o->slots, "wasc") == 0) {
-        struct lt_class_stats cls[12];
-        struct lt_wasc_params wp;
-        struct lt_wasc_result wr;
-        int rc;
-
-        /* Table 5.2 gives phi_p (5 powerful D servers); the thesis gives no sigma, so the slot
-         * counts are Table 8.1's 24 and 48 (docs/slots.md) */
-        lt_wasc_table_5_2(cls);
-        lt_wasc_params_default(&wp);
-        wp.sd_given = true;
-        wp.fixture_p = 24;
-        wp.fixture_np = 48;
-        if ((rc = lt_wasc(cls, 12, inv, 4, &wp, &wr, err)) < 0)
-            return rc;
-        *cfg = wr.config;
-        return 0;
-    }
+    if (strcmp(o->slots, "wasc") == 0)
+        return lt_wasc_table_8_1(inv, 4, cfg, err);
     if (strlen(o->slots) == 3 && strncmp(o->slots, "sc", 2) == 0 && o->slots[2] >= '1' &&
         o->slots[2] <= '4')
         return lt_slot_config_sc(o->slots[2] - '0', inv, 4, cfg, err);

@@ -75,9 +75,6 @@ static int wasc_config(uint32_t scale, struct lt_slot_config *cfg)
 {
     static const uint32_t cnt[4] = {68, 39, 10, 8};
     struct lt_slot_group inv[4];
-    struct lt_class_stats cls[12];
-    struct lt_wasc_params wp;
-    struct lt_wasc_result wr;
     struct lt_err err;
 
     for (size_t k = 0; k < 4; k++) {
@@ -85,17 +82,11 @@ static int wasc_config(uint32_t scale, struct lt_slot_config *cfg)
         inv[k].count = cnt[k] * scale;
         inv[k].slots = 0;
     }
-    lt_wasc_table_5_2(cls);
-    lt_wasc_params_default(&wp);
-    wp.sd_given = true;
-    wp.fixture_p = 24;
-    wp.fixture_np = 48;
     lt_err_init(&err, NULL);
-    if (lt_wasc(cls, 12, inv, 4, &wp, &wr, &err) < 0) {
+    if (lt_wasc_table_8_1(inv, 4, cfg, &err) < 0) {
         fprintf(stderr, PROG ": WASC: %s\n", err.text);
         return -1;
     }
-    *cfg = wr.config;
     return 0;
 }
 

@@ -140,6 +140,13 @@ static void test_wasc_reproduces_table_8_1_from_table_5_2(void **state)
         cls[k].cpu_usage_sd = 0.0;
     assert_int_equal(lt_wasc(cls, 12, inv, n, &p, &r, NULL), 0);
     check_table_8_1(&r);
+
+    /* lt_wasc_table_8_1, which lotus-sim slots and bench_slots use, is that configuration */
+    {
+        struct lt_slot_config cfg;
+        assert_int_equal(lt_wasc_table_8_1(inv, n, &cfg, NULL), 0);
+        assert_memory_equal(&cfg, &r.config, sizeof(cfg));
+    }
 }
 
 /* Two non-production classes with arrivals 1 and 3, usage 0.01 and 0.02, deviation 0:
