@@ -1,4 +1,4 @@
-/* workload.c -- Cavdar's synthetic workloads W-D, W-E and their low-load versions
+/* workload.c -- Cavdar's generated workloads W-B..W-E and their low-load versions
  * (lt_workload.h), and Table 9.2's arrival statistics.
  *
  * SPDX-License-Identifier: MIT
@@ -14,10 +14,14 @@
 /* Table 9.4; mean_on calibrated for 60,000 arrivals in 15 h (A38): with OFF and ON means
  * T and L and rates 1/g and 1/b, a cycle carries T/g + L/b arrivals in T + L seconds. */
 static const struct lt_workload_spec specs[] = {
-    {"w-d", 6.0, 0.6, 6 * 60.0, 612.0, {0.01, 0.02}, {0.01, 0.02}, {3400, 27200}},
-    {"w-e", 3.0, 0.15, 36 * 60.0, 302.0, {0.01, 0.02}, {0.01, 0.02}, {3400, 27200}},
-    {"w-d_l", 8.0, 0.8, 6 * 60.0, 612.0, {0.01, 0.02}, {0.01, 0.02}, {3400, 27200}},
-    {"w-e_l", 4.0, 0.20, 36 * 60.0, 302.0, {0.01, 0.02}, {0.01, 0.02}, {3400, 27200}},
+    {"w-b", 6.0, 0.6, 6 * 60.0, 612.0, {0, 0}, {0, 0}, {0, 0}, true},
+    {"w-c", 3.0, 0.15, 36 * 60.0, 302.0, {0, 0}, {0, 0}, {0, 0}, true},
+    {"w-d", 6.0, 0.6, 6 * 60.0, 612.0, {0.01, 0.02}, {0.01, 0.02}, {3400, 27200}, false},
+    {"w-e", 3.0, 0.15, 36 * 60.0, 302.0, {0.01, 0.02}, {0.01, 0.02}, {3400, 27200}, false},
+    {"w-b_l", 8.0, 0.8, 6 * 60.0, 612.0, {0, 0}, {0, 0}, {0, 0}, true},
+    {"w-c_l", 4.0, 0.20, 36 * 60.0, 302.0, {0, 0}, {0, 0}, {0, 0}, true},
+    {"w-d_l", 8.0, 0.8, 6 * 60.0, 612.0, {0.01, 0.02}, {0.01, 0.02}, {3400, 27200}, false},
+    {"w-e_l", 4.0, 0.20, 36 * 60.0, 302.0, {0.01, 0.02}, {0.01, 0.02}, {3400, 27200}, false},
 };
 
 #define N_SPECS (sizeof(specs) / sizeof(specs[0]))
@@ -32,7 +36,8 @@ const struct lt_workload_spec *lt_workload_find(const char *name, struct lt_err 
         if (strcmp(specs[k].name, name) == 0)
             return &specs[k];
     }
-    lt_err_set(err, LT_ENOTFOUND, 0, 0, "unknown workload '%s' (known: w-d, w-e, w-d_l, w-e_l)",
+    lt_err_set(err, LT_ENOTFOUND, 0, 0,
+               "unknown workload '%s' (known: w-b, w-c, w-d, w-e, w-b_l, w-c_l, w-d_l, w-e_l)",
                name != NULL ? name : "(null)");
     return NULL;
 }
@@ -62,8 +67,30 @@ static bool positive(double v)
     return v > 0.0 && isfinite(v);
 }
 
+/* The pool's tasks as a pooled spec copies them: each must be a valid task. */
+static int pool_check(const struct lt_workload_spec *w, const struct lt_slot_task *pool,
+                      size_t n_pool, struct lt_err *err)
+{
+    if (pool == NULL || n_pool == 0)
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "workload '%s' draws its tasks from a pool of real tasks (W-A's, "
+                          "from a trace), and none was given",
+                          w->name);
+    for (size_t k = 0; k < n_pool; k++) {
+        const struct lt_slot_task *p = &pool[k];
+        if (p->prio < 0 || p->prio > 11 || !positive(p->demand) || !(p->mem >= 0.0) ||
+            !(p->mem <= 1.0))
+            return lt_err_set(err, LT_EINVAL, 0, 0,
+                              "workload '%s': pool task %zu (id %lld) has priority %d, demand %g, "
+                              "memory %g (want 0..11, > 0, [0, 1])",
+                              w->name, k, (long long)p->id, p->prio, p->demand, p->mem);
+    }
+    return 0;
+}
+
 int lt_workload_generate(const struct lt_workload_spec *w, double hours, uint64_t seed,
-                         struct lt_slot_task **out, size_t *n, struct lt_err *err)
+                         const struct lt_slot_task *pool, size_t n_pool, struct lt_slot_task **out,
+                         size_t *n, struct lt_err *err)
 {
     struct lt_rng arr, attr;
     struct lt_slot_task *t = NULL;
@@ -77,7 +104,16 @@ int lt_workload_generate(const struct lt_workload_spec *w, double hours, uint64_
         !positive(w->mean_off) || !positive(w->mean_on))
         return lt_err_set(err, LT_EINVAL, 0, 0, "workload '%s': a mean time is not > 0",
                           w != NULL && w->name != NULL ? w->name : "(null)");
-    for (int g = 0; g < 2; g++) {
+    if (w->pooled) {
+        int rc = pool_check(w, pool, n_pool, err);
+        if (rc < 0)
+            return rc;
+    } else if (pool != NULL || n_pool != 0) {
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "workload '%s' is synthetic: it draws its own tasks and takes no pool",
+                          w->name);
+    }
+    for (int g = 0; g < 2 && !w->pooled; g++) {
         if (!positive(w->usage[g]) || !positive(w->mem[g]) || !positive(w->exec[g]))
             return lt_err_set(err, LT_EINVAL, 0, 0,
                               "workload '%s': a mean usage or execution time is not > 0", w->name);
@@ -113,19 +149,24 @@ int lt_workload_generate(const struct lt_workload_spec *w, double hours, uint64_
             t = nt;
             cap = c;
         }
-        {
+        memset(&t[k], 0, sizeof(t[k])); /* padding too: equal seeds give equal bytes */
+        t[k].id = (int64_t)k;
+        t[k].arrival = now;
+        if (w->pooled) {
+            const struct lt_slot_task *p = &pool[lt_rng_below(&attr, n_pool)];
+            t[k].prio = p->prio;
+            t[k].demand = p->demand;
+            t[k].mem = p->mem;
+        } else {
             int c = draw_class(&attr), g = c >= 9 ? 1 : 0;
             double usage = expo(&attr, w->usage[g]), mem = expo(&attr, w->mem[g]);
             double exec = expo(&attr, w->exec[g]);
 
-            memset(&t[k], 0, sizeof(t[k])); /* padding too: equal seeds give equal bytes */
-            t[k].id = (int64_t)k;
             t[k].prio = c;
-            t[k].arrival = now;
             t[k].demand = usage * exec > 0.0 ? usage * exec : 1e-9; /* > 0 even for U = 0 */
             t[k].mem = mem < 1.0 ? mem : 1.0;
-            k++;
         }
+        k++;
     }
     *out = t;
     *n = k;

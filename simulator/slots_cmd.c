@@ -30,9 +30,11 @@ static void slots_usage(FILE *f)
                "\n"
                "Runs Cavdar's slot-based cluster simulator once and prints its metrics.\n"
                "\n"
-               "  --workload NAME   w-d, w-e, w-d_l, w-e_l (Table 9.4)\n"
-               "  --trace DIR       or W-A: the tasks of a Google 2011 trace directory's\n"
-               "                    task_events (requests stand in for usage; docs/slots.md)\n"
+               "  --workload NAME   w-d, w-e, w-d_l, w-e_l (synthetic, Table 9.4), or w-b, w-c,\n"
+               "                    w-b_l, w-c_l (semi-synthetic: tasks drawn from --trace's)\n"
+               "  --trace DIR       W-A: the tasks of a Google 2011 trace directory's\n"
+               "                    task_events (requests stand in for usage; docs/slots.md);\n"
+               "                    with w-b/w-c, the pool their tasks are drawn from\n"
                "  --sample PCT      with --trace: keep PCT %% of the tasks (seeded; default 100)\n"
                "  --hours N         arrival window of --workload, hours (default 15)\n"
                "  --servers MIX     table8.1 (68 A, 39 B, 10 C, 8 D; default) or table7.1\n"
@@ -114,9 +116,9 @@ static int parse_opts(int argc, char **argv, struct slot_opts *o, struct lt_err 
         return lt_err_set(err, LT_EINVAL, 0, 0,
                           "--sample %llu: a percentage 1..100, with --trace only",
                           (unsigned long long)o->sample_pct);
-    if ((o->workload == NULL) == (o->trace == NULL))
+    if (o->workload == NULL && o->trace == NULL)
         return lt_err_set(err, LT_EINVAL, 0, 0,
-                          "give --workload (w-d, w-e, w-d_l, w-e_l) or --trace DIR, not both");
+                          "give --workload NAME, --trace DIR (W-A), or both for w-b and w-c");
     if (o->hours == 0 || o->hours > 24 * 365)
         return lt_err_set(err, LT_EINVAL, 0, 0, "--hours %llu is not in 1..8760",
                           (unsigned long long)o->hours);
@@ -229,7 +231,7 @@ static json_t *summary_json(const struct slot_opts *o, size_t n, const struct lt
         json_decref(cls);
         return NULL;
     }
-    json_object_set_new(j, "workload", json_string(o->trace != NULL ? "w-a" : o->workload));
+    json_object_set_new(j, "workload", json_string(o->workload != NULL ? o->workload : "w-a"));
     if (o->trace != NULL) {
         json_object_set_new(j, "trace", json_string(o->trace));
         json_object_set_new(j, "sample_pct", json_integer((json_int_t)o->sample_pct));
@@ -281,7 +283,7 @@ static void print_table(const struct slot_opts *o, size_t n, const struct lt_slo
 {
     printf("workload %s, %llu h, servers %s, slots %s, policy %s, evict %s%s, memory %s, dpm %s, "
            "seed %llu\n",
-           o->trace != NULL ? "w-a" : o->workload, (unsigned long long)o->hours, o->servers,
+           o->workload != NULL ? o->workload : "w-a", (unsigned long long)o->hours, o->servers,
            o->slots, o->policy, o->evict, o->resume ? " (resume)" : "", o->memory, o->dpm,
            (unsigned long long)o->seed);
     printf("%-28s %14zu\n", "tasks", n);
@@ -376,6 +378,17 @@ int sim_cmd_slots(int argc, char **argv)
         sim_err_print(&err);
         return SIM_EXIT_USAGE;
     }
+    if (w != NULL && w->pooled != (o.trace != NULL)) {
+        if (w->pooled)
+            lt_err_set(&err, LT_EINVAL, 0, 0,
+                       "--workload %s draws its tasks from W-A's: give --trace DIR", w->name);
+        else
+            lt_err_set(&err, LT_EINVAL, 0, 0,
+                       "--workload %s is synthetic: --trace goes alone (W-A) or with w-b/w-c",
+                       w->name);
+        sim_err_print(&err);
+        return SIM_EXIT_USAGE;
+    }
     if (o.trace != NULL) {
         struct sim_wa_stats st;
         struct lt_arrival_stats as;
@@ -384,8 +397,10 @@ int sim_cmd_slots(int argc, char **argv)
         if (sim_slot_tasks_from_trace(o.trace, 0, (double)o.sample_pct / 100.0, o.seed, &t, &n, &st,
                                       &err) < 0)
             goto fail;
-        p.horizon = (double)st.end_us / 1e6;
-        o.hours = (uint64_t)(p.horizon / 3600.0 + 0.5);
+        if (w == NULL) {
+            p.horizon = (double)st.end_us / 1e6;
+            o.hours = (uint64_t)(p.horizon / 3600.0 + 0.5);
+        }
         if ((arr = lt_calloc(n + 1, sizeof(*arr))) == NULL) {
             lt_err_set(&err, LT_ENOMEM, 0, 0, "out of memory for %zu arrivals", n);
             goto fail;
@@ -394,16 +409,27 @@ int sim_cmd_slots(int argc, char **argv)
             arr[k] = t[k].arrival;
         lt_arrival_stats(arr, n, &as);
         lt_free(arr);
-        fprintf(stderr,
-                "lotus-sim: W-A from %s: %llu rows, %zu tasks seen, %zu kept (%zu submitted before "
-                "the trace, %zu unfinished in the window, %zu without demand, %zu sampled out); "
-                "window %.0f s; "
-                "at most %zu arrivals in a minute, %zu in 10 minutes, longest gap %.0f s\n",
-                o.trace, (unsigned long long)st.rows, st.tasks_seen, st.kept, st.before,
-                st.unfinished, st.no_demand, st.sampled_out, p.horizon, as.max_per_min,
-                as.max_per_10min, as.max_gap);
-    } else if (lt_workload_generate(w, (double)o.hours, o.seed, &t, &n, &err) < 0) {
-        goto fail;
+        fprintf(
+            stderr,
+            "lotus-sim: W-A%s from %s: %llu rows, %zu tasks seen, %zu kept (%zu submitted before "
+            "the trace, %zu unfinished in the window, %zu without demand, %zu sampled out); "
+            "window %.0f s; "
+            "at most %zu arrivals in a minute, %zu in 10 minutes, longest gap %.0f s\n",
+            w != NULL ? " (the pool)" : "", o.trace, (unsigned long long)st.rows, st.tasks_seen,
+            st.kept, st.before, st.unfinished, st.no_demand, st.sampled_out,
+            (double)st.end_us / 1e6, as.max_per_min, as.max_per_10min, as.max_gap);
+    }
+    if (w != NULL) {
+        struct lt_slot_task *pool = t;
+        size_t n_pool = n;
+
+        t = NULL;
+        n = 0;
+        if (lt_workload_generate(w, (double)o.hours, o.seed, pool, n_pool, &t, &n, &err) < 0) {
+            lt_free(pool);
+            goto fail;
+        }
+        lt_free(pool);
     }
     if ((out = lt_calloc(n + 1, sizeof(*out))) == NULL) {
         lt_err_set(&err, LT_ENOMEM, 0, 0, "out of memory for %zu task outcomes", n);

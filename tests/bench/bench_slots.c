@@ -6,9 +6,9 @@
  * simulated span to the last completion (sim_per_wall, larger). docs/benchmarks.md, "Slot
  * simulator benchmark".
  *
- * The workload is W-E (Table 9.4): it has W-C's arrival process (3 s, 0.15 s in bursts, 36 min
- * between bursts) with synthetic task attributes; W-C proper samples its attributes from the
- * Google trace (W-A), which the slot simulator does not read yet.
+ * The workload is W-C (Table 9.4: 3 s, 0.15 s in bursts, 36 min between bursts) with its tasks
+ * drawn from W-A's, read from --trace (default: the bundled demo subset of the Google 2011
+ * trace); --workload w-e takes W-E instead (the same arrivals, synthetic tasks).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -23,23 +23,29 @@
 #include "lt_slots.h"
 #include "lt_slotsim.h"
 #include "lt_workload.h"
+#include "slots_trace.h"
 
 #define PROG "bench_slots"
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: " PROG " [--hours N] [--repeat N] [--seed N] [--smoke] [--help]\n"
-               "\n"
-               "Runs W-E on Cavdar's Table 8.1 cluster (125 servers) and on the mix scaled to\n"
-               "1,000 servers (8x the arrivals), under priority (mrs), wasp and hybrid (200\n"
-               "sticky slots per 125 servers), memory lsf, and prints one JSON line each with\n"
-               "simulated seconds per wall second and events per second (median of --repeat).\n"
-               "Exit 1 if a run fails, 2 on a bad option.\n"
-               "\n"
-               "  --hours N    arrival window (default 15)\n"
-               "  --repeat N   timed runs per line, median reported (default 3)\n"
-               "  --seed N     default 1\n"
-               "  --smoke      1 hour, 1 repeat\n");
+    fprintf(
+        f,
+        "usage: " PROG " [--workload W] [--trace DIR] [--hours N] [--repeat N] [--seed N]\n"
+        "       [--smoke] [--help]\n"
+        "\n"
+        "Runs W-C (or W-E) on Cavdar's Table 8.1 cluster (125 servers) and on the mix scaled to\n"
+        "1,000 servers (8x the arrivals), under priority (mrs), wasp and hybrid (200\n"
+        "sticky slots per 125 servers), memory lsf, and prints one JSON line each with\n"
+        "simulated seconds per wall second and events per second (median of --repeat).\n"
+        "Exit 1 if a run fails, 2 on a bad option.\n"
+        "\n"
+        "  --workload W w-c (default) or w-e\n"
+        "  --trace DIR  W-C's pool of tasks (default: the bundled demo subset)\n"
+        "  --hours N    arrival window (default 15)\n"
+        "  --repeat N   timed runs per line, median reported (default 3)\n"
+        "  --seed N     default 1\n"
+        "  --smoke      1 hour, 1 repeat\n");
 }
 
 static int parse_pos(const char *flag, const char *s, long *out)
@@ -92,11 +98,16 @@ static int wasc_config(uint32_t scale, struct lt_slot_config *cfg)
 
 int main(int argc, char **argv)
 {
-    static const char *const flags[] = {"--hours", "--repeat", "--seed", NULL};
+    static const char *const flags[] = {"--hours",    "--repeat", "--seed",
+                                        "--workload", "--trace",  NULL};
     static const char *const policies[] = {"priority", "wasp", "hybrid"};
-    const char *values[3] = {"15", "3", "1"};
+    const char *values[5] = {"15", "3", "1", "w-c", BENCH_DEMO_DIR};
+    const struct lt_workload_spec *spec;
+    struct lt_slot_task *pool = NULL;
+    size_t n_pool = 0;
     long hours, repeat, seed;
     bool smoke = false;
+    struct lt_err err;
     int rc = bench_scan_args(PROG, argc, argv, flags, values, &smoke, usage);
 
     if (rc != 0)
@@ -108,19 +119,32 @@ int main(int argc, char **argv)
     if (parse_pos("--hours", values[0], &hours) < 0 ||
         parse_pos("--repeat", values[1], &repeat) < 0 || parse_pos("--seed", values[2], &seed) < 0)
         return 2;
+    lt_err_init(&err, NULL);
+    if ((spec = lt_workload_find(values[3], &err)) == NULL ||
+        (strcmp(values[3], "w-c") != 0 && strcmp(values[3], "w-e") != 0)) {
+        fprintf(stderr, PROG ": --workload '%s': w-c or w-e\n", values[3]);
+        return 2;
+    }
+    if (spec->pooled) {
+        struct sim_wa_stats st;
+        if (sim_slot_tasks_from_trace(values[4], 0, 1.0, (uint64_t)seed, &pool, &n_pool, &st,
+                                      &err) < 0) {
+            fprintf(stderr, PROG ": W-C's pool: %s\n", err.text);
+            return 1;
+        }
+    }
     for (uint32_t scale = 1; scale <= 8; scale *= 8) {
-        struct lt_workload_spec w = *lt_workload_find("w-e", NULL);
+        struct lt_workload_spec w = *spec;
         struct lt_slot_config cfg;
         struct lt_slot_task *t;
         size_t n;
-        struct lt_err err;
 
         if (wasc_config(scale, &cfg) < 0)
             return 1;
         w.mean_gap /= scale;
         w.mean_gap_burst /= scale;
-        lt_err_init(&err, NULL);
-        if (lt_workload_generate(&w, (double)hours, (uint64_t)seed, &t, &n, &err) < 0) {
+        if (lt_workload_generate(&w, (double)hours, (uint64_t)seed, pool, n_pool, &t, &n, &err) <
+            0) {
             fprintf(stderr, PROG ": %s\n", err.text);
             return 1;
         }
@@ -150,12 +174,13 @@ int main(int argc, char **argv)
             }
             qsort(wall, (size_t)repeat, sizeof(*wall), cmp_double);
             med = wall[repeat / 2];
-            printf("{\"bench\":\"slots\",\"workload\":\"w-e\",\"hours\":%ld,\"servers\":%llu,"
+            printf("{\"bench\":\"slots\",\"workload\":\"%s\",\"pool\":%zu,\"hours\":%ld,"
+                   "\"servers\":%llu,"
                    "\"slots\":%llu,\"policy\":\"%s\",\"memory\":\"lsf\",\"tasks\":%zu,"
                    "\"events\":%llu,\"sim_s\":%.1f,\"wall_s\":%.4f,\"sim_per_wall\":%.0f,"
                    "\"window_per_wall\":%.0f,\"events_per_s\":%.0f,\"repeat\":%ld,"
                    "\"target_sim_per_wall\":10000,\"met\":%s}\n",
-                   hours, (unsigned long long)lt_slot_config_servers(&cfg),
+                   spec->name, n_pool, hours, (unsigned long long)lt_slot_config_servers(&cfg),
                    (unsigned long long)lt_slot_config_slots(&cfg), policies[k], n,
                    (unsigned long long)sum.events, sum.end, med, med > 0 ? sum.end / med : 0.0,
                    med > 0 ? p.horizon / med : 0.0, med > 0 ? (double)sum.events / med : 0.0,
@@ -165,5 +190,6 @@ int main(int argc, char **argv)
         }
         lt_free(t);
     }
+    lt_free(pool);
     return fflush(stdout) == 0 ? 0 : 1;
 }

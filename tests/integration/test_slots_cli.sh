@@ -22,7 +22,8 @@ demo=$2
 
 run slots --help
 check "--help exits 0" [ "$rc" -eq 0 ]
-check "--help names the workloads" contains "$out" "w-d, w-e, w-d_l, w-e_l"
+check "--help names the workloads" contains "$out" "w-d, w-e, w-d_l, w-e_l (synthetic"
+check "--help names the semi-synthetic workloads" contains "$out" "w-b, w-c,"
 
 for policy in priority fcfs wasp hybrid; do
     run slots --workload w-e --hours 2 --policy "$policy" --memory lsf
@@ -95,6 +96,16 @@ check "w-a demo: thousands of tasks" contains "$err" "kept"
 run slots --trace "$demo" --sample 10 --json
 check "w-a demo, 10 %: exit 0" [ "$rc" -eq 0 ]
 check "w-a demo, 10 %: sampled out" contains "$err" "sampled out"
+# W-C: W-E's arrivals, each task drawn whole from the hand trace's two W-A tasks
+run slots --workload w-c --trace "$tmp/wa" --hours 1 --json --out "$tmp/wc-out"
+check "w-c from the hand trace: exit 0" [ "$rc" -eq 0 ]
+check "w-c from the hand trace: named w-c" contains "$out" '"workload":"w-c"'
+check "w-c from the hand trace: the pool" contains "$err" "W-A (the pool) from"
+check "w-c: only the pool's two tasks" [ "$(tail -n +2 "$tmp/wc-out/tasks.csv" | cut -d, -f2,4,5 | sort -u | tr '\n' ' ')" = "0,5,0.2 4,10,0.05 " ]
+check "w-c: W-E's arrival instants" [ "$(tail -n +2 "$tmp/wc-out/tasks.csv" | cut -d, -f3 | tr '\n' ' ')" = "$("$sim" slots --workload w-e --hours 1 --out "$tmp/we-out" >/dev/null 2>&1 && tail -n +2 "$tmp/we-out/tasks.csv" | cut -d, -f3 | tr '\n' ' ')" ]
+run slots --workload w-b_l --trace "$demo" --hours 2 --sample 20 --json
+check "w-b_l from the demo: exit 0" [ "$rc" -eq 0 ]
+check "w-b_l from the demo: named" contains "$out" '"workload":"w-b_l"'
 run slots --trace "$tmp/none"
 check "missing trace: exit 1" [ "$rc" -eq 1 ]
 check "missing trace: names it" contains "$err" "$tmp/none"
@@ -106,8 +117,9 @@ bad() { # bad EXPECTED-TEXT ARGS...: exit 2 and the message on stderr
     check "slots $*: exit 2" [ "$rc" -eq 2 ]
     check "slots $*: says '$want'" contains "$err" "$want"
 }
-bad "give --workload (w-d, w-e, w-d_l, w-e_l) or --trace DIR, not both"
-bad "not both" --workload w-d --trace "$demo"
+bad "give --workload NAME, --trace DIR (W-A), or both for w-b and w-c"
+bad "--workload w-d is synthetic" --workload w-d --trace "$demo"
+bad "--workload w-c draws its tasks from W-A's: give --trace DIR" --workload w-c
 bad "--sample 10: a percentage 1..100, with --trace only" --workload w-d --sample 10
 bad "--sample 0" --trace "$demo" --sample 0
 bad "unknown workload 'w-x'" --workload w-x

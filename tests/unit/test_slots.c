@@ -574,7 +574,8 @@ static void test_chapter_7_orderings_on_w_e(void **state)
         struct lt_slot_params p;
 
         assert_int_equal(
-            lt_workload_generate(lt_workload_find("w-e", NULL), 15.0, seed, &t, &n, NULL), 0);
+            lt_workload_generate(lt_workload_find("w-e", NULL), 15.0, seed, NULL, 0, &t, &n, NULL),
+            0);
         out = calloc(n, sizeof(*out));
         assert_non_null(out);
         for (int e = 0; e < 3; e++) {
