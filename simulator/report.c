@@ -42,6 +42,7 @@
 
 #include <jansson.h>
 
+#include "htmlplot.h"
 #include "lt_mem.h"
 
 /* A timeseries row is ~120 bytes and a waiting row ~30; 1 KiB leaves room and bounds fgets. */
@@ -54,14 +55,8 @@
 #define RP_N_PRIO 12
 /* waiting.csv holds at most RP_N_PRIO x 101 quantile rows; the cap bounds memory. */
 #define RP_MAX_WAIT_ROWS 100000
-/* An SVG is inlined whole; a whole-trace plot is a few MB, so 256 MiB means "broken". */
-#define RP_MAX_SVG ((size_t)256 << 20)
-/* Longest path of an executable found on PATH. */
-#define RP_MAX_PATH 4096
 /* Longest policy name (a directory name). */
 #define RP_MAX_NAME 255
-/* Bytes of gnuplot's error output quoted in an error message. */
-#define RP_GP_MSG 120
 /* Line types cycle through gnuplot's 8 default colours, then change dash type. */
 #define RP_COLOURS 8
 
@@ -156,16 +151,16 @@ struct rp_policy {
 };
 
 struct rp {
-    const char *dir;           /* the run directory (borrowed) */
-    struct rp_policy *pol;     /* n entries, owned */
-    size_t n;                  /* policies */
-    char gnuplot[RP_MAX_PATH]; /* gnuplot's path, "" when not on PATH */
-    char *tmpdir;              /* owned; NULL until made */
-    bool prio_seen[RP_N_PRIO]; /* priority has waiting rows in some policy */
-    double wait_max_s;         /* largest waiting time of any waiting.csv */
-    size_t n_samples;          /* timeseries rows of all policies */
-    bool plot_made[N_PLOTS];   /* plot k has data, so gnuplot draws plot_file[k] */
-    struct lt_err *err;        /* the caller's (may be NULL) */
+    const char *dir;            /* the run directory (borrowed) */
+    struct rp_policy *pol;      /* n entries, owned */
+    size_t n;                   /* policies */
+    char gnuplot[SIM_MAX_PATH]; /* gnuplot's path, "" when not on PATH */
+    char *tmpdir;               /* owned; NULL until made */
+    bool prio_seen[RP_N_PRIO];  /* priority has waiting rows in some policy */
+    double wait_max_s;          /* largest waiting time of any waiting.csv */
+    size_t n_samples;           /* timeseries rows of all policies */
+    bool plot_made[N_PLOTS];    /* plot k has data, so gnuplot draws plot_file[k] */
+    struct lt_err *err;         /* the caller's (may be NULL) */
 };
 
 /* A CSV being read: bounded lines, 1-based line numbers. */
@@ -199,113 +194,12 @@ static int oom(struct lt_err *err)
     return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory writing the report");
 }
 
-/* A new string printf'd from fmt, owned (lt_free), or NULL when out of memory. */
-static char *LT_PRINTF(1, 2) str_fmt(const char *fmt, ...)
-{
-    va_list ap;
-    int len;
-    char *s;
-
-    va_start(ap, fmt);
-    len = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (len < 0)
-        return NULL;
-    s = lt_malloc((size_t)len + 1);
-    if (s == NULL)
-        return NULL;
-    va_start(ap, fmt);
-    vsnprintf(s, (size_t)len + 1, fmt, ap);
-    va_end(ap);
-    return s;
-}
-
-/* Closes f and reports a write error on path (a full disk shows at fflush or fclose). */
-static int close_written(FILE *f, const char *path, struct lt_err *err)
-{
-    int bad = fflush(f) != 0 || ferror(f);
-    int saved = errno;
-
-    if (fclose(f) != 0 && !bad) {
-        bad = 1;
-        saved = errno;
-    }
-    if (bad)
-        return lt_err_set(err, LT_EIO, 0, 0, "cannot write '%s': %s", path, strerror(saved));
-    return 0;
-}
-
-/* Writes s to f with the five HTML special characters escaped. NULL writes nothing. */
-static void html_puts(FILE *f, const char *s)
-{
-    for (; s != NULL && *s != '\0'; s++) {
-        switch (*s) {
-        case '&':
-            fputs("&amp;", f);
-            break;
-        case '<':
-            fputs("&lt;", f);
-            break;
-        case '>':
-            fputs("&gt;", f);
-            break;
-        case '"':
-            fputs("&quot;", f);
-            break;
-        case '\'':
-            fputs("&#39;", f);
-            break;
-        default:
-            fputc(*s, f);
-        }
-    }
-}
-
-/* Writes s to f as the body of a gnuplot single-quoted string (' doubled). The caller
- * guarantees that s has no control character (check_args). */
-static void gp_puts(FILE *f, const char *s)
-{
-    for (; *s != '\0'; s++) {
-        if (*s == '\'')
-            fputc('\'', f);
-        fputc(*s, f);
-    }
-}
-
 /* ---- gnuplot on PATH ---------------------------------------------------------------------- */
-
-/* Fills out (cap bytes) with the path of the first executable regular file `gnuplot` on
- * PATH; returns false (out = "") when there is none. */
-static bool gnuplot_find(char *out, size_t cap)
-{
-    const char *path = getenv("PATH");
-    const char *p = path;
-
-    out[0] = '\0';
-    if (path == NULL)
-        return false;
-    for (;;) {
-        const char *end = strchr(p, ':');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        struct stat st;
-        /* An empty PATH entry means the current directory. */
-        int w = len == 0 ? snprintf(out, cap, "./gnuplot")
-                         : snprintf(out, cap, "%.*s/gnuplot", (int)len, p);
-        if (w > 0 && (size_t)w < cap && stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
-            access(out, X_OK) == 0)
-            return true;
-        if (end == NULL)
-            break;
-        p = end + 1;
-    }
-    out[0] = '\0';
-    return false;
-}
 
 bool sim_report_has_gnuplot(void)
 {
-    char buf[RP_MAX_PATH];
-    return gnuplot_find(buf, sizeof(buf));
+    char buf[SIM_MAX_PATH];
+    return sim_gnuplot_find(buf, sizeof(buf));
 }
 
 /* ---- CSV reading -------------------------------------------------------------------------- */
@@ -484,7 +378,7 @@ static int summary_check_objects(json_t *doc, const char *file, struct lt_err *e
 
 static int summary_load(struct rp *rp, struct rp_policy *p)
 {
-    char *file = str_fmt("%s/%s/summary.json", rp->dir, p->name);
+    char *file = sim_str_fmt("%s/%s/summary.json", rp->dir, p->name);
     json_error_t je;
     int rc = 0;
 
@@ -521,7 +415,7 @@ out:
 static int timeseries_load(struct rp *rp, size_t i)
 {
     struct rp_policy *p = &rp->pol[i];
-    char *file = str_fmt("%s/%s/timeseries.csv", rp->dir, p->name);
+    char *file = sim_str_fmt("%s/%s/timeseries.csv", rp->dir, p->name);
     char *dat = NULL;
     FILE *out = NULL;
     struct csv c;
@@ -534,7 +428,7 @@ static int timeseries_load(struct rp *rp, size_t i)
     if (rc < 0)
         goto out_free;
     if (rp->tmpdir != NULL) {
-        dat = str_fmt("%s/ts_%zu.dat", rp->tmpdir, i);
+        dat = sim_str_fmt("%s/ts_%zu.dat", rp->tmpdir, i);
         if (dat == NULL) {
             rc = oom(rp->err);
             goto out_close;
@@ -555,7 +449,7 @@ static int timeseries_load(struct rp *rp, size_t i)
                     v[TS_CPU], v[TS_MEM], v[TS_FRAG10], v[TS_UNUSED]);
     }
     if (out != NULL) {
-        int wrc = close_written(out, dat, rp->err);
+        int wrc = sim_close_written(out, dat, rp->err);
         rc = rc < 0 ? rc : wrc;
     }
 out_close:
@@ -604,7 +498,7 @@ static int wait_add(struct rp *rp, struct rp_policy *p, const struct csv *c, con
 
 static int waiting_load(struct rp *rp, struct rp_policy *p)
 {
-    char *file = str_fmt("%s/%s/waiting.csv", rp->dir, p->name);
+    char *file = sim_str_fmt("%s/%s/waiting.csv", rp->dir, p->name);
     struct csv c;
     double v[WAIT_NCOLS] = {0};
     size_t cap = 0;
@@ -630,55 +524,13 @@ out:
 
 /* ---- the plots ---------------------------------------------------------------------------- */
 
-/* Removes every entry of the temporary directory, then the directory. */
-static void tmpdir_remove(struct rp *rp)
-{
-    DIR *d;
-    struct dirent *e;
-
-    if (rp->tmpdir == NULL)
-        return;
-    d = opendir(rp->tmpdir);
-    if (d != NULL) {
-        while ((e = readdir(d)) != NULL) {
-            char *f;
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            f = str_fmt("%s/%s", rp->tmpdir, e->d_name);
-            if (f != NULL)
-                remove(f);
-            lt_free(f);
-        }
-        closedir(d);
-    }
-    rmdir(rp->tmpdir);
-    lt_free(rp->tmpdir);
-    rp->tmpdir = NULL;
-}
-
-static int tmpdir_make(struct rp *rp)
-{
-    rp->tmpdir = str_fmt("%s/.report-XXXXXX", rp->dir);
-    if (rp->tmpdir == NULL)
-        return oom(rp->err);
-    if (mkdtemp(rp->tmpdir) == NULL) {
-        int rc =
-            lt_err_set(rp->err, LT_EIO, 0, 0, "cannot create a temporary directory in '%s': %s",
-                       rp->dir, strerror(errno));
-        lt_free(rp->tmpdir);
-        rp->tmpdir = NULL;
-        return rc;
-    }
-    return 0;
-}
-
 /* Writes wait_<i>.dat: one block ("waiting_s quantile" lines, blocks separated by two blank
  * lines, so gnuplot's `index k` selects the k-th) per priority seen by policy i, in increasing
  * priority. */
 static int wait_data_write(struct rp *rp, size_t i)
 {
     const struct rp_policy *p = &rp->pol[i];
-    char *dat = str_fmt("%s/wait_%zu.dat", rp->tmpdir, i);
+    char *dat = sim_str_fmt("%s/wait_%zu.dat", rp->tmpdir, i);
     FILE *f;
     bool first = true;
 
@@ -702,7 +554,7 @@ static int wait_data_write(struct rp *rp, size_t i)
         }
         first = first && !any;
     }
-    int rc = close_written(f, dat, rp->err);
+    int rc = sim_close_written(f, dat, rp->err);
     lt_free(dat);
     return rc;
 }
@@ -750,7 +602,7 @@ static void gp_ts_plot(FILE *f, const struct rp *rp, const char *expr)
             continue;
         fprintf(f, "%s'ts_%zu.dat' using 1:(%s) with lines lw 1.5 lt %zu dt %zu title '", sep, i,
                 expr, i % RP_COLOURS + 1, i / RP_COLOURS % 5 + 1);
-        gp_puts(f, rp->pol[i].name);
+        sim_gp_puts(f, rp->pol[i].name);
         fputc('\'', f);
         sep = ", \\\n     ";
     }
@@ -812,7 +664,7 @@ static void gp_wait(FILE *f, const struct rp *rp)
                     "%s'wait_%zu.dat' index %d using %s:2 with lines lw 1.5 lt %zu dt %zu title '",
                     sep, i, b, logx ? "($1 < 1 ? 1 : $1)" : "1", i % RP_COLOURS + 1,
                     i / RP_COLOURS % 5 + 1);
-            gp_puts(f, rp->pol[i].name);
+            sim_gp_puts(f, rp->pol[i].name);
             fputc('\'', f);
             sep = ", \\\n     ";
         }
@@ -836,7 +688,7 @@ static int script_write(struct rp *rp)
     static const char *const queue_t[] = {"Queue size"};
     static const char *const queue_y[] = {"tasks queued"};
     static const char *const queue_e[] = {"$2"};
-    char *path = str_fmt("%s/plots.gp", rp->tmpdir);
+    char *path = sim_str_fmt("%s/plots.gp", rp->tmpdir);
     FILE *f;
     int rc;
 
@@ -858,95 +710,22 @@ static int script_write(struct rp *rp)
         rp->plot_made[PLOT_WAIT] = rp->plot_made[PLOT_WAIT] || rp->prio_seen[prio];
     if (rp->plot_made[PLOT_WAIT])
         gp_wait(f, rp);
-    rc = close_written(f, path, rp->err);
+    rc = sim_close_written(f, path, rp->err);
     lt_free(path);
     return rc;
 }
 
-/* Reads up to RP_GP_MSG bytes of gnuplot's output into msg, newlines as spaces. */
-static void gnuplot_msg(const struct rp *rp, char *msg, size_t cap)
-{
-    char *path = str_fmt("%s/gnuplot.err", rp->tmpdir);
-    FILE *f = path ? fopen(path, "r") : NULL;
-    size_t n = 0;
-
-    if (f != NULL) {
-        n = fread(msg, 1, cap - 1, f);
-        fclose(f);
-    }
-    msg[n] = '\0';
-    for (size_t k = 0; k < n; k++)
-        if (msg[k] == '\n' || msg[k] == '\r' || msg[k] == '\t')
-            msg[k] = ' ';
-    lt_free(path);
-}
-
-/* The child: stdin from /dev/null, stdout and stderr to errfd, cwd the temporary directory.
- * Only async-signal-safe calls between fork and exec. */
-static void gnuplot_child(const struct rp *rp, int nullfd, int errfd)
-{
-    char arg0[] = "gnuplot";
-    char arg1[] = "plots.gp";
-    char *argv[] = {arg0, arg1, NULL};
-
-    if (dup2(nullfd, 0) < 0 || dup2(errfd, 1) < 0 || dup2(errfd, 2) < 0 || chdir(rp->tmpdir) != 0)
-        _exit(127);
-    execv(rp->gnuplot, argv);
-    _exit(127);
-}
-
-/* Runs gnuplot on plots.gp and waits for it. Returns 0, or LT_EIO quoting its messages when
- * it cannot be started, fails, or leaves out a plot it was asked for. */
+/* Runs gnuplot on plots.gp and checks that it wrote every plot asked for. */
 static int gnuplot_run(struct rp *rp)
 {
-    char *errpath = str_fmt("%s/gnuplot.err", rp->tmpdir);
-    char msg[RP_GP_MSG];
-    int nullfd, errfd, status = 0;
-    pid_t pid;
+    const char *files[N_PLOTS];
+    size_t n = 0;
 
-    if (errpath == NULL)
-        return oom(rp->err);
-    errfd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    lt_free(errpath);
-    nullfd = open("/dev/null", O_RDONLY);
-    if (errfd < 0 || nullfd < 0) {
-        int rc = lt_err_set(rp->err, LT_EIO, 0, 0, "cannot set up gnuplot's files in '%s': %s",
-                            rp->tmpdir, strerror(errno));
-        if (errfd >= 0)
-            close(errfd);
-        if (nullfd >= 0)
-            close(nullfd);
-        return rc;
-    }
-    pid = fork();
-    if (pid == 0)
-        gnuplot_child(rp, nullfd, errfd);
-    close(errfd);
-    close(nullfd);
-    if (pid < 0)
-        return lt_err_set(rp->err, LT_EIO, 0, 0, "cannot start '%s': %s", rp->gnuplot,
-                          strerror(errno));
-    while (waitpid(pid, &status, 0) < 0) {
-        /* ECHILD: the caller reaps children itself; the output files still tell. */
-        if (errno != EINTR) {
-            status = 0;
-            break;
-        }
-    }
-    gnuplot_msg(rp, msg, sizeof(msg));
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        return lt_err_set(rp->err, LT_EIO, 0, 0, "gnuplot '%s' failed (status %d): %s", rp->gnuplot,
-                          WIFEXITED(status) ? WEXITSTATUS(status) : -1, msg);
     for (int k = 0; k < N_PLOTS; k++) {
-        char *svg = rp->plot_made[k] ? str_fmt("%s/%s", rp->tmpdir, plot_file[k]) : NULL;
-        struct stat st;
-        bool ok = svg != NULL && stat(svg, &st) == 0 && st.st_size > 0;
-        lt_free(svg);
-        if (rp->plot_made[k] && !ok)
-            return lt_err_set(rp->err, LT_EIO, 0, 0, "gnuplot '%s' wrote no '%s': %s", rp->gnuplot,
-                              plot_file[k], msg);
+        if (rp->plot_made[k])
+            files[n++] = plot_file[k];
     }
-    return 0;
+    return sim_gnuplot_run(rp->gnuplot, rp->tmpdir, files, n, rp->err);
 }
 
 static int plots_make(struct rp *rp)
@@ -1022,20 +801,6 @@ static void fmt_field(char *buf, size_t cap, json_t *doc, const struct rp_field 
     }
 }
 
-static const char css[] =
-    "body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:1000px;padding:0 1em;"
-    "color:#222}\n"
-    "h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.2em;margin-top:1.6em}\n"
-    "code.cmd{display:block;background:#f4f4f4;padding:.5em;white-space:pre-wrap;"
-    "word-break:break-all}\n"
-    "table{border-collapse:collapse;margin:.5em 0}td,th{padding:.25em .7em;"
-    "border-bottom:1px solid #ddd}th{text-align:left;background:#f4f4f4}\n"
-    "td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
-    "table.facts th{background:none;font-weight:normal;color:#555}\n"
-    "svg{width:100%;height:auto;display:block}\n"
-    ".note{background:#fff3cd;border:1px solid #e0c36b;padding:.6em}\n"
-    ".cap{color:#555;font-size:.9em}\n";
-
 static void html_head(FILE *f, const struct rp *rp, const char *title)
 {
     json_t *doc = rp->pol[0].summary;
@@ -1047,20 +812,20 @@ static void html_head(FILE *f, const struct rp *rp, const char *title)
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n", f);
     fputs("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n", f);
     fputs("<title>lotus-sim replay report</title>\n<style>\n", f);
-    fputs(css, f);
+    fputs(sim_html_css(), f);
     fputs("</style>\n</head>\n<body>\n<h1>lotus-sim replay report</h1>\n", f);
     if (title != NULL) {
         fputs("<code class=\"cmd\">", f);
-        html_puts(f, title);
+        sim_html_puts(f, title);
         fputs("</code>\n", f);
     }
     fputs("<h2>Run</h2>\n<table class=\"facts\">\n", f);
     for (size_t k = 0; k < N_FACTS; k++) {
         fmt_field(buf, sizeof(buf), doc, &facts[k]);
         fputs("<tr><th>", f);
-        html_puts(f, facts[k].label);
+        sim_html_puts(f, facts[k].label);
         fputs("</th><td>", f);
-        html_puts(f, buf);
+        sim_html_puts(f, buf);
         if (facts[k].kind == RP_REAL)
             fprintf(f, " (%.1f h)", json_number_value(json_path(doc, facts[k].path)) / 3600.0);
         fputs("</td></tr>\n", f);
@@ -1069,13 +834,13 @@ static void html_head(FILE *f, const struct rp *rp, const char *title)
     {
         fmt_int(buf, sizeof(buf), json_integer_value(json_object_get(v, "rows")));
         fputs("<tr><th>rows read, ", f);
-        html_puts(f, key);
+        sim_html_puts(f, key);
         fputs("</th><td>", f);
-        html_puts(f, buf);
+        sim_html_puts(f, buf);
         fputs("</td></tr>\n", f);
     }
     fputs("</table>\n<p class=\"cap\">From the summary.json of policy '", f);
-    html_puts(f, rp->pol[0].name);
+    sim_html_puts(f, rp->pol[0].name);
     fputs("'.</p>\n", f);
 }
 
@@ -1120,18 +885,18 @@ static void html_table(FILE *f, const struct rp *rp)
     fputs("<h2>Policies</h2>\n<table>\n<tr><th>metric</th>", f);
     for (size_t i = 0; i < rp->n; i++) {
         fputs("<th>", f);
-        html_puts(f, rp->pol[i].name);
+        sim_html_puts(f, rp->pol[i].name);
         fputs("</th>", f);
     }
     fputs("</tr>\n", f);
     for (size_t k = 0; k < N_METRICS; k++) {
         fputs("<tr><th>", f);
-        html_puts(f, metrics[k].label);
+        sim_html_puts(f, metrics[k].label);
         fputs("</th>", f);
         for (size_t i = 0; i < rp->n; i++) {
             fmt_field(buf, sizeof(buf), rp->pol[i].summary, &metrics[k]);
             fputs("<td class=\"n\">", f);
-            html_puts(f, buf);
+            sim_html_puts(f, buf);
             fputs("</td>", f);
         }
         fputs("</tr>\n", f);
@@ -1141,41 +906,6 @@ static void html_table(FILE *f, const struct rp *rp)
           "completed tasks. Means are over the samples of the run (docs/simulator.md, "
           "\"Metrics\").</p>\n",
           f);
-}
-
-/* Copies the SVG at path into f from its "<svg" on. */
-static int svg_inline(FILE *f, const char *path, struct lt_err *err)
-{
-    FILE *in = fopen(path, "rb");
-    char *data;
-    size_t n, at;
-    struct stat st;
-
-    if (in == NULL)
-        return lt_err_set(err, LT_EIO, 0, 0, "cannot open '%s': %s", path, strerror(errno));
-    if (fstat(fileno(in), &st) != 0 || st.st_size <= 0 || (uintmax_t)st.st_size > RP_MAX_SVG) {
-        fclose(in);
-        return lt_err_set(err, LT_EIO, 0, 0, "'%s' is empty or larger than %zu bytes", path,
-                          RP_MAX_SVG);
-    }
-    data = lt_malloc((size_t)st.st_size + 1);
-    if (data == NULL) {
-        fclose(in);
-        return oom(err);
-    }
-    n = fread(data, 1, (size_t)st.st_size, in);
-    fclose(in);
-    data[n] = '\0';
-    for (at = 0; at + 4 <= n && memcmp(data + at, "<svg", 4) != 0; at++)
-        ;
-    if (at + 4 > n) {
-        lt_free(data);
-        return lt_err_set(err, LT_EIO, 0, 0, "'%s' holds no '<svg' element", path);
-    }
-    fwrite(data + at, 1, n - at, f);
-    fputc('\n', f);
-    lt_free(data);
-    return 0;
 }
 
 static int html_plots(FILE *f, const struct rp *rp)
@@ -1192,8 +922,8 @@ static int html_plots(FILE *f, const struct rp *rp)
                   "timeseries.csv, or no started task in waiting.csv).</p>\n",
                   f);
         } else {
-            char *svg = str_fmt("%s/%s", rp->tmpdir, plot_file[k]);
-            int rc = svg ? svg_inline(f, svg, rp->err) : oom(rp->err);
+            char *svg = sim_str_fmt("%s/%s", rp->tmpdir, plot_file[k]);
+            int rc = svg ? sim_svg_inline(f, svg, rp->err) : oom(rp->err);
             lt_free(svg);
             if (rc < 0)
                 return rc;
@@ -1206,8 +936,8 @@ static int html_plots(FILE *f, const struct rp *rp)
  * failure. */
 static int html_write(struct rp *rp, const char *title)
 {
-    char *final = str_fmt("%s/report.html", rp->dir);
-    char *tmp = str_fmt("%s/report.html.tmp", rp->dir);
+    char *final = sim_str_fmt("%s/report.html", rp->dir);
+    char *tmp = sim_str_fmt("%s/report.html.tmp", rp->dir);
     FILE *f = NULL;
     int rc = 0;
 
@@ -1226,11 +956,11 @@ static int html_write(struct rp *rp, const char *title)
     fputs("<p class=\"cap\">Written by lotus-sim", f);
     if (json_is_string(json_path(rp->pol[0].summary, "run.lotus_version"))) {
         fputs(" ", f);
-        html_puts(f, json_string_value(json_path(rp->pol[0].summary, "run.lotus_version")));
+        sim_html_puts(f, json_string_value(json_path(rp->pol[0].summary, "run.lotus_version")));
     }
     fputs(".</p>\n</body>\n</html>\n", f);
     {
-        int wrc = close_written(f, tmp, rp->err);
+        int wrc = sim_close_written(f, tmp, rp->err);
         rc = rc < 0 ? rc : wrc;
     }
     if (rc == 0 && rename(tmp, final) != 0)
@@ -1266,7 +996,7 @@ static int check_args(const char *dir, const char *const *policies, size_t n, st
 
 static void rp_release(struct rp *rp)
 {
-    tmpdir_remove(rp);
+    sim_tmpdir_remove(&rp->tmpdir);
     for (size_t i = 0; rp->pol != NULL && i < rp->n; i++) {
         json_decref(rp->pol[i].summary);
         lt_free(rp->pol[i].wait);
@@ -1294,8 +1024,8 @@ int sim_report_write(const char *dir, const char *const *policies, size_t n, con
     }
     for (size_t i = 0; i < n; i++)
         rp.pol[i].name = policies[i];
-    if (gnuplot_find(rp.gnuplot, sizeof(rp.gnuplot)))
-        rc = tmpdir_make(&rp);
+    if (sim_gnuplot_find(rp.gnuplot, sizeof(rp.gnuplot)))
+        rc = sim_tmpdir_make(rp.dir, &rp.tmpdir, rp.err);
     for (size_t i = 0; i < n && rc == 0; i++) {
         rc = summary_load(&rp, &rp.pol[i]);
         if (rc == 0)
@@ -1310,7 +1040,7 @@ int sim_report_write(const char *dir, const char *const *policies, size_t n, con
 out:
     rp_release(&rp);
     if (rc < 0) { /* no stale page that the failed inputs no longer describe */
-        char *final = str_fmt("%s/report.html", dir);
+        char *final = sim_str_fmt("%s/report.html", dir);
         if (final != NULL)
             remove(final);
         lt_free(final);
