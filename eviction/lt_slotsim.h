@@ -56,6 +56,11 @@ struct lt_slot_params {
     double horizon;  /* energy is integrated up to max(horizon, last event), s */
     double v_a;      /* V's weights w_i = i + v_a (A30: 3) */
     uint64_t seed;
+    /* If not NULL, called from inside lt_slot_run about every 16,384 scheduling rounds with
+     * the simulated time reached and the events so far (a progress bar); it must not call
+     * back into the simulator. */
+    void (*progress)(void *arg, double now, uint64_t events);
+    void *progress_arg;
 };
 
 /* Defaults: priority order, mrs, non-resume, no threshold, random slots, SLP, 30 s, no

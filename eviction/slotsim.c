@@ -1007,7 +1007,7 @@ int lt_slot_run(const struct lt_slot_params *p, const struct lt_slot_task *tasks
     }
 
     /* the event loop */
-    for (;;) {
+    for (uint64_t round = 1;; round++) {
         double now = INFINITY;
 
         while (m.evn > 0 && !ev_live(&m, &m.ev[0]))
@@ -1019,6 +1019,8 @@ int lt_slot_run(const struct lt_slot_params *p, const struct lt_slot_task *tasks
         if (!isfinite(now))
             break;
         last = now;
+        if (p->progress != NULL && (round & 0x3fff) == 0)
+            p->progress(p->progress_arg, now, sum->events);
         while (m.evn > 0 && !(m.ev[0].t > now)) {
             struct sev e = m.ev[0];
             ev_pop(&m);

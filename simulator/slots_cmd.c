@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lt_mem.h"
 #include "outfile.h"
+#include "slots_report.h"
 #include "slots_trace.h"
 #include "lt_slots.h"
 #include "lt_slotsim.h"
@@ -20,9 +22,13 @@
 
 struct slot_opts {
     const char *workload, *servers, *slots, *policy, *evict, *memory, *dpm, *out, *trace;
+    const char *sticky_list; /* --sticky's value, a comma list (NULL: not given) */
     uint64_t hours, seed, sticky, sample_pct;
-    bool sticky_set, resume, json;
+    bool sticky_set, resume, json, quiet;
 };
+
+/* Most runs of one sweep (policies x eviction policies x sticky pool sizes). */
+#define MAX_RUNS 64
 
 static void slots_usage(FILE *f)
 {
@@ -39,16 +45,22 @@ static void slots_usage(FILE *f)
                "  --hours N         arrival window of --workload, hours (default 15)\n"
                "  --servers MIX     table8.1 (68 A, 39 B, 10 C, 8 D; default) or table7.1\n"
                "  --slots CONF      wasc (default: Table 8.1's WASC column) or sc1..sc4\n"
-               "  --policy P        priority (default), fcfs, wasp, hybrid\n"
-               "  --evict E         mrs (default), lrs, rnd, with a drop threshold: mrs5 ...\n"
+               "  --policy LIST     priority (default), fcfs, wasp, hybrid\n"
+               "  --evict LIST      mrs (default), lrs, rnd, with a drop threshold: mrs5 ...\n"
                "  --resume          evicted tasks keep their progress\n"
                "  --memory M        unlimited (default), lsf, lpf\n"
-               "  --sticky N        HYBRID's sticky slots (default 200)\n"
+               "  --sticky LIST     HYBRID's sticky slots (default 200)\n"
                "  --dpm D           slp (default) or idl\n"
                "  --seed N          default 1\n"
-               "  --json            one JSON object instead of the table\n"
-               "  --out DIR         also write DIR/summary.json and DIR/tasks.csv (each written\n"
-               "                    whole or not at all)\n");
+               "  --json            one JSON object per run (a line each) instead of the table\n"
+               "  --out DIR         also write DIR/summary.json, DIR/tasks.csv and\n"
+               "                    DIR/report.html (a sweep: DIR/RUN/summary.json and\n"
+               "                    tasks.csv per run; each file whole or not at all)\n"
+               "  --quiet           no progress bar (it is drawn only on a terminal)\n"
+               "\n"
+               "A LIST is one value or several separated by commas: every combination of the\n"
+               "policies, eviction policies and (for hybrid) sticky pool sizes is one run, on\n"
+               "the same workload, and the runs are printed side by side.\n");
 }
 
 static int parse_opts(int argc, char **argv, struct slot_opts *o, struct lt_err *err)
@@ -76,6 +88,10 @@ static int parse_opts(int argc, char **argv, struct slot_opts *o, struct lt_err 
             o->json = true;
             continue;
         }
+        if (strcmp(argv[i], "--quiet") == 0) {
+            o->quiet = true;
+            continue;
+        }
 #define STR_OPT(flag, field)                                                                       \
     if ((rc = sim_opt_value(argc, argv, &i, flag, &v, err)) != 0) {                                \
         if (rc < 0)                                                                                \
@@ -101,12 +117,7 @@ static int parse_opts(int argc, char **argv, struct slot_opts *o, struct lt_err 
         U64_OPT("--hours", hours)
         U64_OPT("--seed", seed)
         U64_OPT("--sample", sample_pct)
-        if ((rc = sim_opt_value(argc, argv, &i, "--sticky", &v, err)) != 0) {
-            if (rc < 0 || (rc = sim_parse_u64("--sticky", v, &o->sticky, err)) < 0)
-                return rc;
-            o->sticky_set = true;
-            continue;
-        }
+        STR_OPT("--sticky", sticky_list)
 #undef STR_OPT
 #undef U64_OPT
         return lt_err_set(err, LT_EINVAL, 0, 0, "unknown option '%s' (lotus-sim slots --help)",
@@ -240,6 +251,8 @@ static json_t *summary_json(const struct slot_opts *o, size_t n, const struct lt
     json_object_set_new(j, "servers", json_string(o->servers));
     json_object_set_new(j, "slots", json_string(o->slots));
     json_object_set_new(j, "policy", json_string(o->policy));
+    if (strcmp(o->policy, "hybrid") == 0)
+        json_object_set_new(j, "sticky", json_integer((json_int_t)o->sticky));
     json_object_set_new(j, "evict", json_string(o->evict));
     json_object_set_new(j, "resume", json_boolean(o->resume));
     json_object_set_new(j, "memory", json_string(o->memory));
@@ -320,7 +333,8 @@ static int write_outputs(const char *dir, const json_t *summary, const struct lt
 
     if ((rc = sim_make_dirs(dir, err)) < 0)
         return rc;
-    snprintf(path, sizeof(path), "%s/summary.json", dir);
+    if ((size_t)snprintf(path, sizeof(path), "%s/summary.json", dir) >= sizeof(path))
+        return lt_err_set(err, LT_EINVAL, 0, 0, "--out '%s' is too long", dir);
     if ((f = sim_tmp_open(path, &tmp, err)) == NULL)
         return err->code;
     rc = json_dumpf(summary, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) < 0 || fputc('\n', f) < 0
@@ -328,7 +342,8 @@ static int write_outputs(const char *dir, const json_t *summary, const struct lt
              : 0;
     if ((rc = sim_tmp_commit(f, tmp, path, rc, err)) < 0)
         return rc;
-    snprintf(path, sizeof(path), "%s/tasks.csv", dir);
+    if ((size_t)snprintf(path, sizeof(path), "%s/tasks.csv", dir) >= sizeof(path))
+        return lt_err_set(err, LT_EINVAL, 0, 0, "--out '%s' is too long", dir);
     if ((f = sim_tmp_open(path, &tmp, err)) == NULL)
         return err->code;
     fprintf(f, "id,priority,arrival_s,demand_cpu_s,mem,finish_s,response_s,evictions,"
@@ -350,32 +365,281 @@ static int write_outputs(const char *dir, const json_t *summary, const struct lt
     return sim_tmp_commit(f, tmp, path, 0, err);
 }
 
+/* ---- sweeps ---------------------------------------------------------------------------- */
+
+struct run {
+    struct slot_opts o; /* the options, with this run's policy, evict and sticky */
+    char name[96];      /* policy[-evict][-sN]: a directory name under --out */
+    struct lt_slot_params p;
+    struct lt_slot_summary sum;
+    struct lt_slot_outcome *out;
+    json_t *j;
+    double wall;
+};
+
+/* Splits a comma list (copied into buf) into items[]; LT_EINVAL naming flag for an empty
+ * item, too many items or a list longer than buf. */
+static int split_list(const char *flag, const char *list, char *buf, size_t cap, char **items,
+                      size_t max, size_t *n, struct lt_err *err)
+{
+    char *p = buf;
+
+    if (strlen(list) >= cap)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "%s: the list is longer than %zu bytes", flag,
+                          cap - 1);
+    memcpy(buf, list, strlen(list) + 1);
+    *n = 0;
+    for (;;) {
+        char *comma = strchr(p, ',');
+        if (comma != NULL)
+            *comma = '\0';
+        if (*p == '\0')
+            return lt_err_set(err, LT_EINVAL, 0, 0, "%s '%s': an empty item", flag, list);
+        if (*n == max)
+            return lt_err_set(err, LT_EINVAL, 0, 0, "%s '%s': more than %zu items", flag, list,
+                              max);
+        items[(*n)++] = p;
+        if (comma == NULL)
+            return 0;
+        p = comma + 1;
+    }
+}
+
+/* The runs of the sweep the options name (lists in bufs, which must outlive the runs),
+ * each with its parameters checked. */
+static int build_runs(const struct slot_opts *o, const struct lt_slot_config *cfg,
+                      char bufs[3][1024], struct run *runs, size_t *n_runs, struct lt_err *err)
+{
+    char *pol[MAX_RUNS], *ev[MAX_RUNS], *st[MAX_RUNS];
+    size_t np, ne, ns = 1;
+    bool hybrid = false;
+    int rc;
+
+    *n_runs = 0;
+    if ((rc = split_list("--policy", o->policy, bufs[0], sizeof(bufs[0]), pol, MAX_RUNS, &np,
+                         err)) < 0 ||
+        (rc = split_list("--evict", o->evict, bufs[1], sizeof(bufs[1]), ev, MAX_RUNS, &ne, err)) <
+            0)
+        return rc;
+    if (o->sticky_list != NULL && (rc = split_list("--sticky", o->sticky_list, bufs[2],
+                                                   sizeof(bufs[2]), st, MAX_RUNS, &ns, err)) < 0)
+        return rc;
+    for (size_t a = 0; a < np; a++)
+        hybrid = hybrid || strcmp(pol[a], "hybrid") == 0;
+    if (o->sticky_list != NULL && !hybrid)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "--sticky applies to --policy hybrid only");
+    for (size_t a = 0; a < np; a++) {
+        bool hy = strcmp(pol[a], "hybrid") == 0;
+        for (size_t b = 0; b < ne; b++) {
+            for (size_t c = 0; c < (hy ? ns : 1); c++) {
+                struct run *r = &runs[*n_runs];
+                size_t len;
+
+                if (*n_runs == MAX_RUNS)
+                    return lt_err_set(err, LT_EINVAL, 0, 0, "more than %d runs in one sweep",
+                                      MAX_RUNS);
+                memset(r, 0, sizeof(*r));
+                r->o = *o;
+                r->o.policy = pol[a];
+                r->o.evict = ev[b];
+                r->o.sticky_set = hy && o->sticky_list != NULL;
+                if (r->o.sticky_set &&
+                    (rc = sim_parse_u64("--sticky", st[c], &r->o.sticky, err)) < 0)
+                    return rc;
+                len = (size_t)snprintf(r->name, sizeof(r->name), "%s", pol[a]);
+                if (ne > 1 && len < sizeof(r->name))
+                    len += (size_t)snprintf(r->name + len, sizeof(r->name) - len, "-%s", ev[b]);
+                if (hy && ns > 1 && len < sizeof(r->name))
+                    len += (size_t)snprintf(r->name + len, sizeof(r->name) - len, "-s%llu",
+                                            (unsigned long long)r->o.sticky);
+                if (len >= sizeof(r->name))
+                    return lt_err_set(err, LT_EINVAL, 0, 0, "run name '%s...' is too long",
+                                      r->name);
+                if ((rc = build_params(&r->o, cfg, &r->p, err)) < 0)
+                    return rc;
+                for (size_t k = 0; k < *n_runs; k++) {
+                    if (strcmp(runs[k].name, r->name) == 0)
+                        return lt_err_set(err, LT_EINVAL, 0, 0, "run '%s' is named twice", r->name);
+                }
+                (*n_runs)++;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The progress bar, on stderr. */
+struct bar {
+    bool on;
+    size_t run, n_runs;
+    const char *name;
+    double horizon;
+    struct timespec t0;
+};
+
+static double secs_since(const struct timespec *t0)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+static void bar_draw(void *arg, double now, uint64_t events)
+{
+    const struct bar *b = arg;
+    double in_run = b->horizon > 0 ? now / b->horizon : 0.0, frac, t = secs_since(&b->t0);
+    char cells[25], eta[32] = "--:--";
+    int fill;
+
+    in_run = in_run < 1.0 ? in_run : 1.0;
+    frac = ((double)b->run + in_run) / (double)b->n_runs;
+    fill = (int)(frac * 24 + 0.5);
+    for (int k = 0; k < 24; k++)
+        cells[k] = k < fill ? '#' : '.';
+    cells[24] = '\0';
+    if (frac > 0.01) {
+        double left = t / frac - t;
+        snprintf(eta, sizeof(eta), "%d:%02d", (int)(left / 60), (int)left % 60);
+    }
+    fprintf(stderr, "\r[%s] %3.0f%% run %zu/%zu %s | sim %.1f/%.1f h | %.2f M events | ETA %s   ",
+            cells, frac * 100.0, b->run + 1, b->n_runs, b->name, now / 3600.0, b->horizon / 3600.0,
+            (double)events / 1e6, eta);
+    fflush(stderr);
+}
+
+/* The runs side by side: one row per figure, one column per run. */
+static void print_side_by_side(const struct slot_opts *o, size_t n, const struct run *runs,
+                               size_t n_runs)
+{
+    static const char *const label[] = {
+        "completed",   "dropped", "R mean [s]",        "V (a = 3)", "NE (priority + memory)",
+        "NE priority", "NET",     "e mean (NE / NET)", "max(e)",    "WE [cpu-s]",
+        "E [kWh]",     "wall [s]"};
+    printf("workload %s, %llu h, %zu tasks, servers %s, slots %s, memory %s, dpm %s, seed %llu%s\n",
+           o->workload != NULL ? o->workload : "w-a", (unsigned long long)o->hours, n, o->servers,
+           o->slots, o->memory, o->dpm, (unsigned long long)o->seed, o->resume ? ", resume" : "");
+    printf("%-24s", "");
+    for (size_t i = 0; i < n_runs; i++)
+        printf(" %14s", runs[i].name);
+    putchar('\n');
+    for (size_t r = 0; r < sizeof(label) / sizeof(label[0]); r++) {
+        printf("%-24s", label[r]);
+        for (size_t i = 0; i < n_runs; i++) {
+            const struct lt_slot_summary *s = &runs[i].sum;
+            double v[] = {(double)s->completed,
+                          (double)s->dropped,
+                          s->r_mean,
+                          s->v,
+                          (double)s->ne,
+                          (double)s->ne_priority,
+                          (double)s->net,
+                          s->e_mean,
+                          (double)s->max_e,
+                          s->we,
+                          s->energy_j / 3.6e6,
+                          runs[i].wall};
+            printf(r == 7 || r == 11            ? " %14.2f"
+                   : r == 2 || r == 3 || r >= 9 ? " %14.1f"
+                                                : " %14.0f",
+                   v[r]);
+        }
+        putchar('\n');
+    }
+    for (int c = 0; c < 12; c++) {
+        bool any = false;
+        for (size_t i = 0; i < n_runs; i++)
+            any = any || runs[i].sum.n_class[c] > 0;
+        if (!any)
+            continue;
+        printf("R(C_%-2d) [s]%13s", c, "");
+        for (size_t i = 0; i < n_runs; i++)
+            printf(" %14.1f", runs[i].sum.r_class[c]);
+        putchar('\n');
+    }
+}
+
+/* The command line, for the report's title. */
+static char *command_line(int argc, char **argv)
+{
+    size_t len = strlen("lotus-sim") + 1;
+    char *s;
+
+    for (int i = 0; i < argc; i++)
+        len += strlen(argv[i]) + 1;
+    if ((s = lt_malloc(len)) == NULL)
+        return NULL;
+    strcpy(s, "lotus-sim");
+    for (int i = 0; i < argc; i++) {
+        strcat(s, " ");
+        strcat(s, argv[i]);
+    }
+    return s;
+}
+
+/* --out: the files of each run (DIR itself for one run, DIR/NAME for a sweep), then the
+ * report. */
+static int write_all(const struct slot_opts *o, struct run *runs, size_t n_runs,
+                     const struct lt_slot_task *t, size_t n, int argc, char **argv,
+                     struct lt_err *err)
+{
+    struct sim_slots_run rr[MAX_RUNS];
+    char *title;
+    bool plotted;
+    int rc = 0;
+
+    for (size_t i = 0; i < n_runs && rc == 0; i++) {
+        char dir[4200];
+        if (n_runs == 1)
+            snprintf(dir, sizeof(dir), "%s", o->out);
+        else if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", o->out, runs[i].name) >= sizeof(dir))
+            return lt_err_set(err, LT_EINVAL, 0, 0, "--out '%s' is too long", o->out);
+        rc = write_outputs(dir, runs[i].j, t, runs[i].out, n, err);
+        rr[i] = (struct sim_slots_run){runs[i].name, runs[i].j, t, runs[i].out, n};
+    }
+    if (rc < 0)
+        return rc;
+    if ((title = command_line(argc, argv)) == NULL)
+        return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory for the report");
+    rc = sim_slots_report_write(o->out, rr, n_runs, title, &plotted, err);
+    lt_free(title);
+    if (rc == 0 && !plotted)
+        fprintf(stderr, "lotus-sim: gnuplot is not on PATH: %s/report.html has no plots\n", o->out);
+    return rc;
+}
+
 int sim_cmd_slots(int argc, char **argv)
 {
+    struct run *runs = lt_calloc(MAX_RUNS, sizeof(*runs));
+    char bufs[3][1024];
     struct slot_opts o;
     struct lt_slot_config cfg;
-    struct lt_slot_params p;
     struct lt_slot_task *t = NULL;
-    struct lt_slot_outcome *out = NULL;
-    struct lt_slot_summary sum;
     const struct lt_workload_spec *w = NULL;
-    struct timespec a, b;
+    struct bar bar;
     struct lt_err err;
-    size_t n = 0;
-    double wall;
+    size_t n = 0, n_runs = 0;
     int status = SIM_EXIT_INPUT;
 
     lt_err_init(&err, NULL);
+    memset(&bar, 0, sizeof(bar));
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             slots_usage(stdout);
+            lt_free(runs);
             return SIM_EXIT_OK;
         }
     }
+    if (runs == NULL) {
+        lt_err_set(&err, LT_ENOMEM, 0, 0, "out of memory for the runs");
+        sim_err_print(&err);
+        return SIM_EXIT_INPUT;
+    }
     if (parse_opts(argc, argv, &o, &err) < 0 ||
         (o.workload != NULL && (w = lt_workload_find(o.workload, &err)) == NULL) ||
-        build_config(&o, &cfg, &err) < 0 || build_params(&o, &cfg, &p, &err) < 0) {
+        build_config(&o, &cfg, &err) < 0 || build_runs(&o, &cfg, bufs, runs, &n_runs, &err) < 0) {
         sim_err_print(&err);
+        lt_free(runs);
         return SIM_EXIT_USAGE;
     }
     if (w != NULL && w->pooled != (o.trace != NULL)) {
@@ -387,6 +651,7 @@ int sim_cmd_slots(int argc, char **argv)
                        "--workload %s is synthetic: --trace goes alone (W-A) or with w-b/w-c",
                        w->name);
         sim_err_print(&err);
+        lt_free(runs);
         return SIM_EXIT_USAGE;
     }
     if (o.trace != NULL) {
@@ -398,8 +663,11 @@ int sim_cmd_slots(int argc, char **argv)
                                       &err) < 0)
             goto fail;
         if (w == NULL) {
-            p.horizon = (double)st.end_us / 1e6;
-            o.hours = (uint64_t)(p.horizon / 3600.0 + 0.5);
+            o.hours = (uint64_t)((double)st.end_us / 3.6e9 + 0.5);
+            for (size_t i = 0; i < n_runs; i++) {
+                runs[i].p.horizon = (double)st.end_us / 1e6;
+                runs[i].o.hours = o.hours;
+            }
         }
         if ((arr = lt_calloc(n + 1, sizeof(*arr))) == NULL) {
             lt_err_set(&err, LT_ENOMEM, 0, 0, "out of memory for %zu arrivals", n);
@@ -431,41 +699,65 @@ int sim_cmd_slots(int argc, char **argv)
         }
         lt_free(pool);
     }
-    if ((out = lt_calloc(n + 1, sizeof(*out))) == NULL) {
-        lt_err_set(&err, LT_ENOMEM, 0, 0, "out of memory for %zu task outcomes", n);
-        goto fail;
-    }
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    if (lt_slot_run(&p, t, n, out, &sum, &err) < 0)
-        goto fail;
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    wall = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
-    if (o.json || o.out != NULL) {
-        json_t *j = summary_json(&o, n, &sum, wall);
-        if (j == NULL) {
+    bar.on = !o.quiet && isatty(STDERR_FILENO);
+    bar.n_runs = n_runs;
+    clock_gettime(CLOCK_MONOTONIC, &bar.t0);
+    for (size_t i = 0; i < n_runs; i++) {
+        struct run *r = &runs[i];
+        struct timespec a;
+
+        if ((r->out = lt_calloc(n + 1, sizeof(*r->out))) == NULL) {
+            lt_err_set(&err, LT_ENOMEM, 0, 0, "out of memory for %zu task outcomes", n);
+            goto fail;
+        }
+        bar.run = i;
+        bar.name = r->name;
+        bar.horizon = r->p.horizon;
+        if (bar.on) {
+            r->p.progress = bar_draw;
+            r->p.progress_arg = &bar;
+            bar_draw(&bar, 0.0, 0);
+        }
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        if (lt_slot_run(&r->p, t, n, r->out, &r->sum, &err) < 0)
+            goto fail;
+        r->wall = secs_since(&a);
+        if ((r->j = summary_json(&r->o, n, &r->sum, r->wall)) == NULL) {
             lt_err_set(&err, LT_ENOMEM, 0, 0, "out of memory for the summary");
             goto fail;
         }
-        if (o.out != NULL && write_outputs(o.out, j, t, out, n, &err) < 0) {
-            json_decref(j);
-            goto fail;
-        }
-        if (o.json && (json_dumpf(j, stdout, JSON_COMPACT | JSON_REAL_PRECISION(10)) < 0 ||
-                       putchar('\n') == EOF)) {
-            json_decref(j);
+        if (n_runs > 1)
+            json_object_set_new(r->j, "run", json_string(r->name));
+    }
+    if (bar.on)
+        fprintf(stderr, "\r%*s\r", 100, "");
+    if (o.out != NULL && write_all(&o, runs, n_runs, t, n, argc, argv, &err) < 0)
+        goto fail;
+    for (size_t i = 0; i < n_runs && o.json; i++) {
+        if (json_dumpf(runs[i].j, stdout, JSON_COMPACT | JSON_REAL_PRECISION(10)) < 0 ||
+            putchar('\n') == EOF) {
             lt_err_set(&err, LT_EIO, 0, 0, "cannot write the summary to standard output");
             goto fail;
         }
-        json_decref(j);
     }
-    if (!o.json)
-        print_table(&o, n, &sum, wall);
+    if (!o.json && n_runs == 1)
+        print_table(&runs[0].o, n, &runs[0].sum, runs[0].wall);
+    else if (!o.json)
+        print_side_by_side(&o, n, runs, n_runs);
     status = SIM_EXIT_OK;
     goto done;
 fail:
+    if (bar.on)
+        fputc('\n', stderr);
     sim_err_print(&err);
 done:
-    lt_free(out);
+    for (size_t i = 0; i < n_runs; i++) {
+        lt_free(runs[i].out);
+        json_decref(runs[i].j);
+        runs[i].out = NULL;
+        runs[i].j = NULL;
+    }
+    lt_free(runs);
     lt_free(t);
     return status;
 }

@@ -59,6 +59,39 @@ check "--out: tasks.csv header" contains "$(head -1 "$tmp/o/run/tasks.csv")" "id
 tasks=$(echo "$out" | sed 's/.*"tasks":\([0-9]*\).*/\1/')
 check "--out: a row per task" [ "$(($(wc -l <"$tmp/o/run/tasks.csv") - 1))" -eq "$tasks" ]
 check "--out: no temporary file left" [ -z "$(find "$tmp/o" -name '*.tmp')" ]
+check "--out: report.html" contains "$(cat "$tmp/o/run/report.html")" "lotus-sim slots report"
+check "--out: no report temporary directory left" [ -z "$(find "$tmp/o" -name '.report-*')" ]
+if command -v gnuplot >/dev/null 2>&1; then
+    # four plots, each drawn or noted as without data (no eviction here: no eviction plot)
+    check "--out: the report's plots" [ "$(grep -c '<svg' "$tmp/o/run/report.html")" -eq 3 ]
+    check "--out: the eviction plot's note" contains "$(cat "$tmp/o/run/report.html")" 'no run has data'
+else
+    check "--out: the report says gnuplot is missing" contains "$err" "has no plots"
+fi
+
+# A sweep: every combination is one run, side by side; HYBRID with 0 sticky slots is WASP.
+run slots --workload w-e --hours 2 --policy wasp,hybrid --sticky 0,200 --memory lsf \
+    --out "$tmp/sweep"
+check "sweep: exit 0" [ "$rc" -eq 0 ]
+check "sweep: side by side" contains "$(head -2 <<<"$out")" "wasp      hybrid-s0    hybrid-s200"
+check "sweep: a directory per run" [ -s "$tmp/sweep/wasp/summary.json" ] && \
+    [ -s "$tmp/sweep/hybrid-s0/tasks.csv" ] && [ -s "$tmp/sweep/hybrid-s200/tasks.csv" ]
+check "sweep: one report" contains "$(cat "$tmp/sweep/report.html")" "hybrid-s200"
+check "sweep: hybrid-s0 equals wasp" cmp -s "$tmp/sweep/wasp/tasks.csv" "$tmp/sweep/hybrid-s0/tasks.csv"
+differ() { ! cmp -s "$1" "$2"; }
+check "sweep: hybrid-s200 differs" differ "$tmp/sweep/wasp/tasks.csv" "$tmp/sweep/hybrid-s200/tasks.csv"
+check "sweep: the run named in its summary" contains "$(cat "$tmp/sweep/hybrid-s200/summary.json")" '"run": "hybrid-s200"'
+check "sweep: the sticky pool in its summary" contains "$(cat "$tmp/sweep/hybrid-s200/summary.json")" '"sticky": 200'
+run slots --workload w-e --hours 1 --evict mrs,lrs --json
+check "sweep --json: a line per run" [ "$(wc -l <<<"$out")" -eq 2 ]
+check "sweep --json: named by eviction policy" contains "$out" '"run":"priority-lrs"'
+check "no progress bar off a terminal" [ -z "$(tr -d '\n' <<<"$err")" ]
+if command -v script >/dev/null 2>&1; then # util-linux: a terminal for the progress bar
+    bar=$(script -qec "'$sim' slots --workload w-e --hours 15 --policy wasp,hybrid" /dev/null 2>&1 | tr '\r' '\n')
+    check "progress bar on a terminal" contains "$bar" "run 2/2 hybrid | sim "
+    bar=$(script -qec "'$sim' slots --workload w-e --hours 15 --policy wasp,hybrid --quiet" /dev/null 2>&1 | tr '\r' '\n')
+    check "--quiet: no progress bar" [ "$(grep -c 'run 2/2' <<<"$bar")" -eq 0 ]
+fi
 : >"$tmp/file"
 run slots --workload w-d --hours 1 --out "$tmp/file/x"
 check "--out under a file: exit 1" [ "$rc" -eq 1 ]
@@ -133,6 +166,9 @@ bad "--servers 'big'" --workload w-d --servers big
 bad "--sticky applies to --policy hybrid only" --workload w-d --sticky 5
 bad "the cluster has 3072 slots" --workload w-d --policy hybrid --sticky 5000
 bad "--hours 0" --workload w-d --hours 0
+bad "--policy 'wasp,,hybrid': an empty item" --workload w-d --policy wasp,,hybrid
+bad "run 'wasp' is named twice" --workload w-d --policy wasp,wasp
+bad "invalid value 'x' for --sticky" --workload w-d --policy hybrid --sticky 200,x
 bad "missing value for --seed" --workload w-d --seed
 
 finish

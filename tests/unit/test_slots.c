@@ -598,6 +598,64 @@ static void test_chapter_7_orderings_on_w_e(void **state)
     }
 }
 
+/* The progress callback: called during the run with non-decreasing simulated time and event
+ * counts, never past the end; and a run with it gives the outcomes of a run without. */
+struct progress_log {
+    size_t calls;
+    double last_now;
+    uint64_t last_events;
+    bool monotone;
+};
+
+static void progress_cb(void *arg, double now, uint64_t events)
+{
+    struct progress_log *l = arg;
+
+    l->monotone = l->monotone && now >= l->last_now && events >= l->last_events;
+    l->last_now = now;
+    l->last_events = events;
+    l->calls++;
+}
+
+static void test_progress_callback(void **state)
+{
+    static const uint32_t cnt[4] = {68, 39, 10, 8};
+    struct lt_slot_group inv[4];
+    struct lt_slot_config cfg;
+    struct lt_slot_params p;
+    struct lt_slot_summary a, b;
+    struct lt_slot_task *t;
+    struct lt_slot_outcome *o1, *o2;
+    struct progress_log log = {0, 0.0, 0, true};
+    size_t n;
+
+    (void)state;
+    for (size_t k = 0; k < 4; k++)
+        inv[k] = (struct lt_slot_group){lt_server_type_at(k), cnt[k], 0};
+    assert_int_equal(lt_wasc_table_8_1(inv, 4, &cfg, NULL), 0);
+    assert_int_equal(
+        lt_workload_generate(lt_workload_find("w-e", NULL), 15.0, 1, NULL, 0, &t, &n, NULL), 0);
+    o1 = calloc(n, sizeof(*o1));
+    o2 = calloc(n, sizeof(*o2));
+    assert_non_null(o1);
+    assert_non_null(o2);
+    lt_slot_params_default(&p, &cfg);
+    p.waa = p.wae = true;
+    run_ok(&p, t, n, o1, &a);
+    p.progress = progress_cb;
+    p.progress_arg = &log;
+    run_ok(&p, t, n, o2, &b);
+    /* about one call per 16,384 scheduling rounds, and there are more rounds than tasks */
+    assert_true(log.calls >= n / 16384 && log.calls > 0);
+    assert_true(log.monotone);
+    assert_true(log.last_now <= b.end && log.last_events <= b.events);
+    assert_memory_equal(o1, o2, n * sizeof(*o1));
+    assert_int_equal(a.events, b.events);
+    free(o1);
+    free(o2);
+    lt_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -612,6 +670,7 @@ int main(void)
         cmocka_unit_test(test_wae_frees_a_powerful_slot),
         cmocka_unit_test(test_memory_checkpoint_lsf_and_lpf),
         cmocka_unit_test(test_chapter_7_orderings_on_w_e),
+        cmocka_unit_test(test_progress_callback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
