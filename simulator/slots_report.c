@@ -75,6 +75,25 @@ struct srp {
     struct lt_err *err;
 };
 
+/* Run i's summary entry for priority class c ("classes"."c"), NULL if none completed. */
+static const json_t *class_entry(const struct srp *s, size_t i, int c)
+{
+    char key[8];
+
+    snprintf(key, sizeof(key), "%d", c);
+    return json_object_get(json_object_get(s->runs[i].summary, "classes"), key);
+}
+
+/* Whether some run completed a task of class c. */
+static bool class_seen(const struct srp *s, int c)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        if (class_entry(s, i, c) != NULL)
+            return true;
+    }
+    return false;
+}
+
 static int oom(struct lt_err *err)
 {
     return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory writing the report");
@@ -131,18 +150,11 @@ static int rclass_write(struct srp *s)
     if (f == NULL)
         return s->err != NULL ? s->err->code : LT_EIO;
     for (int c = 0; c < 12; c++) {
-        char key[8];
-        bool any = false;
-
-        snprintf(key, sizeof(key), "%d", c);
-        for (size_t i = 0; i < s->n; i++)
-            any = any || json_object_get(json_object_get(s->runs[i].summary, "classes"), key);
-        if (!any)
+        if (!class_seen(s, c))
             continue;
         fprintf(f, "%d", c);
         for (size_t i = 0; i < s->n; i++) {
-            const json_t *e = json_object_get(json_object_get(s->runs[i].summary, "classes"), key);
-            const json_t *r = json_object_get(e, "r_s");
+            const json_t *r = json_object_get(class_entry(s, i, c), "r_s");
             if (json_is_number(r))
                 fprintf(f, " %.6g", json_number_value(r));
             else
@@ -372,17 +384,11 @@ static void html_table(FILE *f, const struct srp *s)
         fputs("</tr>\n", f);
     }
     for (int c = 0; c < 12; c++) {
-        char key[8];
-        bool any = false;
-
-        snprintf(key, sizeof(key), "%d", c);
-        for (size_t i = 0; i < s->n; i++)
-            any = any || json_object_get(json_object_get(s->runs[i].summary, "classes"), key);
-        if (!any)
+        if (!class_seen(s, c))
             continue;
         fprintf(f, "<tr><th>R(C_%d) [s] (completed)</th>", c);
         for (size_t i = 0; i < s->n; i++) {
-            const json_t *e = json_object_get(json_object_get(s->runs[i].summary, "classes"), key);
+            const json_t *e = class_entry(s, i, c);
             char n[32];
             fmt_value(buf, sizeof(buf), json_object_get(e, "r_s"), 1);
             fmt_value(n, sizeof(n), json_object_get(e, "completed"), 0);
