@@ -865,8 +865,8 @@ static void merge_labels(json_t *pod, json_t *patch_labels)
 /* PATCH /api/v1/namespaces/{ns}/pods/{name}: a JSON merge patch of metadata.labels (only that;
  * with metadata.uid as a precondition). 200 with the pod, 404, 409 on a uid mismatch, 415 for
  * another content type, or the status scripted by fake_api_patch_fail_next. */
-static enum MHD_Result serve_patch(struct fake_api *f, struct MHD_Connection *conn,
-                                   const char *ns, const char *name, const struct call *c)
+static enum MHD_Result serve_patch(struct fake_api *f, struct MHD_Connection *conn, const char *ns,
+                                   const char *name, const struct call *c)
 {
     const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type");
     json_t *b = c->body ? json_loadb(c->body, c->len, 0, NULL) : NULL;

@@ -115,7 +115,7 @@ static void test_filter_passes_fitting_nodes_and_names_short_resources(void **st
 
     decode_args(&a, "1500m", "1Gi", "[\"n1\",\"n2\",\"n3\",\"ghost\"]");
     ext_filter_decision_init(&d);
-    assert_int_equal(ext_decide_filter(&f->snap, &a, &d, NULL), 0);
+    assert_int_equal(ext_decide_filter(NULL, &f->snap, &a, &d, NULL), 0);
     assert_int_equal(d.n, 4);
     assert_int_equal(d.n_pass, 1);
     assert_int_equal(d.v[0].verdict, EXT_FAIL);
@@ -139,7 +139,7 @@ static void test_filter_lists_every_short_resource(void **state)
     /* n4 has 1000m/2048Mi capacity, 900m/256Mi used. */
     decode_args(&a, "500m", "1900Mi", "[\"n4\"]");
     ext_filter_decision_init(&d);
-    assert_int_equal(ext_decide_filter(&f->snap, &a, &d, NULL), 0);
+    assert_int_equal(ext_decide_filter(NULL, &f->snap, &a, &d, NULL), 0);
     assert_int_equal(d.v[0].verdict, EXT_FAIL);
     assert_string_equal(d.v[0].reason, "Insufficient cpu: requested 500m, free 100m; "
                                        "Insufficient memory: requested 1992294400, free "
@@ -156,7 +156,7 @@ static void test_filter_request_above_capacity_is_unresolvable(void **state)
 
     decode_args(&a, "3", "1Gi", "[\"n2\",\"n3\"]");
     ext_filter_decision_init(&d);
-    assert_int_equal(ext_decide_filter(&f->snap, &a, &d, NULL), 0);
+    assert_int_equal(ext_decide_filter(NULL, &f->snap, &a, &d, NULL), 0);
     assert_int_equal(d.v[0].verdict, EXT_FAIL_UNRESOLVABLE);
     assert_string_equal(d.v[0].reason, "Insufficient cpu: requested 3000m, capacity 2000m");
     assert_int_equal(d.v[1].verdict, EXT_PASS);
@@ -172,7 +172,7 @@ static void test_filter_of_no_nodes_is_empty(void **state)
 
     decode_args(&a, "1", "1Gi", "[]");
     ext_filter_decision_init(&d);
-    assert_int_equal(ext_decide_filter(&f->snap, &a, &d, NULL), 0);
+    assert_int_equal(ext_decide_filter(NULL, &f->snap, &a, &d, NULL), 0);
     assert_int_equal(d.n, 0);
     ext_filter_decision_release(&d);
     ext_args_release(&a);
@@ -229,7 +229,7 @@ static void test_prioritize_maps_the_policy_rank_in_input_order(void **state)
     const char *names[] = {"bestfit1", "firstfit", "sos10"};
 
     for (size_t p = 0; p < sizeof(names) / sizeof(names[0]); p++) {
-        struct ext_decide_config cfg = {lt_policy_find(names[p], NULL), NULL};
+        struct ext_decide_config cfg = {lt_policy_find(names[p], NULL), NULL, NULL};
         struct ext_args a;
         struct ext_host_priority hp[4];
         const size_t cand[] = {2, 0, 1};
@@ -294,7 +294,8 @@ static void decode_preempt(struct ext_preempt_args *a, bool meta)
 static void preempt(struct fixture *f, const char *evict, bool meta, struct ext_preempt_decision *d,
                     struct ext_preempt_args *a)
 {
-    struct ext_decide_config cfg = {lt_policy_find("bestfit1", NULL), lt_evict_find(evict, NULL)};
+    struct ext_decide_config cfg = {lt_policy_find("bestfit1", NULL), lt_evict_find(evict, NULL),
+                                    NULL};
     struct lt_rng rng;
 
     lt_rng_init(&rng, 7, LT_RNG_EVICTION);
