@@ -60,4 +60,15 @@ LT_MUST_CHECK int lt_victims_choose(const struct lt_evict_policy *p, const struc
                                     const struct lt_victim_cand *cand, size_t n, struct lt_rng *rng,
                                     size_t *out, size_t *n_out, bool *fits, struct lt_err *err);
 
+/* lt_victims_choose on a machine that also has a slot limit (Cavdar's slot model, lt_slots.h):
+ * the task fits only if, besides its requests, fewer than slots of the candidates stay, so on a
+ * full machine at least one is evicted (never a sticky one: a machine full of sticky tasks
+ * cannot be helped). slots == 0 means no slot limit, exactly lt_victims_choose. Arguments,
+ * results and errors as lt_victims_choose. */
+LT_MUST_CHECK int lt_victims_choose_slots(const struct lt_evict_policy *p, const struct lt_res *cap,
+                                          uint32_t slots, const struct lt_res *req, int prio,
+                                          const struct lt_victim_cand *cand, size_t n,
+                                          struct lt_rng *rng, size_t *out, size_t *n_out,
+                                          bool *fits, struct lt_err *err);
+
 #endif

@@ -65,6 +65,46 @@ double lt_slot_power(const struct lt_slot_group *g);
 LT_MUST_CHECK int lt_slot_config_sc(int level, const struct lt_slot_group *inv, size_t n,
                                     struct lt_slot_config *out, struct lt_err *err);
 
+/* The slots of one server with cpu units of CPU under the CPU-based configuration SC<level>:
+ * 16 * level per unit, rounded to the nearest whole slot, at least 1 (Table 8.1: 8..32 slots on
+ * the 0.5-CPU types A, B, C, twice that on D). lt_slot_config_sc applies it to every group;
+ * lotus-extender's `--slots capacity` to every node (docs/extender.md). Errors: LT_EINVAL naming
+ * a level outside 1..4 or a cpu that is not positive and finite. */
+LT_MUST_CHECK int lt_slot_count_sc(int level, double cpu, uint32_t *out, struct lt_err *err);
+
+/* ---- WASP's assignment (WAA, chapter 8, A23) over servers with slot counts ---- */
+
+/* Is class cls (0..11) a production class (9..11 [L965])? WAA gives these the most powerful
+ * free slot; lotus-sim's slot simulator and lotus-extender's prioritize both ask this. */
+bool lt_class_is_production(int cls);
+
+/* WAA's order of slot powers: < 0 if a slot of power a is preferred to one of power b (more
+ * CPU per slot), > 0 if b is preferred, 0 for equal powers (the same tier). Exact comparison:
+ * powers computed the same way from the same numbers fall in one tier. */
+int lt_slot_power_cmp(double a, double b);
+
+/* One server as WAA sees it. */
+struct lt_slot_node {
+    uint32_t slots; /* slot limit (0: none configured, so never a free slot) */
+    uint32_t used;  /* slots held by tasks (may exceed slots on an overcommitted server) */
+    double power;   /* CPU per slot, lt_slot_power (any unit, the same for every server) */
+};
+
+/* Has server s a free slot (used < slots)? */
+bool lt_slot_node_free(const struct lt_slot_node *s);
+
+#define LT_SLOT_NO_TIER UINT32_MAX /* lt_slot_waa_tiers: the server has no free slot */
+
+/* WAA's preference over servers nodes[0..n-1] (A23): among those with a free slot, tier 0 holds
+ * the most powerful, tier 1 the next power down, and so on (equal powers share a tier);
+ * tier[i] is node i's tier, LT_SLOT_NO_TIER if it has no free slot. *n_tiers receives the
+ * number of tiers. A production task goes to a server of the lowest tier; within a tier the
+ * caller chooses (the simulator uniformly at random, the extender by its placement policy).
+ * O(n log n). Errors: LT_EINVAL for NULL arguments or a free server whose power is not
+ * positive and finite, LT_ENOMEM; tier is then unspecified. */
+LT_MUST_CHECK int lt_slot_waa_tiers(const struct lt_slot_node *nodes, size_t n, uint32_t *tier,
+                                    size_t *n_tiers, struct lt_err *err);
+
 /* ---- WASC (chapter 8) ---- */
 
 /* Priority groups [L965]: gratis 0-1, middle 2-8, production 9-11. */

@@ -32,10 +32,9 @@
 #include "lt_mem.h"
 #include "lt_rng.h"
 
-#define NONE       UINT32_MAX
-#define N_CLASSES  12
-#define DONE_EPS   1e-9 /* relative: a threshold within this of w has been reached */
-#define PROD_CLASS 9    /* production: 9-11 [L965] */
+#define NONE      UINT32_MAX
+#define N_CLASSES 12
+#define DONE_EPS  1e-9 /* relative: a threshold within this of w has been reached */
 
 enum { SRV_ON, SRV_SLEEP, SRV_WAKING };
 
@@ -365,7 +364,7 @@ static uint32_t pick_slot(struct sim *m, uint32_t i)
 {
     uint64_t lo = 0, n = m->free_total;
 
-    if (m->p->waa && m->in[i].prio >= PROD_CLASS) {
+    if (m->p->waa && lt_class_is_production(m->in[i].prio)) {
         for (uint32_t k = 0; k < m->n_tiers; k++) {
             uint64_t a = fen_prefix(m, m->tier_lo[k]), b = fen_prefix(m, m->tier_lo[k + 1]);
             if (b > a) {
@@ -644,7 +643,7 @@ static int schedule(struct sim *m, double now)
         }
         if (m->p->order != LT_SLOT_ORDER_PRIORITY || m->p->evict == LT_SLOT_EVICT_NONE)
             break;
-        if (m->p->wae && m->in[i].prio >= PROD_CLASS)
+        if (m->p->wae && lt_class_is_production(m->in[i].prio))
             v = pick_victim_wae(m, m->in[i].prio);
         if (v == NONE)
             v = pick_victim(m, m->in[i].prio);
@@ -823,12 +822,9 @@ struct pkey {
 static int by_power(const void *a, const void *b)
 {
     const struct pkey *x = a, *y = b;
+    int c = lt_slot_power_cmp(x->power, y->power); /* WAA's order, shared with the extender */
 
-    if (x->power > y->power)
-        return -1;
-    if (x->power < y->power)
-        return 1;
-    return (x->g > y->g) - (x->g < y->g);
+    return c != 0 ? c : (x->g > y->g) - (x->g < y->g);
 }
 
 static void sim_free(struct sim *m)

@@ -2,15 +2,16 @@
  *
  * Source: Cavdar 2015, ch. 6 (DESIGN.md section 5): evict one task of the lowest running
  *   priority below the arriving task's, chosen by the policy, until the task fits.
- * Reading: "until the task fits" is checked on the machine's resources (the extender's
- *   preempt verb has no slots); sticky tasks (HYBRID) are never chosen; after the rule has
- *   made room, victims are given back in reverse order of choice (the highest priority
- *   first, as kube-scheduler's own preemption reprieves) whenever the task still fits
- *   without them, so the set is minimal. Free room is always recomputed from the capacity
- *   and the requests of the tasks that stay, summed in candidate order, so the answer does
- *   not depend on the order of floating-point updates.
- * Ties: mrs and lrs break equal start times by the lower id; rnd draws one lt_rng_below(k)
- *   over the k tasks of the lowest priority, in candidate order, per victim.
+ * Reading: "until the task fits" is checked on the machine's resources and, when a slot limit
+ *   is given (lt_victims_choose_slots: the extender's slot mode), on its slots: fewer tasks than
+ *   slots must stay, so a full machine needs at least one victim; sticky tasks (HYBRID) are never
+ * chosen; after the rule has made room, victims are given back in reverse order of choice (the
+ * highest priority first, as kube-scheduler's own preemption reprieves) whenever the task still
+ * fits without them, so the set is minimal. Free room is always recomputed from the capacity and
+ * the requests of the tasks that stay, summed in candidate order, so the answer does not depend on
+ * the order of floating-point updates. Ties: mrs and lrs break equal start times by the lower id;
+ * rnd draws one lt_rng_below(k) over the k tasks of the lowest priority, in candidate order, per
+ * victim.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -68,21 +69,24 @@ const struct lt_evict_policy *lt_evict_find(const char *name, struct lt_err *err
     return NULL;
 }
 
-/* Does req fit in cap minus the requests of the candidates not marked gone? */
-static bool fits_without(const struct lt_res *cap, const struct lt_res *req,
+/* Does req fit in cap minus the requests of the candidates not marked gone, and, if slots is
+ * not 0, do fewer than slots candidates stay (a slot is free for the task)? */
+static bool fits_without(const struct lt_res *cap, const struct lt_res *req, uint32_t slots,
                          const struct lt_victim_cand *cand, size_t n, const bool *gone)
 {
     struct lt_res used = {0, 0, 0};
+    size_t stay = 0;
 
     for (size_t k = 0; k < n; k++) {
         if (gone[k])
             continue;
+        stay++;
         used.cpu += cand[k].req.cpu;
         used.mem += cand[k].req.mem;
         used.disk += cand[k].req.disk;
     }
     return cap->cpu - used.cpu >= req->cpu && cap->mem - used.mem >= req->mem &&
-           cap->disk - used.disk >= req->disk;
+           cap->disk - used.disk >= req->disk && (slots == 0 || stay < slots);
 }
 
 /* Is a before b in the policy's order (mrs or lrs), among tasks of one priority? */
@@ -131,6 +135,14 @@ int lt_victims_choose(const struct lt_evict_policy *p, const struct lt_res *cap,
                       size_t n, struct lt_rng *rng, size_t *out, size_t *n_out, bool *fits,
                       struct lt_err *err)
 {
+    return lt_victims_choose_slots(p, cap, 0, req, prio, cand, n, rng, out, n_out, fits, err);
+}
+
+int lt_victims_choose_slots(const struct lt_evict_policy *p, const struct lt_res *cap,
+                            uint32_t slots, const struct lt_res *req, int prio,
+                            const struct lt_victim_cand *cand, size_t n, struct lt_rng *rng,
+                            size_t *out, size_t *n_out, bool *fits, struct lt_err *err)
+{
     int rc;
 
     if (p == NULL || cap == NULL || req == NULL || (n > 0 && (cand == NULL || out == NULL)) ||
@@ -153,7 +165,7 @@ int lt_victims_choose(const struct lt_evict_policy *p, const struct lt_res *cap,
     if (gone == NULL)
         return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory choosing victims");
     size_t m = 0;
-    while (!fits_without(cap, req, cand, n, gone)) {
+    while (!fits_without(cap, req, slots, cand, n, gone)) {
         size_t v = next_victim(p->order, prio, cand, n, gone, rng);
         if (v == n) { /* no eligible task left: this machine cannot be helped */
             lt_free(gone);
@@ -165,7 +177,7 @@ int lt_victims_choose(const struct lt_evict_policy *p, const struct lt_res *cap,
     /* Give back what is not needed, the last chosen (highest priority) first. */
     for (size_t j = m; j-- > 0;) {
         gone[out[j]] = false;
-        if (!fits_without(cap, req, cand, n, gone))
+        if (!fits_without(cap, req, slots, cand, n, gone))
             gone[out[j]] = true;
     }
     size_t kept = 0;

@@ -99,9 +99,23 @@ static uint32_t scaled_slots(double cpu, double c_max, uint32_t n)
     return s < 1.0 ? 1u : s > (double)UINT32_MAX ? UINT32_MAX : (uint32_t)s;
 }
 
+int lt_slot_count_sc(int level, double cpu, uint32_t *out, struct lt_err *err)
+{
+    if (level < 1 || level > 4)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "slot configuration SC%d does not exist (SC1-SC4)",
+                          level);
+    if (!(cpu > 0.0) || !isfinite(cpu))
+        return lt_err_set(err, LT_EINVAL, 0, 0, "a server with CPU %g has no slots under SC%d", cpu,
+                          level);
+    /* 8 * level slots per 0.5 CPU (Table 8.1: A/B/C 8..32, D 16..64) */
+    *out = scaled_slots(cpu, 1.0, 16u * (uint32_t)level);
+    return 0;
+}
+
 int lt_slot_config_sc(int level, const struct lt_slot_group *inv, size_t n,
                       struct lt_slot_config *out, struct lt_err *err)
 {
+    struct lt_slot_config c;
     int rc;
 
     if (level < 1 || level > 4)
@@ -109,13 +123,15 @@ int lt_slot_config_sc(int level, const struct lt_slot_group *inv, size_t n,
                           level);
     if ((rc = check_inventory(inv, n, err)) < 0)
         return rc;
-    memset(out, 0, sizeof(*out));
-    out->n = n;
+    memset(&c, 0, sizeof(c));
+    c.n = n;
     for (size_t k = 0; k < n; k++) {
-        out->g[k] = inv[k];
-        /* 8 * level slots per 0.5 CPU (Table 8.1: A/B/C 8..32, D 16..64) */
-        out->g[k].slots = scaled_slots(inv[k].type->cpu, 1.0, 16u * (uint32_t)level);
+        c.g[k] = inv[k];
+        rc = lt_slot_count_sc(level, inv[k].type->cpu, &c.g[k].slots, err);
+        if (rc < 0)
+            return rc;
     }
+    *out = c;
     return 0;
 }
 

@@ -216,6 +216,7 @@ struct assumed_rec {
     const char *ns, *name, *node;
     uint64_t node_hash;
     int64_t at_ms; /* CLOCK_MONOTONIC time of ext_cache_assume */
+    bool sticky;   /* labelled lotus.io/sticky by the extender at this bind (HYBRID) */
     size_t slen;
     char buf[]; /* uid \0 ns \0 name \0 node \0 */
 };
@@ -597,10 +598,11 @@ static int collect_locked(struct ext_cache *c, struct draft *d, struct lt_err *e
         q->ns = at + (a->ns - a->buf);
         q->name = at + (a->name - a->buf);
         at += a->slen;
+        q->sticky = a->sticky;
         if (p != NULL) { /* pending in the feed: its requests, priority, stickiness */
             q->priority = p->priority;
             q->start_ms = p->start_ms;
-            q->sticky = p->sticky;
+            q->sticky = p->sticky || a->sticky;
             q->req = p->req;
         }
         q->assumed = true;
@@ -1360,6 +1362,12 @@ int ext_cache_load_file(struct ext_cache *c, const char *path, struct lt_err *er
 int ext_cache_assume(struct ext_cache *c, const char *ns, const char *name, const char *uid,
                      const char *node, bool *known, struct lt_err *err)
 {
+    return ext_cache_assume_sticky(c, ns, name, uid, node, false, known, err);
+}
+
+int ext_cache_assume_sticky(struct ext_cache *c, const char *ns, const char *name, const char *uid,
+                            const char *node, bool sticky, bool *known, struct lt_err *err)
+{
     const struct pod_rec *p;
     struct assumed_rec *a;
     const char *s[4];
@@ -1386,6 +1394,7 @@ int ext_cache_assume(struct ext_cache *c, const char *ns, const char *name, cons
     a->slen = len - (strlen(node) + 1);
     a->node_hash = hash_str(node);
     a->at_ms = mono_ms();
+    a->sticky = sticky;
     pthread_mutex_lock(&c->lock);
     if (hmap_find(&c->nodes, node) == NULL) {
         pthread_mutex_unlock(&c->lock);

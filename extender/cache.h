@@ -104,6 +104,12 @@ LT_MUST_CHECK int ext_cache_assume(struct ext_cache *c, const char *ns, const ch
                                    const char *uid, const char *node, bool *known,
                                    struct lt_err *err);
 
+/* ext_cache_assume, and if sticky, the assumed pod counts as sticky (lotus.io/sticky) even
+ * before the watch reports the label the extender set (HYBRID's pool, docs/extender.md). */
+LT_MUST_CHECK int ext_cache_assume_sticky(struct ext_cache *c, const char *ns, const char *name,
+                                          const char *uid, const char *node, bool sticky,
+                                          bool *known, struct lt_err *err);
+
 /* For /readyz and /metrics. nodes, pods and assumed describe the current snapshot (pods = the
  * counted pods, assumed ones included); the watcher counters are summed over both watchers;
  * feed_errors adds the objects the cache could not decode (they are skipped). Thread-safe. */

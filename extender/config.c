@@ -71,6 +71,17 @@ static const struct setting settings[] = {
     {"tls-client-ca", S_STR, OFF(tls_client_ca), 0, 0, "",
      "require client certificates signed by this PEM CA"},
     {"log-level", S_STR, OFF(log_level), 0, 0, "info", "debug|info|warn|error"},
+    {"slots", S_STR, OFF(slots_mode), 0, 0, "off",
+     "slot mode: off|capacity|file (slot limits per node, WASP, docs/extender.md)"},
+    {"slots-level", S_INT, OFF(slots_level), 1, 4, "3",
+     "capacity mode: SC level, 16*level slots per --slots-cpu-unit of CPU"},
+    {"slots-cpu-unit", S_STR, OFF(slots_cpu_unit), 0, 0, "1",
+     "capacity mode: CPU (cores, a quantity) counted as one unit"},
+    {"slots-file", S_STR, OFF(slots_file), 0, 0, "", "file mode: slots per node (JSON)"},
+    {"priority-classes", S_STR, OFF(priority_classes), 0, 0, "1,2,3,4,5,6,7,8,9,10,11",
+     "11 ascending spec.priority thresholds of classes 1..11 (production: class 9+)"},
+    {"sticky-slots", S_INT, OFF(sticky_slots), 0, 1000000000, "0",
+     "HYBRID: pods labelled lotus.io/sticky at bind while fewer are bound (0: none)"},
 };
 
 #define N_SETTINGS (sizeof(settings) / sizeof(settings[0]))
@@ -288,6 +299,7 @@ static int apply(struct ext_config *cfg, const struct setting *s, const char *v,
 void ext_config_init(struct ext_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
+    ext_slots_init(&cfg->slots);
     for (size_t i = 0; i < N_SETTINGS; i++) {
         int rc = apply(cfg, &settings[i], settings[i].def, settings[i].name, NULL);
 
@@ -557,6 +569,57 @@ static int check_combinations(const struct ext_config *cfg, struct lt_err *err)
     return 0;
 }
 
+/* The subject of a setting plus the library's message, as validation errors read. */
+static int sub_err(const struct ext_config *cfg, const char *name, int code, const struct lt_err *e,
+                   struct lt_err *err)
+{
+    char what[EXT_CONFIG_STR + 128];
+
+    subject(cfg, S(name), what, sizeof(what));
+    return lt_err_set(err, code, 0, 0, "%s: %s", what, e->text);
+}
+
+/* The slot mode settings into cfg->slots (the slots file is loaded here). */
+static int check_slots(struct ext_config *cfg, struct lt_err *err)
+{
+    struct ext_slots *sl = &cfg->slots;
+    char what[EXT_CONFIG_STR + 128], wf[EXT_CONFIG_STR + 128];
+    struct ext_qty q;
+    struct lt_err e;
+    int rc;
+
+    lt_err_init(&e, NULL);
+    ext_slots_release(sl);
+    if ((rc = ext_slots_parse_mode(cfg->slots_mode, &sl->mode, &e)) < 0)
+        return sub_err(cfg, "slots", rc, &e, err);
+    sl->level = (int)cfg->slots_level;
+    if ((rc = ext_qty_parse(cfg->slots_cpu_unit, strlen(cfg->slots_cpu_unit), &q, "cpu", &e)) < 0 ||
+        (rc = ext_qty_milli(&q, &sl->cpu_unit_milli)) < 0 || sl->cpu_unit_milli <= 0) {
+        subject(cfg, S("slots-cpu-unit"), what, sizeof(what));
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "%s: expected a positive CPU quantity (e.g. '1', '8', '500m'), got '%s'",
+                          what, cfg->slots_cpu_unit);
+    }
+    if ((rc = ext_slots_parse_classes(cfg->priority_classes, sl->thresholds, &e)) < 0)
+        return sub_err(cfg, "priority-classes", rc, &e, err);
+    sl->sticky = cfg->sticky_slots;
+    subject(cfg, S("slots"), what, sizeof(what));
+    subject(cfg, S("slots-file"), wf, sizeof(wf));
+    if (sl->mode == EXT_SLOTS_FILE && !set(cfg, "slots-file"))
+        return lt_err_set(err, LT_EINVAL, 0, 0, "%s file needs %s", what, wf);
+    if (sl->mode != EXT_SLOTS_FILE && set(cfg, "slots-file"))
+        return lt_err_set(err, LT_EINVAL, 0, 0, "%s needs %s file (got '%s')", wf, what,
+                          cfg->slots_mode);
+    if (sl->mode == EXT_SLOTS_FILE && (rc = ext_slots_load_file(sl, cfg->slots_file, &e)) < 0)
+        return sub_err(cfg, "slots-file", rc, &e, err);
+    return 0;
+}
+
+void ext_config_release(struct ext_config *cfg)
+{
+    ext_slots_release(&cfg->slots);
+}
+
 int ext_config_validate(struct ext_config *cfg, struct lt_err *err)
 {
     static const char *const files[] = {"cluster-file", "token-file", "ca-file",
@@ -587,6 +650,8 @@ int ext_config_validate(struct ext_config *cfg, struct lt_err *err)
     }
     for (size_t i = 0; rc == 0 && i < sizeof(files) / sizeof(files[0]); i++)
         rc = check_readable(cfg, S(files[i]), err);
+    if (rc == 0)
+        rc = check_slots(cfg, err);
     return rc;
 }
 

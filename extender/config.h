@@ -23,6 +23,7 @@
 #include "lt_err.h"
 #include "lt_evict.h"
 #include "lt_score.h"
+#include "slots.h"
 
 #define EXT_CONFIG_STR 4096 /* bytes of a string setting incl. NUL (paths: Linux PATH_MAX) */
 
@@ -41,14 +42,20 @@ struct ext_config {
     int64_t shutdown_timeout_ms;      /* longest SIGTERM drain of in-flight requests */
     int64_t rebuild_ms;               /* cache: minimum time between two snapshots */
     int64_t assume_ttl_ms;            /* cache: forget an unconfirmed bound pod after this */
-    char cluster_file[EXT_CONFIG_STR];  /* offline mode: nodes and pods from this file */
-    char server[EXT_CONFIG_STR];        /* API server URL; "" = in-cluster */
-    char token_file[EXT_CONFIG_STR];    /* bearer token file (with --server) */
-    char ca_file[EXT_CONFIG_STR];       /* API server CA bundle (with --server) */
-    char tls_cert[EXT_CONFIG_STR];      /* serve HTTPS with this PEM certificate (chain) ... */
-    char tls_key[EXT_CONFIG_STR];       /* ... and this PEM key */
-    char tls_client_ca[EXT_CONFIG_STR]; /* require client certificates signed by this CA */
-    char log_level[EXT_CONFIG_STR];     /* debug, info, warn, error */
+    char cluster_file[EXT_CONFIG_STR];     /* offline mode: nodes and pods from this file */
+    char server[EXT_CONFIG_STR];           /* API server URL; "" = in-cluster */
+    char token_file[EXT_CONFIG_STR];       /* bearer token file (with --server) */
+    char ca_file[EXT_CONFIG_STR];          /* API server CA bundle (with --server) */
+    char tls_cert[EXT_CONFIG_STR];         /* serve HTTPS with this PEM certificate (chain) ... */
+    char tls_key[EXT_CONFIG_STR];          /* ... and this PEM key */
+    char tls_client_ca[EXT_CONFIG_STR];    /* require client certificates signed by this CA */
+    char log_level[EXT_CONFIG_STR];        /* debug, info, warn, error */
+    char slots_mode[EXT_CONFIG_STR];       /* --slots: off, capacity, file */
+    int64_t slots_level;                   /* --slots-level: SC1..SC4 (capacity mode) */
+    char slots_cpu_unit[EXT_CONFIG_STR];   /* --slots-cpu-unit: a CPU quantity ("1", "8") */
+    char slots_file[EXT_CONFIG_STR];       /* --slots-file (file mode) */
+    char priority_classes[EXT_CONFIG_STR]; /* --priority-classes: 11 ascending thresholds */
+    int64_t sticky_slots;                  /* --sticky-slots: HYBRID's sticky pool (0: none) */
     char known[1024];   /* after an unknown flag or key: the known ones, comma-separated */
     uint8_t origin[32]; /* per setting (config.c's table order): 0 default, 1 file, 2 flag */
 
@@ -59,6 +66,7 @@ struct ext_config {
     char host[EXT_CONFIG_STR];   /* listen host, "" = any */
     uint16_t port;               /* listen port */
     char prefix[EXT_CONFIG_STR]; /* url_prefix normalised: "" or "/x/y" (no trailing '/') */
+    struct ext_slots slots;      /* slot mode settings (slots.h); owns the slots file's table */
 };
 
 /* What ext_config_parse_args found besides settings. */
@@ -71,6 +79,9 @@ enum ext_config_action {
 
 /* Sets every field to its default. */
 void ext_config_init(struct ext_config *cfg);
+
+/* Frees what validation loaded (the slots file's table); cfg is then as after init. */
+void ext_config_release(struct ext_config *cfg);
 
 /* Applies the file named by --config (if any), then every flag of argv[1..argc-1], then
  * validates (ext_config_validate). Flags are --name=value or --name value; booleans are

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "lt_mem.h"
+#include "lt_slots.h"
 
 struct lt_task ext_pod_task(const struct ext_pod *p)
 {
@@ -33,6 +34,27 @@ struct lt_task ext_pod_task(const struct ext_pod *p)
     t.req.disk = (double)p->req.ephemeral_bytes;
     t.sticky = p->sticky;
     return t;
+}
+
+/* Is the slot mode on? */
+static bool slot_mode(const struct ext_decide_config *cfg)
+{
+    return cfg != NULL && cfg->slots != NULL && cfg->slots->mode != EXT_SLOTS_OFF;
+}
+
+/* Machine m (named name) as WAA sees it: its slot limit, the pods counted on it, its slot
+ * power (allocatable millicores per slot; 0 without slots). */
+static struct lt_slot_node slot_node(const struct ext_decide_config *cfg,
+                                     const struct lt_cluster *c, size_t m, const char *name)
+{
+    struct lt_slot_node n;
+    size_t used = lt_cluster_n_tasks(c, m);
+    double cpu = lt_cluster_cap(c, m).cpu;
+
+    n.slots = ext_slots_limit(cfg->slots, name, cpu);
+    n.used = used > UINT32_MAX ? UINT32_MAX : (uint32_t)used;
+    n.power = n.slots > 0 ? cpu / n.slots : 0.0;
+    return n;
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -137,17 +159,35 @@ static int short_resources(char *r, const struct lt_res *req, const struct lt_re
     return n;
 }
 
-static enum ext_verdict filter_one(const struct lt_cluster *c, const char *name,
-                                   const struct lt_res *req, char *reason)
+/* Appends "no free slot (used/slots used)" to reason (after "; " if it is not empty). */
+static void reason_slots(char *reason, const struct lt_slot_node *n)
+{
+    size_t len = strlen(reason);
+    char t[64];
+
+    snprintf(t, sizeof(t), "%sno free slot (%u/%u used)", len > 0 ? "; " : "", (unsigned)n->used,
+             (unsigned)n->slots);
+    reason_cat(reason, &len, t);
+}
+
+static enum ext_verdict filter_one(const struct ext_decide_config *cfg, const struct lt_cluster *c,
+                                   const char *name, const struct lt_res *req, char *reason)
 {
     size_t m = lt_cluster_find(c, name);
+    struct lt_slot_node sn = {0, 0, 0.0};
+    bool slots = slot_mode(cfg), slot_free = true;
     struct lt_res cap, fr;
 
+    reason[0] = '\0';
     if (m == LT_NO_MACHINE) {
         snprintf(reason, EXT_REASON_MAX, "unknown node");
         return EXT_FAIL;
     }
-    if (lt_cluster_fits(c, m, req))
+    if (slots) {
+        sn = slot_node(cfg, c, m, name);
+        slot_free = lt_slot_node_free(&sn);
+    }
+    if (lt_cluster_fits(c, m, req) && slot_free)
         return EXT_PASS;
     if (!lt_cluster_online(c, m)) {
         snprintf(reason, EXT_REASON_MAX, "node is offline");
@@ -156,14 +196,20 @@ static enum ext_verdict filter_one(const struct lt_cluster *c, const char *name,
     cap = lt_cluster_cap(c, m);
     if (short_resources(reason, req, &cap, "capacity") > 0)
         return EXT_FAIL_UNRESOLVABLE;
+    if (slots && sn.slots == 0) {
+        snprintf(reason, EXT_REASON_MAX, "node has no slots");
+        return EXT_FAIL_UNRESOLVABLE;
+    }
     fr = lt_cluster_free_res(c, m);
-    if (short_resources(reason, req, &fr, "free") == 0)
+    if (short_resources(reason, req, &fr, "free") == 0 && slot_free)
         snprintf(reason, EXT_REASON_MAX, "pod does not fit");
+    if (!slot_free)
+        reason_slots(reason, &sn);
     return EXT_FAIL;
 }
 
-int ext_decide_filter(const struct ext_snapshot *s, const struct ext_args *a,
-                      struct ext_filter_decision *d, struct lt_err *err)
+int ext_decide_filter(const struct ext_decide_config *cfg, const struct ext_snapshot *s,
+                      const struct ext_args *a, struct ext_filter_decision *d, struct lt_err *err)
 {
     size_t n = ext_args_candidates(a);
     struct lt_task t = ext_pod_task(&a->pod);
@@ -179,7 +225,7 @@ int ext_decide_filter(const struct ext_snapshot *s, const struct ext_args *a,
     for (size_t i = 0; i < n; i++) {
         char *reason = d->text + i * EXT_REASON_MAX;
 
-        d->v[i].verdict = filter_one(s->cluster, ext_args_candidate(a, i), &t.req, reason);
+        d->v[i].verdict = filter_one(cfg, s->cluster, ext_args_candidate(a, i), &t.req, reason);
         d->v[i].reason = d->v[i].verdict == EXT_PASS ? NULL : reason;
         d->n_pass += d->v[i].verdict == EXT_PASS;
     }
@@ -216,6 +262,46 @@ void ext_scores_map(const double *raw, size_t n, int64_t *out)
     }
 }
 
+/* Slot mode over the policy's raw scores[0..k-1] of machines cand[0..k-1]: no free slot ->
+ * infeasible; for a production pod, raw = WAA tier + 0.5 * the policy's raw normalised to
+ * [0, 1] over the nodes with a free slot (decide.h). */
+static int slot_scores(const struct ext_decide_config *cfg, const struct ext_snapshot *s,
+                       const struct ext_args *a, const size_t *cand, size_t k, double *scores,
+                       struct lt_err *err)
+{
+    struct lt_slot_node *sn = lt_calloc(k, sizeof(*sn));
+    uint32_t *tier = lt_calloc(k, sizeof(*tier));
+    bool prod = lt_class_is_production(ext_slots_class(cfg->slots, a->pod.priority));
+    double best = HUGE_VAL, worst = -HUGE_VAL;
+    size_t n_tiers = 0;
+    int rc = 0;
+
+    if (sn == NULL || tier == NULL) {
+        rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory ranking %zu nodes by slot", k);
+        goto out_free;
+    }
+    for (size_t j = 0; j < k; j++)
+        sn[j] = slot_node(cfg, s->cluster, cand[j], lt_cluster_name(s->cluster, cand[j]));
+    if ((rc = lt_slot_waa_tiers(sn, k, tier, &n_tiers, err)) < 0)
+        goto out_free;
+    for (size_t j = 0; j < k; j++) {
+        if (tier[j] == LT_SLOT_NO_TIER)
+            scores[j] = LT_SCORE_INFEASIBLE;
+        if (!isfinite(scores[j]))
+            continue;
+        best = scores[j] < best ? scores[j] : best;
+        worst = scores[j] > worst ? scores[j] : worst;
+    }
+    for (size_t j = 0; prod && j < k; j++) {
+        if (isfinite(scores[j]))
+            scores[j] = tier[j] + (worst > best ? 0.5 * (scores[j] - best) / (worst - best) : 0.0);
+    }
+out_free:
+    lt_free(sn);
+    lt_free(tier);
+    return rc;
+}
+
 int ext_decide_prioritize(const struct ext_decide_config *cfg, const struct ext_snapshot *s,
                           const struct ext_args *a, struct lt_rng *rng,
                           struct ext_host_priority *out, struct lt_err *err)
@@ -244,6 +330,11 @@ int ext_decide_prioritize(const struct ext_decide_config *cfg, const struct ext_
     }
     if (k > 0) {
         rc = lt_policy_rank(cfg->policy, s->cluster, &t, cand, k, rng, scores, err);
+        if (rc < 0)
+            goto out_free;
+    }
+    if (k > 0 && slot_mode(cfg)) {
+        rc = slot_scores(cfg, s, a, cand, k, scores, err);
         if (rc < 0)
             goto out_free;
     }
@@ -385,6 +476,7 @@ static int preempt_one(const struct ext_decide_config *cfg, const struct ext_sna
     size_t m = lt_cluster_find(s->cluster, e->node), n, n_out = 0, first = *len;
     struct lt_task t = ext_pod_task(&a->pod);
     struct lt_res mcap;
+    uint32_t limit = 0; /* slot limit; 0: none (slot mode off) */
     bool fits = false;
     int rc;
 
@@ -394,8 +486,13 @@ static int preempt_one(const struct ext_decide_config *cfg, const struct ext_sna
     if (n == (size_t)-1)
         return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory for the pods of node '%s'", e->node);
     mcap = lt_cluster_cap(s->cluster, m);
-    rc = lt_victims_choose(cfg->evict, &mcap, &t.req, t.priority, w->cand, n, rng, w->out, &n_out,
-                           &fits, err);
+    if (slot_mode(cfg)) {
+        limit = ext_slots_limit(cfg->slots, e->node, mcap.cpu);
+        if (limit == 0)
+            return 0; /* no slots: no victim can help */
+    }
+    rc = lt_victims_choose_slots(cfg->evict, &mcap, limit, &t.req, t.priority, w->cand, n, rng,
+                                 w->out, &n_out, &fits, err);
     if (rc < 0 || !fits)
         return rc;
     for (size_t k = 0; k < n_out && rc == 0; k++)

@@ -21,6 +21,7 @@
 #include "lt_evict.h"
 #include "lt_rng.h"
 #include "lt_score.h"
+#include "slots.h"
 
 /* Bytes of one filter reason incl. NUL: three "Insufficient <res>: requested X, free Y"
  * clauses with 20-digit numbers fit in about 200 bytes. */
@@ -30,6 +31,7 @@
 struct ext_decide_config {
     const struct lt_policy *policy;      /* placement policy for prioritize */
     const struct lt_evict_policy *evict; /* eviction policy for preempt */
+    const struct ext_slots *slots;       /* slot mode (slots.h); NULL or mode off: none */
 };
 
 /* ------------------------------------------------------------------------------------------
@@ -49,7 +51,8 @@ struct ext_filter_decision {
 void ext_filter_decision_init(struct ext_filter_decision *d);
 void ext_filter_decision_release(struct ext_filter_decision *d);
 
-/* Decides every candidate of a (ext_args_candidates) against snapshot s:
+/* Decides every candidate of a (ext_args_candidates) against snapshot s (cfg: only its slot
+ * mode is read; NULL means no slot mode):
  *   - a name the snapshot does not know: EXT_FAIL, "unknown node";
  *   - a node where the pod's requests (cpu millicores, memory and ephemeral-storage bytes)
  *     fit in capacity minus the requests of the pods counted on it (lt_cluster_fits): EXT_PASS;
@@ -57,8 +60,13 @@ void ext_filter_decision_release(struct ext_filter_decision *d);
  *     pods cannot help), "Insufficient cpu: requested 500m, capacity 200m";
  *   - otherwise EXT_FAIL with every short resource, "Insufficient cpu: requested 500m, free
  *     200m; Insufficient memory: requested 2147483648, free 1073741824" (bytes).
+ * In slot mode (cfg->slots, mode not off), besides: a node whose slot limit is 0 (no CPU, or
+ * not in the slots file and no default) fails unresolvably, "node has no slots"; a node whose
+ * counted pods (bound or assumed) reach its limit (lt_slot_node_free) fails, "no free slot
+ * (24/24 used)", appended after "; " to the short resources if there are any.
  * d is released first. Errors: LT_ENOMEM (d left released). */
-LT_MUST_CHECK int ext_decide_filter(const struct ext_snapshot *s, const struct ext_args *a,
+LT_MUST_CHECK int ext_decide_filter(const struct ext_decide_config *cfg,
+                                    const struct ext_snapshot *s, const struct ext_args *a,
                                     struct ext_filter_decision *d, struct lt_err *err);
 
 /* ------------------------------------------------------------------------------------------
@@ -72,6 +80,12 @@ LT_MUST_CHECK int ext_decide_filter(const struct ext_snapshot *s, const struct e
  *   score = round(10 * (worst - raw) / (worst - best)), half away from zero;
  *   every feasible node gets 10 if worst == best; unknown or infeasible nodes get 0.
  * rng is passed to the policy (only "random" draws; may be NULL otherwise).
+ * In slot mode, a node without a free slot is infeasible (0), and for a production pod (class
+ * 9..11 of its spec.priority, ext_slots_class and lt_class_is_production) WASP's preference
+ * comes first: raw = tier + 0.5 * (policy raw - best) / (worst - best), tier from
+ * lt_slot_waa_tiers (0 = the most powerful free slots), best and worst over the nodes with a
+ * free slot, so a more powerful tier always scores at least as high and the placement policy
+ * orders the nodes inside a tier. Other pods keep the policy's score.
  * Errors: LT_ENOMEM, LT_EINVAL from the policy (bad request vector); out is then unspecified. */
 LT_MUST_CHECK int ext_decide_prioritize(const struct ext_decide_config *cfg,
                                         const struct ext_snapshot *s, const struct ext_args *a,
@@ -105,7 +119,9 @@ void ext_preempt_decision_release(struct ext_preempt_decision *d);
  * that is unknown or cannot be helped is dropped. A node where the pod already fits in the
  * snapshot keeps the victims kube-scheduler proposed (its view says the pod does not fit
  * there), restricted to those the rule allows (pods of the snapshot on that node, lower
- * priority, not sticky), and is dropped if none is left. NumPDBViolations is always 0: lotus does
+ * priority, not sticky), and is dropped if none is left. In slot mode the victims must also
+ * free a slot on a node whose pods fill its limit (lt_victims_choose_slots); a node without
+ * slots is dropped. NumPDBViolations is always 0: lotus does
  * not read PodDisruptionBudgets. rng: needed by "rnd" only. d is released first. Errors: LT_ENOMEM,
  * LT_EINVAL (bad request vector); d is then left released. */
 LT_MUST_CHECK int ext_decide_preempt(const struct ext_decide_config *cfg,

@@ -56,7 +56,7 @@ enum { R_CPU, R_MEM, R_EPH, R_PODS, R_N };
 static const char *const res_names[R_N] = {"cpu", "memory", "ephemeral-storage", "pods"};
 
 /* The label and annotation that protect a pod from preemption (issue 6). */
-#define STICKY_KEY "lotus.io/sticky"
+#define STICKY_KEY EXT_STICKY_LABEL
 
 /* A decoded ResourceList: which of our resources it names and their values. */
 struct rlist {

@@ -54,6 +54,9 @@
 /* MaxExtenderPriority in extender/v1: the score of the best node. */
 #define EXT_MAX_PRIORITY 10
 
+/* The label (or annotation) that marks a pod sticky: never a preemption victim (HYBRID). */
+#define EXT_STICKY_LABEL "lotus.io/sticky"
+
 /* ------------------------------------------------------------------------------------------
  * Quantities (extender/quantity.c): k8s.io/apimachinery resource.Quantity, exactly.
  */

@@ -362,7 +362,7 @@ int kube_client_reload_token(struct kube_client *c, struct lt_err *err)
 /* The request headers: Accept, optionally Content-Type, and the bearer token (re-read first
  * when older than token_reread_ms; a failed periodic re-read keeps the old token). NULL on
  * allocation failure. Free with curl_slist_free_all. */
-static struct curl_slist *request_headers(struct kube_client *c, bool json_body)
+static struct curl_slist *request_headers(struct kube_client *c, const char *ctype)
 {
     struct curl_slist *h = NULL, *t;
     char *auth = NULL;
@@ -377,8 +377,12 @@ static struct curl_slist *request_headers(struct kube_client *c, bool json_body)
             return NULL;
     }
     t = curl_slist_append(h, "Accept: application/json");
-    if (t && json_body)
-        t = curl_slist_append(t, "Content-Type: application/json");
+    if (t && ctype) {
+        char line[96];
+
+        snprintf(line, sizeof(line), "Content-Type: %s", ctype);
+        t = curl_slist_append(t, line);
+    }
     if (t && auth)
         t = curl_slist_append(t, auth);
     lt_free(auth);
@@ -452,11 +456,13 @@ static char *binding_body(const char *ns, const char *name, const char *uid, con
     return s;
 }
 
-/* One POST; fills *status (0 if none) and resp. Returns the curl result. */
-static CURLcode bind_once(struct kube_client *c, const char *url, const char *body, int *status,
-                          struct buf *resp, char *errbuf)
+/* One request with a body: POST, or method (e.g. "PATCH") if not NULL, with Content-Type ctype;
+ * fills *status (0 if none) and resp. Returns the curl result. */
+static CURLcode send_once(struct kube_client *c, const char *method, const char *ctype,
+                          const char *url, const char *body, int *status, struct buf *resp,
+                          char *errbuf)
 {
-    struct curl_slist *h = request_headers(c, true);
+    struct curl_slist *h = request_headers(c, ctype);
     CURL *e;
     CURLcode rc;
     long code = 0;
@@ -471,6 +477,8 @@ static CURLcode bind_once(struct kube_client *c, const char *url, const char *bo
     }
     easy_setup(e, &c->cfg, url, h, errbuf);
     curl_easy_setopt(e, CURLOPT_POSTFIELDS, body);
+    if (method)
+        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)c->cfg.request_timeout_ms);
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, body_write);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, resp);
@@ -515,11 +523,11 @@ int kube_bind(struct kube_client *c, const char *ns, const char *name, const cha
         rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory binding pod '%s/%s'", ns, name);
         goto out_free;
     }
-    cc = bind_once(c, url, body, &status, &resp, errbuf);
+    cc = send_once(c, NULL, "application/json", url, body, &status, &resp, errbuf);
     if (cc == CURLE_OK && status == 401 && c->cfg.token_file[0] &&
         kube_client_reload_token(c, NULL) == 0) {
         buf_release(&resp);
-        cc = bind_once(c, url, body, &status, &resp, errbuf);
+        cc = send_once(c, NULL, "application/json", url, body, &status, &resp, errbuf);
     }
     if (http_status)
         *http_status = status;
@@ -530,6 +538,82 @@ int kube_bind(struct kube_client *c, const char *ns, const char *name, const cha
         status_message(&resp, msg, sizeof(msg));
         rc = lt_err_set(err, LT_EIO, 0, 0, "binding pod '%s/%s' to node '%s': HTTP %d%s: %s", ns,
                         name, node, status, status == 409 ? " Conflict" : "", msg);
+    }
+out_free:
+    buf_release(&resp);
+    lt_free(url);
+    free(body); /* json_dumps allocates with Jansson's allocator: malloc */
+    return rc;
+}
+
+/* ---- labels ----------------------------------------------------------------------------- */
+
+/* The pod URL with ns and name percent-encoded; NULL on allocation failure. */
+static char *pod_url(const struct kube_client *c, const char *ns, const char *name)
+{
+    char *ens = curl_easy_escape(NULL, ns, 0);
+    char *ename = curl_easy_escape(NULL, name, 0);
+    char *url = NULL;
+
+    if (ens && ename)
+        url = strfmt("%s/api/v1/namespaces/%s/pods/%s", c->cfg.server, ens, ename);
+    curl_free(ens);
+    curl_free(ename);
+    return url;
+}
+
+/* The merge patch {"metadata":{"uid":uid,"labels":{key:value}}} (value NULL: null, which
+ * removes the label); NULL on allocation failure. */
+static char *label_patch(const char *uid, const char *key, const char *value)
+{
+    json_t *labels = json_object(), *j;
+    char *s = NULL;
+
+    if (!labels || json_object_set_new(labels, key, value ? json_string(value) : json_null()) < 0) {
+        json_decref(labels);
+        return NULL;
+    }
+    j = json_pack("{s:{s:s, s:o}}", "metadata", "uid", uid, "labels", labels);
+    if (j)
+        s = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    return s;
+}
+
+int kube_label_pod(struct kube_client *c, const char *ns, const char *name, const char *uid,
+                   const char *key, const char *value, int *http_status, struct lt_err *err)
+{
+    char errbuf[CURL_ERROR_SIZE], msg[LT_ERR_TEXT];
+    struct buf resp = {.max = KUBE_BIND_BODY_MAX};
+    char *url, *body;
+    int status = 0, rc = 0;
+    CURLcode cc;
+
+    if (http_status)
+        *http_status = 0;
+    if (!c || !ns || !*ns || !name || !*name || !uid || !*uid || !key || !*key)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "labelling needs a namespace, name, uid and key");
+    url = pod_url(c, ns, name);
+    body = label_patch(uid, key, value);
+    if (!url || !body) {
+        rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory labelling pod '%s/%s'", ns, name);
+        goto out_free;
+    }
+    cc = send_once(c, "PATCH", KUBE_MERGE_PATCH, url, body, &status, &resp, errbuf);
+    if (cc == CURLE_OK && status == 401 && c->cfg.token_file[0] &&
+        kube_client_reload_token(c, NULL) == 0) {
+        buf_release(&resp);
+        cc = send_once(c, "PATCH", KUBE_MERGE_PATCH, url, body, &status, &resp, errbuf);
+    }
+    if (http_status)
+        *http_status = status;
+    if (cc != CURLE_OK) {
+        rc = lt_err_set(err, LT_EIO, 0, 0, "labelling pod '%s/%s' %s: PATCH '%s' failed: %s", ns,
+                        name, key, url, curl_reason(cc, errbuf));
+    } else if (status < 200 || status > 299) {
+        status_message(&resp, msg, sizeof(msg));
+        rc = lt_err_set(err, LT_EIO, 0, 0, "labelling pod '%s/%s' %s: HTTP %d: %s", ns, name, key,
+                        status, msg);
     }
 out_free:
     buf_release(&resp);
@@ -675,7 +759,7 @@ static CURL *get_setup(struct kube_watch *w, const char *url, struct curl_slist 
 {
     CURL *e;
 
-    *hdrs = request_headers(w->c, false);
+    *hdrs = request_headers(w->c, NULL);
     if (!*hdrs)
         return NULL;
     e = curl_easy_init();

@@ -108,6 +108,18 @@ int kube_client_reload_token(struct kube_client *c, struct lt_err *err) LT_MUST_
 int kube_bind(struct kube_client *c, const char *ns, const char *name, const char *uid,
               const char *node, int *http_status, struct lt_err *err) LT_MUST_CHECK;
 
+/* The content type of a JSON merge patch (RFC 7386), which the API server accepts on pods. */
+#define KUBE_MERGE_PATCH "application/merge-patch+json"
+
+/* PATCH /api/v1/namespaces/{ns}/pods/{name} with the JSON merge patch
+ * {"metadata":{"uid":uid,"labels":{key:value}}}; value NULL patches null, which removes the
+ * label. The uid makes the patch fail (the API server refuses to change a uid) if the name now
+ * belongs to another pod. Success,
+ * errors, the 401 retry and *http_status as kube_bind. Thread-safe; blocking. */
+int kube_label_pod(struct kube_client *c, const char *ns, const char *name, const char *uid,
+                   const char *key, const char *value, int *http_status,
+                   struct lt_err *err) LT_MUST_CHECK;
+
 /* Watch event types; KUBE_EVENT_LISTED marks the items of a LIST (between relist_begin and
  * relist_done), the others are the "type" of a WATCH line. */
 enum kube_event {

@@ -143,9 +143,9 @@ static int serve(const struct ext_config *cfg, struct ext_cache *cache, struct k
     return 0;
 }
 
-int main(int argc, char **argv)
+/* Everything after ext_config_init; cfg is released by main. */
+static int run(struct ext_config *cfg, int argc, char **argv)
 {
-    struct ext_config cfg;
     enum ext_config_action action;
     struct kube_client *kube = NULL;
     struct ext_cache *cache;
@@ -154,11 +154,10 @@ int main(int argc, char **argv)
     int rc;
 
     lt_err_init(&e, NULL);
-    ext_config_init(&cfg);
-    if (ext_config_parse_args(&cfg, argc, argv, &action, &e) < 0) {
-        if (cfg.known[0] != '\0')
+    if (ext_config_parse_args(cfg, argc, argv, &action, &e) < 0) {
+        if (cfg->known[0] != '\0')
             ext_log(EXT_LOG_ERROR, "invalid configuration", "{s:s, s:s, s:s}", "error", e.text,
-                    "code", lt_err_name(e.code), "known", cfg.known);
+                    "code", lt_err_name(e.code), "known", cfg->known);
         else
             fail(2, "invalid configuration", &e);
         return 2;
@@ -172,8 +171,8 @@ int main(int argc, char **argv)
         return 0;
     }
     if (action == EXT_CONFIG_PRINT)
-        return print_config(&cfg);
-    ext_log_set_level(cfg.level);
+        return print_config(cfg);
+    ext_log_set_level(cfg->level);
     malloc_tune();
 
     /* Before any thread starts: libcurl's global state and the signal mask. */
@@ -185,20 +184,31 @@ int main(int argc, char **argv)
     sigaddset(&sigs, SIGINT);
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 
-    if (cfg.cluster_file[0] == '\0' && (kube = kube_open(&cfg, &e)) == NULL) {
+    if (cfg->cluster_file[0] == '\0' && (kube = kube_open(cfg, &e)) == NULL) {
         rc = fail(1, "cannot configure the API server client", &e);
         goto out_global;
     }
-    cache = cache_open(&cfg, kube, &e);
+    cache = cache_open(cfg, kube, &e);
     if (cache == NULL) {
         rc = fail(1, kube ? "cannot start the cluster cache" : "cannot load --cluster-file", &e);
         goto out_kube;
     }
-    rc = serve(&cfg, cache, kube, &sigs);
+    rc = serve(cfg, cache, kube, &sigs);
     ext_cache_free(cache);
 out_kube:
     kube_client_free(kube);
 out_global:
     kube_global_cleanup();
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    struct ext_config cfg;
+    int rc;
+
+    ext_config_init(&cfg);
+    rc = run(&cfg, argc, argv);
+    ext_config_release(&cfg);
     return rc;
 }

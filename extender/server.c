@@ -33,6 +33,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <netdb.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -78,7 +79,15 @@ static const double buckets[] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 
 enum reject { R_NOT_FOUND, R_METHOD, R_TOO_LARGE, R_FORBIDDEN, R_N };
 static const char *const reject_codes[R_N] = {"404", "405", "413", "403"};
 
+/* HYBRID's sticky label at bind: labelled; the PATCH failed (bound without it); the pool was
+ * full (bound without it); the bind failed after the label and the label was removed (or the
+ * removal failed too: reverted_failed). */
+enum sticky { ST_LABELLED, ST_FAILED, ST_POOL_FULL, ST_REVERTED, ST_REVERT_FAILED, ST_N };
+static const char *const sticky_names[ST_N] = {"labelled", "failed", "pool_full", "reverted",
+                                               "revert_failed"};
+
 struct metrics {
+    atomic_uint_fast64_t sticky[ST_N];
     atomic_uint_fast64_t requests[V_N][O_N];
     atomic_uint_fast64_t bucket[V_N][N_BUCKETS]; /* not cumulative; summed when rendered */
     atomic_uint_fast64_t sum_ns[V_N];
@@ -95,6 +104,7 @@ struct ext_server {
     struct ext_cache *cache;      /* borrowed */
     struct kube_client *kube;     /* borrowed; NULL offline */
     struct ext_decide_config dc;
+    pthread_mutex_t sticky_lock; /* serialises count, label, bind, assume under --sticky-slots */
     struct MHD_Daemon *d;
     uint16_t port;
     char *tls_cert, *tls_key, *tls_ca; /* owned PEM texts, NULL without TLS */
@@ -290,7 +300,7 @@ static enum outcome do_filter(struct ext_server *s, struct MHD_Connection *conn,
     } else if ((snap = ext_snapshot_acquire(s->cache)) == NULL) {
         snprintf(msg, sizeof(msg), "lotus-extender: cluster cache not synced yet");
         o = O_NOT_READY;
-    } else if (ext_decide_filter(snap, &a, &d, &e) < 0 ||
+    } else if (ext_decide_filter(&s->dc, snap, &a, &d, &e) < 0 ||
                ext_filter_answer(&a, d.v, NULL, &b, &e) < 0) {
         err_line(&e, "filter failed", msg, sizeof(msg));
         o = O_ERROR;
@@ -422,6 +432,71 @@ static const char *bind_missing(const struct ext_bind_args *a)
     return NULL;
 }
 
+/* Pods of the current snapshot that count against the sticky pool (lotus.io/sticky), except
+ * the one of uid; SIZE_MAX if the cache has no snapshot. */
+static size_t sticky_count(struct ext_server *s, const char *uid)
+{
+    struct ext_snapshot *snap = ext_snapshot_acquire(s->cache);
+    size_t n = 0;
+
+    if (snap == NULL)
+        return SIZE_MAX;
+    for (size_t i = 0; i < snap->n_pods; i++)
+        n += snap->pods[i].sticky && strcmp(snap->pods[i].uid, uid) != 0;
+    ext_snapshot_release(snap);
+    return n;
+}
+
+static void sticky_note(struct ext_server *s, enum sticky what, const struct ext_bind_args *a,
+                        const char *error)
+{
+    atomic_fetch_add_explicit(&s->m.sticky[what], 1, memory_order_relaxed);
+    if (what == ST_LABELLED)
+        return;
+    ext_log(what == ST_POOL_FULL || what == ST_REVERTED ? EXT_LOG_INFO : EXT_LOG_WARN,
+            "sticky label", "{s:s, s:s, s:s, s:s, s:I, s:s}", "pod", a->pod_name, "ns",
+            a->pod_namespace, "outcome", sticky_names[what], "node", a->node, "pool",
+            (json_int_t)s->cfg->slots.sticky, "error", error ? error : "");
+}
+
+/* HYBRID (--sticky-slots N): labels the pod lotus.io/sticky=true when fewer than N counted pods
+ * carry the label, then binds; a failed label is logged and counted, and the pod is bound
+ * without it; a failed bind removes the label again. The pod is assumed sticky when labelled.
+ * Called with sticky_lock held, so concurrent binds see each other's labels. */
+static int bind_sticky(struct ext_server *s, const struct ext_bind_args *a, int *status,
+                       bool *known, struct lt_err *e)
+{
+    struct lt_err le;
+    bool labelled = false;
+    size_t n = sticky_count(s, a->pod_uid);
+    int rc;
+
+    lt_err_init(&le, NULL);
+    if (n < (uint64_t)s->cfg->slots.sticky) {
+        labelled = kube_label_pod(s->kube, a->pod_namespace, a->pod_name, a->pod_uid,
+                                  EXT_STICKY_LABEL, "true", NULL, &le) == 0;
+        sticky_note(s, labelled ? ST_LABELLED : ST_FAILED, a, labelled ? NULL : le.text);
+    } else {
+        sticky_note(s, ST_POOL_FULL, a, NULL);
+    }
+    rc = kube_bind(s->kube, a->pod_namespace, a->pod_name, a->pod_uid, a->node, status, e);
+    if (rc < 0) {
+        if (labelled) {
+            lt_err_init(&le, NULL);
+            bool ok = kube_label_pod(s->kube, a->pod_namespace, a->pod_name, a->pod_uid,
+                                     EXT_STICKY_LABEL, NULL, NULL, &le) == 0;
+            sticky_note(s, ok ? ST_REVERTED : ST_REVERT_FAILED, a, ok ? NULL : le.text);
+        }
+        return rc;
+    }
+    lt_err_init(&le, NULL);
+    if (ext_cache_assume_sticky(s->cache, a->pod_namespace, a->pod_name, a->pod_uid, a->node,
+                                labelled, known, &le) < 0)
+        ext_log(EXT_LOG_WARN, "bound pod not counted in the cache", "{s:s, s:s, s:s, s:s}", "pod",
+                a->pod_name, "ns", a->pod_namespace, "node", a->node, "error", le.text);
+    return 0;
+}
+
 static enum outcome do_bind(struct ext_server *s, struct MHD_Connection *conn, struct req *r,
                             enum MHD_Result *ret)
 {
@@ -445,6 +520,16 @@ static enum outcome do_bind(struct ext_server *s, struct MHD_Connection *conn, s
         snprintf(msg, sizeof(msg),
                  "lotus-extender runs offline (--cluster-file): no API server to bind with");
         o = O_ERROR;
+    } else if (s->cfg->slots.sticky > 0) {
+        int rc;
+
+        pthread_mutex_lock(&s->sticky_lock);
+        rc = bind_sticky(s, &a, &status, &known, &e);
+        pthread_mutex_unlock(&s->sticky_lock);
+        if (rc < 0) {
+            snprintf(msg, sizeof(msg), "%s", e.text);
+            o = O_ERROR;
+        }
     } else if (kube_bind(s->kube, a.pod_namespace, a.pod_name, a.pod_uid, a.node, &status, &e) <
                0) {
         snprintf(msg, sizeof(msg), "%s", e.text);
@@ -563,6 +648,18 @@ static void metric(struct text *t, const char *name, const char *type, const cha
     tprintf(t, "# HELP %s %s\n# TYPE %s %s\n%s %.15g\n", name, help, name, type, name, v);
 }
 
+static void metrics_sticky(struct ext_server *s, struct text *t)
+{
+    metric(t, "lotus_extender_sticky_pool", "gauge",
+           "HYBRID sticky pool size (--sticky-slots; 0: off).", (double)s->cfg->slots.sticky);
+    tprintf(t, "# HELP lotus_extender_sticky_labels_total Sticky labels at bind by outcome "
+               "(labelled, failed, pool_full, reverted, revert_failed).\n"
+               "# TYPE lotus_extender_sticky_labels_total counter\n");
+    for (int k = 0; k < ST_N; k++)
+        tprintf(t, "lotus_extender_sticky_labels_total{outcome=\"%s\"} %" PRIuFAST64 "\n",
+                sticky_names[k], atomic_load(&s->m.sticky[k]));
+}
+
 static void metrics_cache(struct ext_server *s, struct text *t)
 {
     struct ext_cache_stats st;
@@ -598,6 +695,7 @@ static enum MHD_Result serve_metrics(struct ext_server *s, struct MHD_Connection
 
     metrics_requests(s, &t);
     metrics_cache(s, &t);
+    metrics_sticky(s, &t);
     tprintf(&t,
             "# HELP lotus_extender_build_info Version and configured policies.\n"
             "# TYPE lotus_extender_build_info gauge\n"
@@ -953,11 +1051,13 @@ struct ext_server *ext_server_new(const struct ext_config *cfg, struct ext_cache
         return NULL;
     }
     s->quiesced_fd = MHD_INVALID_SOCKET;
+    pthread_mutex_init(&s->sticky_lock, NULL);
     s->cfg = cfg;
     s->cache = cache;
     s->kube = kube;
     s->dc.policy = cfg->pol;
     s->dc.evict = cfg->ev;
+    s->dc.slots = &cfg->slots;
     s->port = cfg->port;
     s->started_ms = real_ms();
     if (load_tls(s, err) < 0 || start_listening(s, err) < 0) {
@@ -1010,5 +1110,6 @@ void ext_server_free(struct ext_server *s)
     lt_free(s->tls_cert);
     lt_free(s->tls_key);
     lt_free(s->tls_ca);
+    pthread_mutex_destroy(&s->sticky_lock);
     lt_free(s);
 }

@@ -68,6 +68,9 @@ struct fake_api {
     char *conflict;               /* next binding's 409 message or NULL */
     int bind_delay_ms;            /* next binding's answer delay */
     size_t bindings;
+    int patch_fail;   /* next pod PATCH's scripted status (0: none) */
+    size_t patches;   /* pod PATCHes answered 200 */
+    char *last_patch; /* body of the last pod PATCH received, or NULL */
     struct request *reqs;
     size_t n_reqs, cap_reqs;
 };
@@ -405,6 +408,49 @@ bool fake_api_pod_node(struct fake_api *f, const char *ns, const char *name, cha
     }
     pthread_mutex_unlock(&f->lock);
     return ok;
+}
+
+void fake_api_patch_fail_next(struct fake_api *f, int status)
+{
+    pthread_mutex_lock(&f->lock);
+    f->patch_fail = status;
+    pthread_mutex_unlock(&f->lock);
+}
+
+size_t fake_api_patches(struct fake_api *f)
+{
+    size_t n;
+
+    pthread_mutex_lock(&f->lock);
+    n = f->patches;
+    pthread_mutex_unlock(&f->lock);
+    return n;
+}
+
+bool fake_api_last_patch(struct fake_api *f, char *out, size_t cap)
+{
+    bool ok;
+
+    pthread_mutex_lock(&f->lock);
+    ok = f->last_patch != NULL;
+    if (ok)
+        snprintf(out, cap, "%s", f->last_patch);
+    pthread_mutex_unlock(&f->lock);
+    return ok;
+}
+
+bool fake_api_pod_label(struct fake_api *f, const char *ns, const char *name, const char *key,
+                        char *out, size_t cap)
+{
+    const char *v;
+
+    pthread_mutex_lock(&f->lock);
+    v = json_string_value(json_object_get(
+        json_object_get(json_object_get(find_pod(f, ns, name), "metadata"), "labels"), key));
+    if (v)
+        snprintf(out, cap, "%s", v);
+    pthread_mutex_unlock(&f->lock);
+    return v != NULL;
 }
 
 size_t fake_api_bindings(struct fake_api *f)
@@ -796,6 +842,100 @@ static enum MHD_Result serve_bind(struct fake_api *f, struct MHD_Connection *con
                         msg);
 }
 
+/* Applies the merge patch's metadata.labels (RFC 7386: null removes a label) to pod. */
+static void merge_labels(json_t *pod, json_t *patch_labels)
+{
+    json_t *meta = json_object_get(pod, "metadata"), *labels, *v;
+    const char *k;
+
+    if (!json_is_object(meta))
+        json_object_set_new(pod, "metadata", meta = json_object());
+    labels = json_object_get(meta, "labels");
+    if (!json_is_object(labels))
+        json_object_set_new(meta, "labels", labels = json_object());
+    json_object_foreach(patch_labels, k, v)
+    {
+        if (json_is_null(v))
+            json_object_del(labels, k);
+        else
+            json_object_set(labels, k, v);
+    }
+}
+
+/* PATCH /api/v1/namespaces/{ns}/pods/{name}: a JSON merge patch of metadata.labels (only that;
+ * with metadata.uid as a precondition). 200 with the pod, 404, 409 on a uid mismatch, 415 for
+ * another content type, or the status scripted by fake_api_patch_fail_next. */
+static enum MHD_Result serve_patch(struct fake_api *f, struct MHD_Connection *conn, const char *ns,
+                                   const char *name, const struct call *c)
+{
+    const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type");
+    json_t *b = c->body ? json_loadb(c->body, c->len, 0, NULL) : NULL;
+    json_t *labels = json_object_get(json_object_get(b, "metadata"), "labels"), *pod, *copy;
+    const char *uid = meta_str(b, "uid"), *puid;
+    int fail;
+
+    pthread_mutex_lock(&f->lock);
+    free(f->last_patch);
+    f->last_patch = NULL;
+    if (c->body) {
+        f->last_patch = xmalloc(c->len + 1);
+        memcpy(f->last_patch, c->body, c->len);
+        f->last_patch[c->len] = '\0';
+    }
+    fail = f->patch_fail;
+    f->patch_fail = 0;
+    pthread_mutex_unlock(&f->lock);
+    if (!ct || strcmp(ct, "application/merge-patch+json") != 0) {
+        json_decref(b);
+        return reply_status(conn, 415, "UnsupportedMediaType", "expected a JSON merge patch");
+    }
+    if (fail) {
+        json_decref(b);
+        return reply_status(conn, fail, "InternalError", "scripted PATCH failure");
+    }
+    if (!json_is_object(labels)) {
+        json_decref(b);
+        return reply_status(conn, 400, "BadRequest", "patch without metadata.labels");
+    }
+    pthread_mutex_lock(&f->lock);
+    pod = find_pod(f, ns, name);
+    puid = meta_str(pod, "uid");
+    if (!pod) {
+        pthread_mutex_unlock(&f->lock);
+        json_decref(b);
+        return reply_status(conn, 404, "NotFound", "pod not found");
+    }
+    if (uid && puid && strcmp(uid, puid) != 0) {
+        pthread_mutex_unlock(&f->lock);
+        json_decref(b);
+        return reply_status(conn, 409, "Conflict", "Precondition failed: UID mismatch");
+    }
+    merge_labels(pod, labels);
+    stamp(f, pod);
+    f->patches++;
+    copy = json_deep_copy(pod);
+    pthread_mutex_unlock(&f->lock);
+    json_decref(b);
+    return reply_json(conn, MHD_HTTP_OK, copy);
+}
+
+/* Splits "/api/v1/namespaces/{ns}/pods/{name}" into ns and name. */
+static bool pod_path(const char *url, char *ns, char *name, size_t cap)
+{
+    static const char pre[] = "/api/v1/namespaces/";
+    const char *a = url + sizeof(pre) - 1, *b, *c;
+
+    if (strncmp(url, pre, sizeof(pre) - 1) != 0 || !(b = strstr(a, "/pods/")))
+        return false;
+    c = b + 6;
+    if (!(b > a && (size_t)(b - a) < cap) || strchr(c, '/') || strlen(c) >= cap || !*c)
+        return false;
+    memcpy(ns, a, (size_t)(b - a));
+    ns[b - a] = '\0';
+    memcpy(name, c, strlen(c) + 1);
+    return true;
+}
+
 /* Splits "/api/v1/namespaces/{ns}/pods/{name}/binding" into ns and name. */
 static bool binding_path(const char *url, char *ns, char *name, size_t cap)
 {
@@ -849,6 +989,10 @@ static enum MHD_Result route(struct fake_api *f, struct MHD_Connection *conn, co
         if (c->too_big)
             return reply_status(conn, 413, "RequestEntityTooLarge", "body too large");
         return serve_bind(f, conn, ns, name, c);
+    } else if (strcmp(method, "PATCH") == 0 && pod_path(url, ns, name, sizeof(ns))) {
+        if (c->too_big)
+            return reply_status(conn, 413, "RequestEntityTooLarge", "body too large");
+        return serve_patch(f, conn, ns, name, c);
     }
     return reply_status(conn, 404, "NotFound", "the server could not find the requested resource");
 }
@@ -958,6 +1102,7 @@ void fake_api_stop(struct fake_api *f)
     free(f->reqs);
     free(f->token);
     free(f->conflict);
+    free(f->last_patch);
     pthread_cond_destroy(&f->cond);
     pthread_mutex_destroy(&f->lock);
     free(f);

@@ -9,6 +9,10 @@
  *                                             sets the stored pod's spec.nodeName; 201 with a
  *                                             Status, 409 on a uid mismatch, an already bound
  *                                             pod or when the test asks for it
+ *   PATCH /api/v1/namespaces/{ns}/pods/{name}  a JSON merge patch (Content-Type
+ *                                             application/merge-patch+json, else 415) of
+ *                                             metadata.labels, metadata.uid a precondition
+ *                                             (409); 200 with the pod; recorded
  * Every request is recorded ("GET /api/v1/pods?watch=1&resourceVersion=7&..."), so a test can
  * assert what the client sent; with a token set, requests without "Authorization: Bearer
  * <token>" get 401.
@@ -96,6 +100,19 @@ void fake_api_bind_delay_next(struct fake_api *f, int ms);
 /* The node the stored pod ns/name is bound to, copied into out (cap bytes); false if the pod
  * is unknown or unbound. */
 bool fake_api_pod_node(struct fake_api *f, const char *ns, const char *name, char *out, size_t cap);
+
+/* The next pod PATCH answers this HTTP status (e.g. 500) without changing the pod. */
+void fake_api_patch_fail_next(struct fake_api *f, int status);
+
+/* Number of pod PATCHes answered 200 so far. */
+size_t fake_api_patches(struct fake_api *f);
+
+/* Copies the body of the last pod PATCH received (answered or not) into out; false if none. */
+bool fake_api_last_patch(struct fake_api *f, char *out, size_t cap);
+
+/* Copies label key of the stored pod ns/name into out; false if the pod or label is absent. */
+bool fake_api_pod_label(struct fake_api *f, const char *ns, const char *name, const char *key,
+                        char *out, size_t cap);
 
 /* Number of binding requests answered 201 so far. */
 size_t fake_api_bindings(struct fake_api *f);

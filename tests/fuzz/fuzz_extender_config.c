@@ -143,6 +143,7 @@ static void check_valid(struct ext_config *cfg)
     }
     json_decref(a);
     json_decref(b);
+    ext_config_release(back);
     free(back);
 }
 
@@ -169,6 +170,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_failure(rc, &err);
         if (rc == 0)
             check_valid(cfg);
+        ext_config_release(cfg);
         free(cfg);
         return 0;
     }
@@ -210,6 +212,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             check_valid(cfg);
     }
     free(args);
+    ext_config_release(cfg);
     free(cfg);
     return 0;
 }

@@ -767,6 +767,126 @@ static void check_online(void)
     fake_api_stop(f);
 }
 
+/* A pending copy of pending-1 named name (uid "uid-" name). */
+static json_t *pending_pod(struct fake_api *f, const char *name)
+{
+    json_t *root = json_load_file(cluster, 0, NULL), *it, *copy = NULL;
+    size_t i;
+    char uid[64];
+
+    json_array_foreach(json_object_get(root, "items"), i, it)
+    {
+        if (strcmp(ep_jstr(json_object_get(json_object_get(it, "metadata"), "name")),
+                   "pending-1") == 0)
+            copy = json_deep_copy(it);
+    }
+    json_decref(root);
+    if (copy == NULL)
+        ep_die("sticky: no pending-1 in %s", cluster);
+    snprintf(uid, sizeof(uid), "uid-%s", name);
+    json_object_set_new(json_object_get(copy, "metadata"), "name", json_string(name));
+    json_object_set_new(json_object_get(copy, "metadata"), "uid", json_string(uid));
+    fake_api_add(f, FAKE_PODS, copy);
+    return copy;
+}
+
+static void bind_pod(const char *what, const char *name, const char *node)
+{
+    char body[256];
+    struct resp r;
+
+    snprintf(body, sizeof(body),
+             "{\"PodName\":\"%s\",\"PodNamespace\":\"default\",\"PodUID\":\"uid-%s\","
+             "\"Node\":\"%s\"}",
+             name, name, node);
+    http("POST", "/lotus/bind", body, &r);
+    expect(what, &r, 200, "{\"Error\":\"\"}");
+    free(r.body);
+}
+
+/* The request index of the first recorded request containing needle; dies if none. */
+static size_t request_at(struct fake_api *f, const char *needle)
+{
+    char t[512];
+
+    for (size_t i = 0; i < fake_api_request_count(f); i++) {
+        if (fake_api_request(f, i, t, sizeof(t), NULL) && strstr(t, needle) != NULL)
+            return i;
+    }
+    ep_die("sticky: no request '%s' reached the API server", needle);
+}
+
+/* HYBRID: --sticky-slots 3 with db-0 already sticky (small.json). pending-2 is labelled by a
+ * merge PATCH before its binding; pending-3's PATCH fails (500) and it is bound unlabelled;
+ * pending-1 takes the last sticky slot; pending-4 finds the pool full. /metrics counts each. */
+static void check_sticky(void)
+{
+    struct fake_api *f = fake_with_cluster();
+    const char *args[] = {"--server", fake_api_url(f), "--sticky-slots", "3",
+                          "--slots",  "capacity",      "--slots-level",  "1",
+                          NULL};
+    struct srv s;
+    struct resp r;
+    char v[4096];
+    int i;
+
+    pending_pod(f, "pending-3");
+    pending_pod(f, "pending-4");
+    srv_start(&s, "sticky", args);
+    for (i = 0; i < 1000; i++, usleep(10000)) {
+        http("GET", "/readyz", NULL, &r);
+        free(r.body);
+        if (r.status == 200)
+            break;
+    }
+    if (i == 1000)
+        ep_die("sticky: /readyz not 200 within 10 s");
+    bind_pod("sticky: bind pending-2", "pending-2", "node-c");
+    if (!fake_api_pod_label(f, "default", "pending-2", "lotus.io/sticky", v, sizeof(v)) ||
+        strcmp(v, "true") != 0)
+        ep_die("sticky: pending-2 is not labelled lotus.io/sticky=true");
+    if (!fake_api_last_patch(f, v, sizeof(v)) ||
+        strcmp(v, "{\"metadata\":{\"uid\":\"uid-pending-2\",\"labels\":{\"lotus.io/sticky\":"
+                  "\"true\"}}}") != 0)
+        ep_die("sticky: PATCH body %s", v);
+    if (!(request_at(f, "PATCH /api/v1/namespaces/default/pods/pending-2") <
+          request_at(f, "POST /api/v1/namespaces/default/pods/pending-2/binding")))
+        ep_die("sticky: the label PATCH did not precede the binding");
+    if (!fake_api_pod_node(f, "default", "pending-2", v, sizeof(v)) || strcmp(v, "node-c") != 0)
+        ep_die("sticky: pending-2 not bound to node-c");
+    ok("sticky: pending-2 labelled by a merge PATCH (uid precondition), then bound");
+
+    fake_api_patch_fail_next(f, 500);
+    bind_pod("sticky: a failed label does not fail the bind", "pending-3", "node-a");
+    if (fake_api_pod_label(f, "default", "pending-3", "lotus.io/sticky", v, sizeof(v)) ||
+        !fake_api_pod_node(f, "default", "pending-3", v, sizeof(v)))
+        ep_die("sticky: pending-3 should be bound and unlabelled");
+    ok("sticky: pending-3 bound without the label");
+
+    bind_pod("sticky: bind pending-1", "pending-1", "node-a");
+    if (!fake_api_pod_label(f, "default", "pending-1", "lotus.io/sticky", v, sizeof(v)))
+        ep_die("sticky: pending-1 is not labelled (the pool had room)");
+    bind_pod("sticky: bind pending-4", "pending-4", "node-b");
+    if (fake_api_pod_label(f, "default", "pending-4", "lotus.io/sticky", v, sizeof(v)))
+        ep_die("sticky: pending-4 labelled although the pool (3) was full");
+    if (fake_api_patches(f) != 2)
+        ep_die("sticky: %zu PATCHes applied, expected 2", fake_api_patches(f));
+    ok("sticky: the pool of 3 is full after db-0, pending-2, pending-1");
+
+    http("GET", "/metrics", NULL, &r);
+    expect_contains("sticky: /metrics labelled 2", &r, 200,
+                    "lotus_extender_sticky_labels_total{outcome=\"labelled\"} 2\n");
+    expect_contains("sticky: /metrics failed 1", &r, 200,
+                    "lotus_extender_sticky_labels_total{outcome=\"failed\"} 1\n");
+    expect_contains("sticky: /metrics pool_full 1", &r, 200,
+                    "lotus_extender_sticky_labels_total{outcome=\"pool_full\"} 1\n");
+    expect_contains("sticky: /metrics pool size", &r, 200, "lotus_extender_sticky_pool 3\n");
+    free(r.body);
+    srv_stop(&s);
+    ok("sticky: exit 0 after SIGTERM");
+    fake_api_stop(f);
+}
+
 int main(int argc, char **argv)
 {
     struct srv s;
@@ -798,9 +918,10 @@ int main(int argc, char **argv)
     check_config();
     check_tls();
     check_online();
+    check_sticky();
     curl_global_cleanup();
-    for (size_t i = 0; i < 4; i++) {
-        static const char *const sfx[] = {"main", "tls", "config", "online"};
+    for (size_t i = 0; i < 5; i++) {
+        static const char *const sfx[] = {"main", "tls", "config", "online", "sticky"};
         char p[300];
 
         snprintf(p, sizeof(p), "%s.%s", logpath, sfx[i]);

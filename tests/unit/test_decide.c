@@ -115,7 +115,7 @@ static void test_filter_passes_fitting_nodes_and_names_short_resources(void **st
 
     decode_args(&a, "1500m", "1Gi", "[\"n1\",\"n2\",\"n3\",\"ghost\"]");
     ext_filter_decision_init(&d);
-    assert_int_equal(ext_decide_filter(&f->snap, &a, &d, NULL), 0);
+    assert_int_equal(ext_decide_filter(NULL, &f->snap, &a, &d, NULL), 0);
     assert_int_equal(d.n, 4);
     assert_int_equal(d.n_pass, 1);
     assert_int_equal(d.v[0].verdict, EXT_FAIL);
@@ -139,7 +139,7 @@ static void test_filter_lists_every_short_resource(void **state)
     /* n4 has 1000m/2048Mi capacity, 900m/256Mi used. */
     decode_args(&a, "500m", "1900Mi", "[\"n4\"]");
     ext_filter_decision_init(&d);
-    assert_int_equal(ext_decide_filter(&f->snap, &a, &d, NULL), 0);
+    assert_int_equal(ext_decide_filter(NULL, &f->snap, &a, &d, NULL), 0);
     assert_int_equal(d.v[0].verdict, EXT_FAIL);
     assert_string_equal(d.v[0].reason, "Insufficient cpu: requested 500m, free 100m; "
                                        "Insufficient memory: requested 1992294400, free "
@@ -156,7 +156,7 @@ static void test_filter_request_above_capacity_is_unresolvable(void **state)
 
     decode_args(&a, "3", "1Gi", "[\"n2\",\"n3\"]");
     ext_filter_decision_init(&d);
-    assert_int_equal(ext_decide_filter(&f->snap, &a, &d, NULL), 0);
+    assert_int_equal(ext_decide_filter(NULL, &f->snap, &a, &d, NULL), 0);
     assert_int_equal(d.v[0].verdict, EXT_FAIL_UNRESOLVABLE);
     assert_string_equal(d.v[0].reason, "Insufficient cpu: requested 3000m, capacity 2000m");
     assert_int_equal(d.v[1].verdict, EXT_PASS);
@@ -172,7 +172,7 @@ static void test_filter_of_no_nodes_is_empty(void **state)
 
     decode_args(&a, "1", "1Gi", "[]");
     ext_filter_decision_init(&d);
-    assert_int_equal(ext_decide_filter(&f->snap, &a, &d, NULL), 0);
+    assert_int_equal(ext_decide_filter(NULL, &f->snap, &a, &d, NULL), 0);
     assert_int_equal(d.n, 0);
     ext_filter_decision_release(&d);
     ext_args_release(&a);
@@ -229,7 +229,7 @@ static void test_prioritize_maps_the_policy_rank_in_input_order(void **state)
     const char *names[] = {"bestfit1", "firstfit", "sos10"};
 
     for (size_t p = 0; p < sizeof(names) / sizeof(names[0]); p++) {
-        struct ext_decide_config cfg = {lt_policy_find(names[p], NULL), NULL};
+        struct ext_decide_config cfg = {lt_policy_find(names[p], NULL), NULL, NULL};
         struct ext_args a;
         struct ext_host_priority hp[4];
         const size_t cand[] = {2, 0, 1};
@@ -294,7 +294,8 @@ static void decode_preempt(struct ext_preempt_args *a, bool meta)
 static void preempt(struct fixture *f, const char *evict, bool meta, struct ext_preempt_decision *d,
                     struct ext_preempt_args *a)
 {
-    struct ext_decide_config cfg = {lt_policy_find("bestfit1", NULL), lt_evict_find(evict, NULL)};
+    struct ext_decide_config cfg = {lt_policy_find("bestfit1", NULL), lt_evict_find(evict, NULL),
+                                    NULL};
     struct lt_rng rng;
 
     lt_rng_init(&rng, 7, LT_RNG_EVICTION);
@@ -372,6 +373,305 @@ static void test_preempt_full_pods_mode(void **state)
     ext_preempt_args_release(&a);
 }
 
+/* ------------------------------------------------------------------------------------------
+ * Slot mode (docs/extender.md "Slot mode").
+ */
+
+/* A slots file given as JSON text, into sl (file mode). */
+static void slots_file(struct ext_slots *sl, const char *json)
+{
+    json_error_t je;
+    json_t *root = json_loads(json, 0, &je);
+    struct lt_err e;
+
+    assert_non_null(root);
+    lt_err_init(&e, NULL);
+    ext_slots_init(sl);
+    sl->mode = EXT_SLOTS_FILE;
+    if (ext_slots_load_json(sl, root, "slots.json", &e) < 0)
+        fail_msg("slots file: %s", e.text);
+    json_decref(root);
+}
+
+static void filter_slots(struct fixture *f, const struct ext_slots *sl, const char *cpu,
+                         const char *names, struct ext_filter_decision *d)
+{
+    struct ext_decide_config cfg = {lt_policy_find("bestfit1", NULL), NULL, sl};
+    struct ext_args a;
+
+    decode_args(&a, cpu, "128Mi", names);
+    ext_filter_decision_init(d);
+    assert_int_equal(ext_decide_filter(&cfg, &f->snap, &a, d, NULL), 0);
+    ext_args_release(&a);
+}
+
+/* Capacity mode, SC1 with 16 cores as one unit: 16 slots per 16 cores, so n1 (4 cores) 4,
+ * n2 2, n3 8, n4 (1 core) 1; a node with no CPU has none. n4 holds one pod: full. */
+static void test_slots_capacity_limits_and_the_filter_reason(void **state)
+{
+    struct fixture *f = *state;
+    struct ext_slots sl;
+    struct ext_filter_decision d;
+
+    ext_slots_init(&sl);
+    sl.mode = EXT_SLOTS_CAPACITY;
+    sl.level = 1;
+    sl.cpu_unit_milli = 16000;
+    assert_int_equal(ext_slots_limit(&sl, "n1", 4000), 4);
+    assert_int_equal(ext_slots_limit(&sl, "n2", 2000), 2);
+    assert_int_equal(ext_slots_limit(&sl, "n3", 8000), 8);
+    assert_int_equal(ext_slots_limit(&sl, "n4", 1000), 1);
+    assert_int_equal(ext_slots_limit(&sl, "x", 0), 0);
+    sl.level = 3; /* SC3 with 1 core a unit: 48 slots per core (lt_slot_config_sc's rule) */
+    sl.cpu_unit_milli = 1000;
+    assert_int_equal(ext_slots_limit(&sl, "n4", 1000), 48);
+    assert_int_equal(ext_slots_limit(&sl, "n1", 500), 24);
+    sl.level = 1;
+    sl.cpu_unit_milli = 16000;
+
+    filter_slots(f, &sl, "100m", "[\"n1\",\"n2\",\"n3\",\"n4\"]", &d);
+    assert_int_equal(d.n_pass, 3);
+    assert_int_equal(d.v[0].verdict, EXT_PASS);
+    assert_int_equal(d.v[3].verdict, EXT_FAIL);
+    assert_string_equal(d.v[3].reason, "no free slot (1/1 used)");
+    ext_filter_decision_release(&d);
+    /* short resources and a full node: both named */
+    filter_slots(f, &sl, "500m", "[\"n4\"]", &d);
+    assert_int_equal(d.v[0].verdict, EXT_FAIL);
+    assert_string_equal(d.v[0].reason,
+                        "Insufficient cpu: requested 500m, free 100m; no free slot (1/1 used)");
+    ext_filter_decision_release(&d);
+    /* mode off: the same node passes on its resources alone */
+    sl.mode = EXT_SLOTS_OFF;
+    filter_slots(f, &sl, "100m", "[\"n4\"]", &d);
+    assert_int_equal(d.v[0].verdict, EXT_PASS);
+    ext_filter_decision_release(&d);
+    ext_slots_release(&sl);
+}
+
+/* File mode: named nodes get their count, others the default; without a default an unnamed
+ * node has no slots, which evicting cannot change. n1 holds 3 pods. */
+static void test_slots_file_limits_and_default(void **state)
+{
+    struct fixture *f = *state;
+    struct ext_slots sl;
+    struct ext_filter_decision d;
+
+    slots_file(&sl, "{\"nodes\":{\"n1\":{\"slots\":3,\"production\":true},\"n3\":2},"
+                    "\"default\":{\"slots\":5}}");
+    assert_int_equal(sl.n_nodes, 2);
+    assert_true(sl.nodes[0].production);
+    assert_int_equal(ext_slots_limit(&sl, "n1", 4000), 3);
+    assert_int_equal(ext_slots_limit(&sl, "n3", 8000), 2);
+    assert_int_equal(ext_slots_limit(&sl, "n2", 2000), 5);
+    filter_slots(f, &sl, "100m", "[\"n1\",\"n2\",\"n3\"]", &d);
+    assert_int_equal(d.v[0].verdict, EXT_FAIL);
+    assert_string_equal(d.v[0].reason, "no free slot (3/3 used)");
+    assert_int_equal(d.v[1].verdict, EXT_PASS);
+    assert_int_equal(d.v[2].verdict, EXT_PASS);
+    ext_filter_decision_release(&d);
+    ext_slots_release(&sl);
+
+    slots_file(&sl, "{\"nodes\":{\"n1\":4}}");
+    filter_slots(f, &sl, "100m", "[\"n1\",\"n2\"]", &d);
+    assert_int_equal(d.v[0].verdict, EXT_PASS);
+    assert_int_equal(d.v[1].verdict, EXT_FAIL_UNRESOLVABLE);
+    assert_string_equal(d.v[1].reason, "node has no slots");
+    ext_filter_decision_release(&d);
+    ext_slots_release(&sl);
+}
+
+/* Every bad slots file is refused with its JSON path. */
+static void test_slots_file_rejects_bad_values_with_their_json_path(void **state)
+{
+    static const struct {
+        const char *json, *msg;
+    } cases[] = {
+        {"{\"nodes\":{\"n1\":{\"slots\":\"x\"}}}",
+         "slots.json: nodes[\"n1\"].slots: expected an integer 1..1000000, got the string \"x\""},
+        {"{\"nodes\":{\"n1\":0}}",
+         "slots.json: nodes[\"n1\"]: expected an integer 1..1000000, got 0"},
+        {"{\"nodes\":{\"n1\":{\"slots\":2,\"production\":1}}}",
+         "slots.json: nodes[\"n1\"].production: expected a boolean, got 1"},
+        {"{\"nodes\":{\"n1\":{\"slot\":2}}}",
+         "slots.json: nodes[\"n1\"]: unknown key 'slot' (known: slots, production)"},
+        {"{\"nodes\":{\"n1\":{\"production\":true}}}", "slots.json: nodes[\"n1\"].slots: missing"},
+        {"{\"nodes\":[]}", "slots.json: nodes: expected an object, got an array"},
+        {"{\"nodez\":{}}", "slots.json: unknown key 'nodez' (known: nodes, default)"},
+        {"{\"default\":1e3}", "slots.json: default: expected an integer 1..1000000, got 1000"},
+        {"{}", "slots.json: no node and no default: every node would have no slot"},
+        {"[]", "slots.json: expected an object, got an array"},
+    };
+    (void)state;
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        json_t *root = json_loads(cases[k].json, JSON_DECODE_ANY, NULL);
+        struct ext_slots sl;
+        struct lt_err e;
+
+        assert_non_null(root);
+        lt_err_init(&e, NULL);
+        ext_slots_init(&sl);
+        assert_int_equal(ext_slots_load_json(&sl, root, "slots.json", &e), LT_EINVAL);
+        assert_string_equal(e.text, cases[k].msg);
+        assert_int_equal(sl.n_nodes, 0);
+        ext_slots_release(&sl);
+        json_decref(root);
+    }
+}
+
+/* spec.priority to class through the 11 thresholds; production is class 9..11. */
+static void test_priority_classes_from_thresholds(void **state)
+{
+    struct ext_slots sl;
+    struct lt_err e;
+    int32_t t[11];
+
+    (void)state;
+    ext_slots_init(&sl);
+    assert_int_equal(ext_slots_class(&sl, -5), 0);
+    assert_int_equal(ext_slots_class(&sl, 0), 0);
+    assert_int_equal(ext_slots_class(&sl, 9), 9);
+    assert_int_equal(ext_slots_class(&sl, 1000000), 11);
+    assert_int_equal(
+        ext_slots_parse_classes("0,10,20,30,40,50,60,70,1000,2000,3000", sl.thresholds, NULL), 0);
+    assert_int_equal(ext_slots_class(&sl, 999), 8);
+    assert_int_equal(ext_slots_class(&sl, 1000), 9);
+    lt_err_init(&e, NULL);
+    assert_int_equal(ext_slots_parse_classes("1,2,3", t, &e), LT_EPARSE);
+    assert_int_equal(ext_slots_parse_classes("1,2,3,4,5,6,7,8,9,10,10", t, &e), LT_EINVAL);
+    assert_int_equal(ext_slots_parse_classes("1,2,3,4,5,6,7,8,9,10,11,12", t, NULL), LT_EPARSE);
+}
+
+static void prioritize_slots(struct fixture *f, const struct ext_slots *sl, const char *cpu,
+                             const char *names, struct ext_host_priority hp[4])
+{
+    struct ext_decide_config cfg = {lt_policy_find("bestfit1", NULL), NULL, sl};
+    struct ext_args a;
+
+    decode_args(&a, cpu, "128Mi", names);
+    assert_int_equal(ext_decide_prioritize(&cfg, &f->snap, &a, NULL, hp, NULL), 0);
+    ext_args_release(&a);
+}
+
+/* WASP for a production pod (priority 10 -> class 10): slot power = CPU / slots, n1 4000m/4 =
+ * 1000m (1 free), n2 2000/4 and n3 8000/16 = 500m, n4 full. n1, the only most powerful free
+ * slot, gets 10 although bestfit1 alone prefers another node; n4 gets 0. A non-production pod
+ * (class 0 after raising the thresholds) keeps bestfit1's scores, n4 excepted (no slot). */
+static void test_prioritize_production_prefers_the_most_powerful_free_slot(void **state)
+{
+    struct fixture *f = *state;
+    struct ext_slots sl;
+    struct ext_host_priority hp[4], off[4], off3[4];
+    const char *all = "[\"n1\",\"n2\",\"n3\",\"n4\"]";
+
+    slots_file(&sl, "{\"nodes\":{\"n1\":4,\"n2\":4,\"n3\":16,\"n4\":1}}");
+    prioritize_slots(f, NULL, "100m", all, off);
+    assert_true(off[0].score < EXT_MAX_PRIORITY); /* bestfit1 alone: not n1 */
+    assert_true(off[3].score > 0);
+    prioritize_slots(f, &sl, "100m", all, hp);
+    assert_int_equal(hp[0].score, EXT_MAX_PRIORITY);
+    assert_true(hp[1].score < hp[0].score);
+    assert_true(hp[2].score < hp[0].score);
+    assert_int_equal(hp[3].score, 0);
+    /* inside the tier of n2 and n3 the policy orders: bestfit1 prefers n2 (less free CPU) */
+    assert_true(off[1].score > off[2].score);
+    assert_true(hp[1].score > hp[2].score);
+
+    assert_int_equal(ext_slots_parse_classes("100,200,300,400,500,600,700,800,900,1000,1100",
+                                             sl.thresholds, NULL),
+                     0);
+    prioritize_slots(f, &sl, "100m", all, hp);
+    assert_int_equal(hp[3].score, 0);
+    prioritize_slots(f, NULL, "100m", "[\"n1\",\"n2\",\"n3\"]", off3);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(hp[i].score, off3[i].score);
+    ext_slots_release(&sl);
+}
+
+/* preempt a 100m priority-10 pod: by resources it fits everywhere, so with the slot mode off
+ * nothing is proposed (kube-scheduler proposed no victims). With every node full of slots: n1
+ * needs a victim, mrs takes u1 (u2 started later but is sticky); n2's pod outranks it; n3
+ * gives u5; n4's only pod is sticky. */
+static void preempt_slots(struct fixture *f, const struct ext_slots *sl, const char *evict,
+                          struct ext_preempt_decision *d, struct ext_preempt_args *a)
+{
+    static const char body[] =
+        "{\"Pod\":{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\",\"uid\":\"pre\"},"
+        "\"spec\":{\"priority\":10,\"containers\":[{\"name\":\"c\",\"resources\":"
+        "{\"requests\":{\"cpu\":\"100m\",\"memory\":\"128Mi\"}}}]}},"
+        "\"NodeNameToVictims\":null,\"NodeNameToMetaVictims\":{"
+        "\"n1\":{\"Pods\":[],\"NumPDBViolations\":0},\"n2\":{\"Pods\":[],\"NumPDBViolations\":0},"
+        "\"n3\":{\"Pods\":[],\"NumPDBViolations\":0},\"n4\":{\"Pods\":[],\"NumPDBViolations\":0}}}";
+    struct ext_decide_config cfg = {lt_policy_find("bestfit1", NULL), lt_evict_find(evict, NULL),
+                                    sl};
+    struct lt_err e;
+
+    lt_err_init(&e, NULL);
+    ext_preempt_args_init(a);
+    if (ext_preempt_args_decode(a, body, strlen(body), &e) < 0)
+        fail_msg("decode: %s", e.text);
+    ext_preempt_decision_init(d);
+    assert_int_equal(ext_decide_preempt(&cfg, &f->snap, a, NULL, d, NULL), 0);
+}
+
+static void test_preempt_frees_a_slot_on_a_full_node(void **state)
+{
+    struct fixture *f = *state;
+    struct ext_slots sl;
+    struct ext_preempt_args a;
+    struct ext_preempt_decision d;
+
+    preempt_slots(f, NULL, "mrs", &d, &a);
+    assert_int_equal(d.n, 0);
+    ext_preempt_decision_release(&d);
+    ext_preempt_args_release(&a);
+
+    slots_file(&sl, "{\"nodes\":{\"n1\":3,\"n2\":1,\"n3\":1,\"n4\":1}}");
+    preempt_slots(f, &sl, "mrs", &d, &a);
+    assert_int_equal(d.n, 2);
+    assert_string_equal(d.nodes[0].node, "n1");
+    assert_int_equal(d.nodes[0].n_uids, 1);
+    assert_string_equal(d.nodes[0].uids[0], "u1");
+    assert_string_equal(d.nodes[1].node, "n3");
+    assert_int_equal(d.nodes[1].n_uids, 1);
+    assert_string_equal(d.nodes[1].uids[0], "u5");
+    ext_preempt_decision_release(&d);
+    ext_preempt_args_release(&a);
+    ext_slots_release(&sl);
+}
+
+/* n1 holds u0, u1 and the sticky u2. With 2 slots two pods must go, and they are u0 and u1,
+ * never u2, under every policy; with 1 slot all three would have to go, so n1 is dropped. */
+static void test_preempt_never_chooses_a_sticky_pod(void **state)
+{
+    struct fixture *f = *state;
+    const char *pol[] = {"mrs", "lrs"};
+    struct ext_slots sl;
+    struct ext_preempt_args a;
+    struct ext_preempt_decision d;
+
+    for (size_t k = 0; k < 2; k++) {
+        slots_file(&sl, "{\"nodes\":{\"n1\":2}}");
+        preempt_slots(f, &sl, pol[k], &d, &a);
+        assert_int_equal(d.n, 1);
+        assert_string_equal(d.nodes[0].node, "n1");
+        assert_int_equal(d.nodes[0].n_uids, 2);
+        for (size_t i = 0; i < 2; i++)
+            assert_true(strcmp(d.nodes[0].uids[i], "u0") == 0 ||
+                        strcmp(d.nodes[0].uids[i], "u1") == 0);
+        assert_string_not_equal(d.nodes[0].uids[0], d.nodes[0].uids[1]);
+        ext_preempt_decision_release(&d);
+        ext_preempt_args_release(&a);
+        ext_slots_release(&sl);
+    }
+    slots_file(&sl, "{\"nodes\":{\"n1\":1}}");
+    preempt_slots(f, &sl, "mrs", &d, &a);
+    assert_int_equal(d.n, 0);
+    ext_preempt_decision_release(&d);
+    ext_preempt_args_release(&a);
+    ext_slots_release(&sl);
+}
+
 /* ext_fmt_f0 writes exactly what printf's "%.0f" writes: ties to even, -0, large values,
  * and a million random doubles of the sizes quantities take (milli-CPU, bytes). */
 static void test_fmt_f0_equals_printf(void **state)
@@ -441,6 +741,15 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_preempt_rnd_takes_one_non_sticky_victim, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_preempt_full_pods_mode, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_slots_capacity_limits_and_the_filter_reason, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_slots_file_limits_and_default, setup, teardown),
+        cmocka_unit_test(test_slots_file_rejects_bad_values_with_their_json_path),
+        cmocka_unit_test(test_priority_classes_from_thresholds),
+        cmocka_unit_test_setup_teardown(
+            test_prioritize_production_prefers_the_most_powerful_free_slot, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_preempt_frees_a_slot_on_a_full_node, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_preempt_never_chooses_a_sticky_pod, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -194,13 +194,48 @@ static void test_bad_input(void **state)
     assert_string_equal(lt_evict_name(lt_evict_at(2)), "rnd");
 }
 
+/* Slot limit 3 on cap4 with A, B, C running (3 tasks: no free slot). A prio-3 task wanting
+ * nothing fits by resources alone, so lt_victims_choose evicts nobody; with the slot limit one
+ * task must leave: mrs takes B (prio 1, latest start 20). With a limit of 4 a slot is free: no
+ * victim. Limit 3 with A and B sticky: only C (prio 5) is left, not below 3: cannot be helped. */
+static void test_slot_limit_needs_a_victim_on_a_full_machine(void **state)
+{
+    struct lt_res req = {0, 0, 0};
+    struct lt_victim_cand st[3];
+    size_t out[3], n = 99;
+    bool fits = false;
+    (void)state;
+    assert_int_equal(
+        lt_victims_choose_slots(pol("mrs"), &cap4, 3, &req, 3, abc, 3, NULL, out, &n, &fits, NULL),
+        0);
+    assert_true(fits);
+    assert_int_equal(n, 1);
+    assert_int_equal(out[0], 1);
+    assert_int_equal(
+        lt_victims_choose_slots(pol("mrs"), &cap4, 4, &req, 3, abc, 3, NULL, out, &n, &fits, NULL),
+        0);
+    assert_true(fits);
+    assert_int_equal(n, 0);
+    memcpy(st, abc, sizeof(st));
+    st[0].sticky = st[1].sticky = true;
+    assert_int_equal(
+        lt_victims_choose_slots(pol("mrs"), &cap4, 3, &req, 3, st, 3, NULL, out, &n, &fits, NULL),
+        0);
+    assert_false(fits);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_mrs_then_reprieve),     cmocka_unit_test(test_lrs),
-        cmocka_unit_test(test_only_lower_priorities), cmocka_unit_test(test_sticky_never_evicted),
-        cmocka_unit_test(test_already_fits),          cmocka_unit_test(test_ties_by_id),
-        cmocka_unit_test(test_rnd_seeded_and_fair),   cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_slot_limit_needs_a_victim_on_a_full_machine),
+        cmocka_unit_test(test_mrs_then_reprieve),
+        cmocka_unit_test(test_lrs),
+        cmocka_unit_test(test_only_lower_priorities),
+        cmocka_unit_test(test_sticky_never_evicted),
+        cmocka_unit_test(test_already_fits),
+        cmocka_unit_test(test_ties_by_id),
+        cmocka_unit_test(test_rnd_seeded_and_fair),
+        cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

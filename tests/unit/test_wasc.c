@@ -234,10 +234,64 @@ static void test_wasc_rejects_bad_input(void **state)
     assert_non_null(strstr(err.text, "type 'C'"));
 }
 
+/* SC<level> per server: 16 * level slots per CPU unit, nearest, at least 1; the same rule as
+ * lt_slot_config_sc (A: 0.5 CPU -> 24 under SC3; D: 1.0 -> 48). Bad level or CPU rejected. */
+static void test_slot_count_sc_is_table_8_1_per_server(void **state)
+{
+    uint32_t n = 0;
+    struct lt_err e;
+
+    (void)state;
+    assert_int_equal(lt_slot_count_sc(3, 0.5, &n, NULL), 0);
+    assert_int_equal(n, 24);
+    assert_int_equal(lt_slot_count_sc(3, 1.0, &n, NULL), 0);
+    assert_int_equal(n, 48);
+    assert_int_equal(lt_slot_count_sc(1, 0.01, &n, NULL), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(lt_slot_count_sc(2, 0.75, &n, NULL), 0);
+    assert_int_equal(n, 24);
+    lt_err_init(&e, NULL);
+    assert_int_equal(lt_slot_count_sc(5, 1.0, &n, &e), LT_EINVAL);
+    assert_string_equal(e.text, "slot configuration SC5 does not exist (SC1-SC4)");
+    assert_int_equal(lt_slot_count_sc(3, 0.0, &n, NULL), LT_EINVAL);
+    assert_int_equal(lt_slot_count_sc(3, NAN, &n, NULL), LT_EINVAL);
+}
+
+/* WAA tiers: powers 1/24 (free), 1/48 (free), 1/24 (full), 1/48 (free), 1/12 (no slots
+ * configured) -> tiers 0, 1, none, 1, none; two tiers. Production classes are 9..11. */
+static void test_waa_tiers_rank_free_servers_by_slot_power(void **state)
+{
+    const struct lt_slot_node nodes[5] = {
+        {24, 3, 1.0 / 24}, {48, 0, 1.0 / 48}, {24, 24, 1.0 / 24}, {48, 47, 1.0 / 48}, {0, 0, 0}};
+    uint32_t tier[5];
+    size_t nt = 0;
+    struct lt_slot_node bad = {4, 0, -1.0};
+
+    (void)state;
+    assert_int_equal(lt_slot_waa_tiers(nodes, 5, tier, &nt, NULL), 0);
+    assert_int_equal(nt, 2);
+    assert_int_equal(tier[0], 0);
+    assert_int_equal(tier[1], 1);
+    assert_int_equal(tier[2], LT_SLOT_NO_TIER);
+    assert_int_equal(tier[3], 1);
+    assert_int_equal(tier[4], LT_SLOT_NO_TIER);
+    assert_true(lt_slot_power_cmp(1.0 / 24, 1.0 / 48) < 0);
+    assert_int_equal(lt_slot_power_cmp(0.5, 0.5), 0);
+    assert_false(lt_class_is_production(8));
+    assert_true(lt_class_is_production(9));
+    assert_true(lt_class_is_production(11));
+    assert_false(lt_class_is_production(12));
+    assert_int_equal(lt_slot_waa_tiers(&bad, 1, tier, &nt, NULL), LT_EINVAL);
+    assert_int_equal(lt_slot_waa_tiers(NULL, 0, NULL, &nt, NULL), 0);
+    assert_int_equal(nt, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table_3_1_types),
+        cmocka_unit_test(test_slot_count_sc_is_table_8_1_per_server),
+        cmocka_unit_test(test_waa_tiers_rank_free_servers_by_slot_power),
         cmocka_unit_test(test_sc1_to_sc4_totals_of_table_8_1),
         cmocka_unit_test(test_wasc_reproduces_table_8_1_from_table_5_2),
         cmocka_unit_test(test_wasc_pools_a_group_by_arrivals),
