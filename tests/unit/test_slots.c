@@ -325,6 +325,7 @@ static void test_exact_sharing_matches_a_small_step_reference(void **state)
             t[k].prio = prio ? (int)lt_rng_below(&rng, 4) * 3 : 0;
             t[k].arrival = 0.25 * (double)k + 0.0005 + 0.1 * lt_rng_uniform(&rng);
             t[k].demand = 0.05 + 0.45 * lt_rng_uniform(&rng);
+            t[k].mem = 0.0; /* memory unlimited here, but the simulator checks every field */
         }
         run_ok(&p, t, n, out, &sum);
         reference(t, n, slots, prio, ref);
