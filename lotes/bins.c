@@ -38,16 +38,16 @@
 struct search {
     const struct lt_lotes_problem *p;
     const struct lt_lotes_config *cfg;
-    unsigned mask;     /* requested resources */
+    unsigned mask;                    /* requested resources */
     size_t cls[LT_LOTES_MAX_CLASSES]; /* usable classes of K^j, in class order */
-    size_t m;          /* how many */
-    uint32_t *cnt;     /* current counts, n_classes entries */
-    uint32_t *out;     /* bins found so far, n_out x n_classes */
-    size_t n_out;      /* bins found */
-    size_t cap_out;    /* room in out, in bins */
-    size_t max_bins;   /* stop after this many bins */
-    uint64_t nodes;    /* search nodes visited */
-    uint64_t max_nodes; /* stop after this many nodes */
+    size_t m;                         /* how many */
+    uint32_t *cnt;                    /* current counts, n_classes entries */
+    uint32_t *out;                    /* bins found so far, n_out x n_classes */
+    size_t n_out;                     /* bins found */
+    size_t cap_out;                   /* room in out, in bins */
+    size_t max_bins;                  /* stop after this many bins */
+    uint64_t nodes;                   /* search nodes visited */
+    uint64_t max_nodes;               /* stop after this many nodes */
 };
 
 static struct lt_res scaled_add(const struct lt_res *base, const struct lt_res *r, double t)
@@ -130,8 +130,8 @@ static int search_from(struct search *s, size_t i, const struct lt_res *base, st
     return 0;
 }
 
-int lt_lotes_bins_enum(const struct lt_lotes_problem *p, size_t j, const bool *use,
-                       size_t max_bins, uint32_t **out, size_t *n_out, struct lt_err *err)
+int lt_lotes_bins_enum(const struct lt_lotes_problem *p, size_t j, const bool *use, size_t max_bins,
+                       uint32_t **out, size_t *n_out, struct lt_err *err)
 {
     static const struct lt_res zero = {0, 0, 0};
     struct search s;
@@ -184,8 +184,8 @@ int lt_lotes_round(const double *x, size_t n_x, size_t n, size_t *out, struct lt
         sum += x[b];
     }
     if (n_x == 0 || fabs(sum - (double)n) > slack)
-        return lt_err_set(err, LT_EINVAL, 0, 0,
-                          "lotes/round: %zu values sum to %.17g, not to %zu", n_x, sum, n);
+        return lt_err_set(err, LT_EINVAL, 0, 0, "lotes/round: %zu values sum to %.17g, not to %zu",
+                          n_x, sum, n);
     /* Floors, with the slack so that 2.9999999999 counts as 3. */
     for (size_t b = 0; b < n_x; b++) {
         double f = floor(x[b] + LT__LOTES_ZERO);
@@ -324,8 +324,9 @@ static int assign_solve(struct lt_lotes_tables *t, struct lt_err *err)
             t->bin_x[b] = x < LT__LOTES_ZERO ? 0.0 : x;
         }
         if (!(t->lambda_assign > LT__LOTES_ZERO))
-            rc = lt_err_set(err, LT_EINFEASIBLE, 0, 0,
-                            "%s: linear program is degenerate: lambda = %g", what, t->lambda_assign);
+            rc =
+                lt_err_set(err, LT_EINFEASIBLE, 0, 0,
+                           "%s: linear program is degenerate: lambda = %g", what, t->lambda_assign);
     }
     glp_delete_prob(lp);
     lt__lotes_mat_release(&m);

@@ -66,8 +66,9 @@ int lt_lotes_pick_config(const struct lt_lotes_tables *t, size_t k, struct lt_rn
     if (t == NULL || rng == NULL || j_out == NULL)
         return lt_err_set(err, LT_EINVAL, 0, 0, "lotes/dispatch: no tables, rng or output");
     if (k >= t->n_classes)
-        return lt_err_set(err, LT_EINVAL, 0, 0, "lotes/dispatch: class %zu does not exist (%zu "
-                                                "known)",
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "lotes/dispatch: class %zu does not exist (%zu "
+                          "known)",
                           k, t->n_classes);
     u = lt_rng_uniform(rng);
     for (size_t j = 0; j < t->n_configs; j++) {

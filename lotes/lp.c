@@ -174,8 +174,8 @@ static int rows_capacity(glp_prob *lp, const struct lt_lotes_problem *p, const i
             for (size_t j = 0; j < p->n_configs && rc == 0; j++) {
                 const struct lt_lotes_config *g = &p->configs[j];
                 int cl = col[(j * p->n_classes + k) * LT__LOTES_NRES + (size_t)l];
-                rc = lt__lotes_mat_add(m, row, cl, lt__lotes_res_get(&g->cap, l) * (double)g->n * c->mu,
-                                       what, err);
+                rc = lt__lotes_mat_add(
+                    m, row, cl, lt__lotes_res_get(&g->cap, l) * (double)g->n * c->mu, what, err);
             }
             if (rc < 0)
                 return rc;
@@ -203,9 +203,8 @@ static int rows_profile(glp_prob *lp, const struct lt_lotes_problem *p, const in
                     continue;
                 row = glp_add_rows(lp, 1);
                 glp_set_row_bnds(lp, row, GLP_FX, 0.0, 0.0);
-                rc = lt__lotes_mat_add(m, row, cl[l],
-                                       lt__lotes_res_get(cap, l) / lt__lotes_res_get(r, l), what,
-                                       err);
+                rc = lt__lotes_mat_add(
+                    m, row, cl[l], lt__lotes_res_get(cap, l) / lt__lotes_res_get(r, l), what, err);
                 if (rc == 0)
                     rc = lt__lotes_mat_add(m, row, cl[l0],
                                            -lt__lotes_res_get(cap, l0) / lt__lotes_res_get(r, l0),
@@ -290,8 +289,9 @@ int lt_lotes_alloc_solve(const struct lt_lotes_problem *p, double *lambda, struc
     if (rc == 0) {
         read_solution(lp, p, col, lambda, delta);
         if (!(*lambda > LT__LOTES_ZERO))
-            rc = lt_err_set(err, LT_EINFEASIBLE, 0, 0,
-                            "lotes/allocation: linear program is degenerate: lambda* = %g", *lambda);
+            rc =
+                lt_err_set(err, LT_EINFEASIBLE, 0, 0,
+                           "lotes/allocation: linear program is degenerate: lambda* = %g", *lambda);
     }
     glp_delete_prob(lp);
     lt__lotes_mat_release(&m);

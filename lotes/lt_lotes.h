@@ -78,8 +78,8 @@ struct lt_lotes_config {
 
 /* The input of every stage. Borrowed for the duration of each call. */
 struct lt_lotes_problem {
-    const struct lt_lotes_class *classes; /* K classes */
-    size_t n_classes;                     /* 1..LT_LOTES_MAX_CLASSES */
+    const struct lt_lotes_class *classes;  /* K classes */
+    size_t n_classes;                      /* 1..LT_LOTES_MAX_CLASSES */
     const struct lt_lotes_config *configs; /* M configurations */
     size_t n_configs;                      /* 1..LT_LOTES_MAX_CONFIGS */
 };
@@ -123,9 +123,8 @@ int lt_lotes_alloc_solve(const struct lt_lotes_problem *p, double *lambda, struc
  * On success *out (owned, free with lt_free) holds *n_out * n_classes counts.
  * Errors: LT_EINVAL for bad arguments, LT_ENOMEM, LT_ERANGE when more than max_bins bins
  * (at most LT_LOTES_MAX_BINS) exist, naming the configuration. */
-int lt_lotes_bins_enum(const struct lt_lotes_problem *p, size_t j, const bool *use,
-                       size_t max_bins, uint32_t **out, size_t *n_out,
-                       struct lt_err *err) LT_MUST_CHECK;
+int lt_lotes_bins_enum(const struct lt_lotes_problem *p, size_t j, const bool *use, size_t max_bins,
+                       uint32_t **out, size_t *n_out, struct lt_err *err) LT_MUST_CHECK;
 
 /* Rounds n_x non-negative reals that sum to n (within 1e-6 * max(1, n)) to whole numbers
  * that sum to exactly n, each within 1 of its real: floor, then the remaining units to the
@@ -197,10 +196,10 @@ struct lt_lotes_tables *lt_lotes_tables_load(const char *path, struct lt_err *er
 
 /* One machine as the caller sees it at dispatch time. */
 struct lt_lotes_machine {
-    size_t config;     /* configuration index into the tables */
-    size_t bin;        /* the bin it emulates: a global bin index of its configuration */
+    size_t config;      /* configuration index into the tables */
+    size_t bin;         /* the bin it emulates: a global bin index of its configuration */
     struct lt_res free; /* free resources now */
-    size_t queue_len;  /* tasks waiting in its queue */
+    size_t queue_len;   /* tasks waiting in its queue */
 };
 
 /* Maps machines to bins: config[i] is machine i's configuration; the machines of
@@ -226,9 +225,9 @@ enum lt_lotes_how {
 };
 
 struct lt_lotes_choice {
-    size_t config;        /* configuration drawn by level 1 */
-    size_t machine;       /* index into the view; LT_NO_MACHINE when no machine's capacity
-                           * holds the task */
+    size_t config;         /* configuration drawn by level 1 */
+    size_t machine;        /* index into the view; LT_NO_MACHINE when no machine's capacity
+                            * holds the task */
     enum lt_lotes_how how; /* which rule chose it */
 };
 

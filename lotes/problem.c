@@ -58,8 +58,7 @@ int lt__lotes_check_names(const void *items, size_t n, size_t stride, const char
         const char *a = base + i * stride;
 
         if (memchr(a, '\0', LT_LOTES_MAX_NAME + 1) == NULL)
-            return lt_err_set(err, LT_EINVAL, 0, 0, "%s %zu: name is not NUL-terminated", what,
-                              i);
+            return lt_err_set(err, LT_EINVAL, 0, 0, "%s %zu: name is not NUL-terminated", what, i);
         if (a[0] == '\0')
             return lt_err_set(err, LT_EINVAL, 0, 0, "%s %zu: name is empty", what, i);
         for (size_t h = 0; h < i; h++)
@@ -100,8 +99,8 @@ static int check_classes(const struct lt_lotes_problem *p, struct lt_err *err)
             return lt_err_set(err, LT_EINVAL, 0, 0,
                               "class '%s' has a negative or non-finite request", c->name);
         if (lt__lotes_active(c, 1) == 0)
-            return lt_err_set(err, LT_EINVAL, 0, 0,
-                              "class '%s' is empty: it requests no resource", c->name);
+            return lt_err_set(err, LT_EINVAL, 0, 0, "class '%s' is empty: it requests no resource",
+                              c->name);
     }
     return 0;
 }
@@ -109,8 +108,8 @@ static int check_classes(const struct lt_lotes_problem *p, struct lt_err *err)
 static int check_configs(const struct lt_lotes_problem *p, unsigned mask, struct lt_err *err)
 {
     static const char *const res_name[LT__LOTES_NRES] = {"cpu", "mem", "disk"};
-    int rc = lt__lotes_check_names(p->configs, p->n_configs, sizeof(p->configs[0]),
-                                   "configuration", err);
+    int rc = lt__lotes_check_names(p->configs, p->n_configs, sizeof(p->configs[0]), "configuration",
+                                   err);
 
     if (rc < 0)
         return rc;
@@ -119,8 +118,8 @@ static int check_configs(const struct lt_lotes_problem *p, unsigned mask, struct
 
         if (c->n == 0 || c->n > LT_LOTES_MAX_MACHINES)
             return lt_err_set(err, LT_EINVAL, 0, 0,
-                              "configuration '%s' has %zu machines (must be 1..%lu)", c->name,
-                              c->n, (unsigned long)LT_LOTES_MAX_MACHINES);
+                              "configuration '%s' has %zu machines (must be 1..%lu)", c->name, c->n,
+                              (unsigned long)LT_LOTES_MAX_MACHINES);
         if (!finite_nonneg(&c->cap))
             return lt_err_set(err, LT_EINVAL, 0, 0,
                               "configuration '%s' has a negative or non-finite capacity", c->name);
@@ -163,8 +162,8 @@ int lt_lotes_problem_check(const struct lt_lotes_problem *p, struct lt_err *err)
         return lt_err_set(err, LT_EINVAL, 0, 0, "%zu classes (must be 1..%d)", p->n_classes,
                           LT_LOTES_MAX_CLASSES);
     if (p->n_configs == 0 || p->n_configs > LT_LOTES_MAX_CONFIGS)
-        return lt_err_set(err, LT_EINVAL, 0, 0, "%zu configurations (must be 1..%d)",
-                          p->n_configs, LT_LOTES_MAX_CONFIGS);
+        return lt_err_set(err, LT_EINVAL, 0, 0, "%zu configurations (must be 1..%d)", p->n_configs,
+                          LT_LOTES_MAX_CONFIGS);
     rc = check_classes(p, err);
     if (rc < 0)
         return rc;
@@ -213,9 +212,9 @@ void lt_lotes_table3(struct lt_lotes_class out[LT_LOTES_TABLE3_CLASSES])
 void lt_lotes_table3_cv(struct lt_res out[LT_LOTES_TABLE3_CLASSES])
 {
     /* Table 3: coefficient of variation of cores, of RAM. */
-    static const double cv[LT_LOTES_TABLE3_CLASSES][2] = {
-        {0.16, 0.09}, {0.03, 0.09}, {0.03, 0.08}, {0.04, 0.05},
-        {0.19, 0.11}, {0.09, 0.09}, {0.03, 0.08}, {0.06, 0.07}};
+    static const double cv[LT_LOTES_TABLE3_CLASSES][2] = {{0.16, 0.09}, {0.03, 0.09}, {0.03, 0.08},
+                                                          {0.04, 0.05}, {0.19, 0.11}, {0.09, 0.09},
+                                                          {0.03, 0.08}, {0.06, 0.07}};
 
     for (size_t k = 0; k < LT_LOTES_TABLE3_CLASSES; k++) {
         out[k].cpu = cv[k][0];

@@ -36,8 +36,7 @@
 /* JSON paths: "$.bins[12][3].machines" fits easily. */
 #define PATH_MAX_LEN 128
 
-struct lt_lotes_tables *lt__lotes_tables_new(size_t n_classes, size_t n_configs,
-                                             struct lt_err *err)
+struct lt_lotes_tables *lt__lotes_tables_new(size_t n_classes, size_t n_configs, struct lt_err *err)
 {
     struct lt_lotes_tables *t = lt_calloc(1, sizeof(*t));
 
@@ -133,8 +132,8 @@ static int check_bins(const struct lt_lotes_tables *t, unsigned mask, struct lt_
         size_t machines = 0;
 
         if (t->bin_first[j + 1] <= t->bin_first[j])
-            return lt_err_set(err, LT_EINVAL, 0, 0, "$.bins[%zu]: configuration '%s' has no bin",
-                              j, t->configs[j].name);
+            return lt_err_set(err, LT_EINVAL, 0, 0, "$.bins[%zu]: configuration '%s' has no bin", j,
+                              t->configs[j].name);
         for (size_t b = t->bin_first[j]; b < t->bin_first[j + 1]; b++) {
             struct lt_res used = zero;
             size_t i = b - t->bin_first[j];
@@ -150,8 +149,8 @@ static int check_bins(const struct lt_lotes_tables *t, unsigned mask, struct lt_
                                   "configuration '%s'",
                                   j, i, t->configs[j].name);
             if (!isfinite(t->bin_x[b]) || t->bin_x[b] < 0)
-                return lt_err_set(err, LT_EINVAL, 0, 0, "$.bins[%zu][%zu].x: %g is not >= 0", j,
-                                  i, t->bin_x[b]);
+                return lt_err_set(err, LT_EINVAL, 0, 0, "$.bins[%zu][%zu].x: %g is not >= 0", j, i,
+                                  t->bin_x[b]);
             machines += t->bin_machines[b];
         }
         if (machines != t->configs[j].n)
@@ -180,8 +179,8 @@ static int check_rho(const struct lt_lotes_tables *t, struct lt_err *err)
         for (size_t j = 0; j < t->n_configs; j++) {
             double r = t->rho[j * kk + k];
             if (!isfinite(r) || r < 0 || r > 1)
-                return lt_err_set(err, LT_EINVAL, 0, 0, "$.rho[%zu][%zu]: %g is not in [0, 1]",
-                                  j, k, r);
+                return lt_err_set(err, LT_EINVAL, 0, 0, "$.rho[%zu][%zu]: %g is not in [0, 1]", j,
+                                  k, r);
             if (r > 0 && !serves(t, j, k))
                 return lt_err_set(err, LT_EINVAL, 0, 0,
                                   "$.rho[%zu][%zu]: configuration '%s' gets class '%s' but no "
@@ -241,9 +240,8 @@ static json_t *classes_json(const struct lt_lotes_tables *t)
     for (size_t k = 0; a != NULL && k < t->n_classes; k++) {
         const struct lt_lotes_class *c = &t->classes[k];
         json_t *req = res_json(&c->req);
-        if (req == NULL || append_new(a, json_pack("{s:s, s:f, s:f, s:o}", "name", c->name,
-                                                   "alpha", c->alpha, "mu", c->mu, "req",
-                                                   req)) < 0) {
+        if (req == NULL || append_new(a, json_pack("{s:s, s:f, s:f, s:o}", "name", c->name, "alpha",
+                                                   c->alpha, "mu", c->mu, "req", req)) < 0) {
             json_decref(a);
             return NULL;
         }
@@ -258,9 +256,8 @@ static json_t *configs_json(const struct lt_lotes_tables *t)
     for (size_t j = 0; a != NULL && j < t->n_configs; j++) {
         const struct lt_lotes_config *c = &t->configs[j];
         json_t *cap = res_json(&c->cap);
-        if (cap == NULL || append_new(a, json_pack("{s:s, s:I, s:o}", "name", c->name,
-                                                   "machines", (json_int_t)c->n, "cap",
-                                                   cap)) < 0) {
+        if (cap == NULL || append_new(a, json_pack("{s:s, s:I, s:o}", "name", c->name, "machines",
+                                                   (json_int_t)c->n, "cap", cap)) < 0) {
             json_decref(a);
             return NULL;
         }
@@ -363,13 +360,13 @@ out:
 /* ---- Decoding --------------------------------------------------------------------------- */
 
 /* Rejects members of obj other than the NULL-terminated names. */
-static int only_members(json_t *obj, const char *path, const char *const *names,
-                        struct lt_err *err)
+static int only_members(json_t *obj, const char *path, const char *const *names, struct lt_err *err)
 {
     const char *key;
     json_t *v;
 
-    json_object_foreach(obj, key, v) {
+    json_object_foreach(obj, key, v)
+    {
         bool known = false;
         for (size_t i = 0; names[i] != NULL && !known; i++)
             known = strcmp(key, names[i]) == 0;
@@ -380,8 +377,7 @@ static int only_members(json_t *obj, const char *path, const char *const *names,
 }
 
 /* The member name of object obj at path: must exist. */
-static int member(json_t *obj, const char *path, const char *name, json_t **out,
-                  struct lt_err *err)
+static int member(json_t *obj, const char *path, const char *name, json_t **out, struct lt_err *err)
 {
     *out = json_object_get(obj, name);
     if (*out == NULL)
@@ -403,11 +399,9 @@ static int get_real(json_t *obj, const char *path, const char *name, double *out
     return 0;
 }
 
-static int get_count(json_t *v, const char *path, uint64_t max, uint64_t *out,
-                     struct lt_err *err)
+static int get_count(json_t *v, const char *path, uint64_t max, uint64_t *out, struct lt_err *err)
 {
-    if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-        (uint64_t)json_integer_value(v) > max)
+    if (!json_is_integer(v) || json_integer_value(v) < 0 || (uint64_t)json_integer_value(v) > max)
         return lt_err_set(err, LT_EPARSE, 0, 0, "%s: expected an integer in 0..%llu", path,
                           (unsigned long long)max);
     *out = (uint64_t)json_integer_value(v);
@@ -454,9 +448,10 @@ static int get_name(json_t *obj, const char *path, char *out, struct lt_err *err
     if (rc < 0)
         return rc;
     if (!json_is_string(v) || json_string_length(v) == 0 ||
-        json_string_length(v) > LT_LOTES_MAX_NAME || strlen(json_string_value(v)) != json_string_length(v))
-        return lt_err_set(err, LT_EPARSE, 0, 0, "%s.name: expected a string of 1..%d bytes",
-                          path, LT_LOTES_MAX_NAME);
+        json_string_length(v) > LT_LOTES_MAX_NAME ||
+        strlen(json_string_value(v)) != json_string_length(v))
+        return lt_err_set(err, LT_EPARSE, 0, 0, "%s.name: expected a string of 1..%d bytes", path,
+                          LT_LOTES_MAX_NAME);
     memcpy(out, json_string_value(v), json_string_length(v) + 1);
     return 0;
 }
@@ -485,8 +480,7 @@ static int parse_class(json_t *v, const char *path, struct lt_lotes_class *c, st
     return rc;
 }
 
-static int parse_config(json_t *v, const char *path, struct lt_lotes_config *c,
-                        struct lt_err *err)
+static int parse_config(json_t *v, const char *path, struct lt_lotes_config *c, struct lt_err *err)
 {
     static const char *const names[] = {"name", "machines", "cap", NULL};
     char sub[PATH_MAX_LEN];
@@ -642,9 +636,8 @@ static int parse_lambda(json_t *doc, struct lt_lotes_tables *t, struct lt_err *e
 /* "format", "version" and the two list sizes, before anything is allocated. */
 static int parse_header(json_t *doc, size_t *n_classes, size_t *n_configs, struct lt_err *err)
 {
-    static const char *const names[] = {"format",     "version", "classes", "configurations",
-                                        "lambda",     "delta",   "rho",     "bins",
-                                        NULL};
+    static const char *const names[] = {
+        "format", "version", "classes", "configurations", "lambda", "delta", "rho", "bins", NULL};
     json_t *v;
     int rc;
 

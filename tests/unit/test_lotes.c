@@ -93,10 +93,8 @@ static void test_alloc_two_classes_share_one_machine(void **state)
  * reached only with every resource used, i.e. delta_1x = delta_2y = 1 and the rest 0. */
 static void test_alloc_matches_profiles_to_configurations(void **state)
 {
-    struct lt_lotes_class k[2] = {mk_class("x", 0.5, 1, 1, 0.25),
-                                  mk_class("y", 0.5, 1, 0.25, 1)};
-    struct lt_lotes_config c[2] = {mk_config("cpu-rich", 4, 1, 1),
-                                   mk_config("mem-rich", 1, 4, 1)};
+    struct lt_lotes_class k[2] = {mk_class("x", 0.5, 1, 1, 0.25), mk_class("y", 0.5, 1, 0.25, 1)};
+    struct lt_lotes_config c[2] = {mk_config("cpu-rich", 4, 1, 1), mk_config("mem-rich", 1, 4, 1)};
     struct lt_lotes_problem p = {k, 2, c, 2};
     struct lt_res d[4];
     double lambda;
@@ -176,8 +174,8 @@ static double reduced_lambda(const struct lt_lotes_problem *p)
     for (size_t j = 0; j < mm; j++)
         for (int l = 0; l < 2; l++) {
             int row = glp_add_rows(lp, 1);
-            glp_set_row_bnds(lp, row, GLP_UP, 0, l == 0 ? p->configs[j].cap.cpu
-                                                        : p->configs[j].cap.mem);
+            glp_set_row_bnds(lp, row, GLP_UP, 0,
+                             l == 0 ? p->configs[j].cap.cpu : p->configs[j].cap.mem);
             for (size_t k = 0; k < kk; k++)
                 ++nz, ia[nz] = row, ja[nz] = (int)(2 + j * kk + k),
                       ar[nz] = l == 0 ? p->classes[k].req.cpu : p->classes[k].req.mem;
@@ -379,8 +377,8 @@ static void test_bins_match_brute_force_on_random_instances(void **state)
     lt_rng_init(&rng, 20240808, 0);
     for (int trial = 0; trial < 300; trial++) {
         struct lt_lotes_class k[4];
-        struct lt_lotes_config c = mk_config("m", 1 + 4 * lt_rng_uniform(&rng),
-                                             1 + 4 * lt_rng_uniform(&rng), 1);
+        struct lt_lotes_config c =
+            mk_config("m", 1 + 4 * lt_rng_uniform(&rng), 1 + 4 * lt_rng_uniform(&rng), 1);
         size_t kk = 1 + (size_t)lt_rng_below(&rng, 4);
         struct lt_lotes_problem p = {k, kk, &c, 1};
         bool use[4];
@@ -478,8 +476,7 @@ static void test_round_keeps_each_count(void **state)
  * machine goes to x (lower bin) and y has none: a clear error naming y. */
 static void test_build_rejects_class_lost_by_rounding(void **state)
 {
-    struct lt_lotes_class k[2] = {mk_class("x", 0.5, 1, 0.6, 0.6),
-                                  mk_class("y", 0.5, 1, 0.6, 0.6)};
+    struct lt_lotes_class k[2] = {mk_class("x", 0.5, 1, 0.6, 0.6), mk_class("y", 0.5, 1, 0.6, 0.6)};
     struct lt_lotes_config c = mk_config("m", 1, 1, 1);
     struct lt_lotes_problem p = {k, 2, &c, 1};
     struct lt_err err;
@@ -530,10 +527,8 @@ static void test_level1_frequencies_converge_to_rho(void **state)
  * machines each: rho sends x to "cpu-rich" (machines 0-2), y to "mem-rich" (3-5). */
 static struct lt_lotes_tables *two_config_tables(struct lt_lotes_machine view[6])
 {
-    struct lt_lotes_class k[2] = {mk_class("x", 0.5, 1, 1, 0.25),
-                                  mk_class("y", 0.5, 1, 0.25, 1)};
-    struct lt_lotes_config c[2] = {mk_config("cpu-rich", 4, 1, 3),
-                                   mk_config("mem-rich", 1, 4, 3)};
+    struct lt_lotes_class k[2] = {mk_class("x", 0.5, 1, 1, 0.25), mk_class("y", 0.5, 1, 0.25, 1)};
+    struct lt_lotes_config c[2] = {mk_config("cpu-rich", 4, 1, 3), mk_config("mem-rich", 1, 4, 3)};
     struct lt_lotes_problem p = {k, 2, c, 2};
     static const size_t config[6] = {0, 0, 0, 1, 1, 1};
     struct lt_lotes_tables *t = lt_lotes_build(&p, NULL);
@@ -736,8 +731,8 @@ static json_t *walk(json_t *doc, const char *path, char *last, size_t last_len)
     snprintf(buf, sizeof(buf), "%s", path);
     tok = strtok_r(buf, "/", &save);
     while ((next = strtok_r(NULL, "/", &save)) != NULL) {
-        doc = json_is_array(doc) ? json_array_get(doc, (size_t)atoi(tok))
-                                 : json_object_get(doc, tok);
+        doc =
+            json_is_array(doc) ? json_array_get(doc, (size_t)atoi(tok)) : json_object_get(doc, tok);
         assert_non_null(doc);
         tok = next;
     }
