@@ -384,7 +384,7 @@ static void test_bins_match_brute_force_on_random_instances(void **state)
         bool use[4];
 
         for (size_t i = 0; i < kk; i++) {
-            char name[8];
+            char name[24];
             snprintf(name, sizeof(name), "c%zu", i);
             /* Small enough to fit the smallest machine (1, 1): the problem check wants it. */
             k[i] = mk_class(name, 1, 1, 0.2 + 0.75 * lt_rng_uniform(&rng),
