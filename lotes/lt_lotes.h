@@ -133,7 +133,7 @@ int lt_lotes_bins_enum(const struct lt_lotes_problem *p, size_t j, const bool *u
 int lt_lotes_round(const double *x, size_t n_x, size_t n, size_t *out,
                    struct lt_err *err) LT_MUST_CHECK;
 
-/* ---- The tables: everything the dispatcher needs (built by lt_lotes_build, tables.c) ------ */
+/* ---- The tables: everything the dispatcher needs (lt_lotes_build in bins.c; tables.c) ---- */
 
 /* Read-only after construction; every array is owned by the tables. Indexing: [j * K + k]
  * for configuration j and class k; bins of configuration j are bin_first[j] ..
