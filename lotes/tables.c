@@ -33,8 +33,10 @@
  * is not a tables file. */
 #define LT_LOTES_MAX_FILE ((size_t)1 << 30)
 
-/* JSON paths: "$.bins[12][3].machines" fits easily. */
+/* JSON paths: "$.bins[12][3].machines" fits easily. A member's path is its parent's (at most
+ * PATH_MAX_LEN - 1 bytes) plus a suffix of at most ".tasks[" + 20 digits + "]". */
 #define PATH_MAX_LEN 128
+#define SUB_PATH_LEN (PATH_MAX_LEN + 32)
 
 struct lt_lotes_tables *lt__lotes_tables_new(size_t n_classes, size_t n_configs, struct lt_err *err)
 {
@@ -459,7 +461,7 @@ static int get_name(json_t *obj, const char *path, char *out, struct lt_err *err
 static int parse_class(json_t *v, const char *path, struct lt_lotes_class *c, struct lt_err *err)
 {
     static const char *const names[] = {"name", "alpha", "mu", "req", NULL};
-    char sub[PATH_MAX_LEN];
+    char sub[SUB_PATH_LEN];
     json_t *req;
     int rc;
 
@@ -483,7 +485,7 @@ static int parse_class(json_t *v, const char *path, struct lt_lotes_class *c, st
 static int parse_config(json_t *v, const char *path, struct lt_lotes_config *c, struct lt_err *err)
 {
     static const char *const names[] = {"name", "machines", "cap", NULL};
-    char sub[PATH_MAX_LEN];
+    char sub[SUB_PATH_LEN];
     json_t *m, *cap;
     uint64_t n = 0;
     int rc;
@@ -556,7 +558,7 @@ static int parse_bin(json_t *v, const char *path, struct lt_lotes_tables *t, siz
                      struct lt_err *err)
 {
     static const char *const names[] = {"tasks", "x", "machines", NULL};
-    char sub[PATH_MAX_LEN];
+    char sub[SUB_PATH_LEN];
     json_t *tasks, *m;
     uint64_t n = 0;
     int rc;
