@@ -1,0 +1,244 @@
+/* lt_lotes.h -- LoTES: the allocation LP, non-dominated bins, the machine-assignment LP and
+ * the two-level dispatcher, and the tables that carry them from the offline stages to the
+ * online dispatcher.
+ *
+ * Source: Tran and Beck, "Google data center scheduling" (LoTES, Long Term Evaluation
+ *   Scheduling; ../shared/papers/tran-beck-google-datacenter-scheduling-lotes.txt): section
+ *   4.1 (allocation LP, constraints 1-4), section 4.2 (Algorithm 1, the machine-assignment LP,
+ *   constraints 5-8), section 4.3 (the dispatcher), section 5 (Table 1, Table 3).
+ * Definition: stage 1 maximises the arrival rate lambda that a fluid model of the cluster
+ *   keeps stable, giving delta*_jkl, the share of resource l of configuration j devoted to
+ *   class k. Stage 2 enumerates, per configuration j, the non-dominated bins (maximal sets of
+ *   whole expected tasks of the classes with delta*_jk > 0 that fit one machine), then
+ *   assigns each of the n_j machines of j to a bin by a second LP, rounded here to whole
+ *   machines. Stage 3 sends a class-k task to configuration j with probability rho_jk and then
+ *   to a machine of j (first fit, else anywhere with room, else the shortest queue).
+ * Readings (docs/lotes.md gives each argument):
+ *   - resources are the components of struct lt_res that some class requests (> 0); a
+ *     resource no class requests (disk in Tables 1+3) is no constraint;
+ *   - a class's request of 0 for an active resource gives delta_jkl = 0 for it and makes
+ *     constraint (2) relate only the requested resources;
+ *   - in the assignment LP the rows of constraint (5) for the resources of one class are
+ *     copies of one another scaled by r_kl (Delta_jkl = r_kl sum_i N_ijk x_ij), so one row per
+ *     class is solved; Delta is recomputed from x;
+ *   - whole machines: per configuration, largest remainder of x_ij (ties to the lower bin);
+ *     rho_jk and A^j come from the rounded assignment, so every configuration that level 1
+ *     picks for class k has a machine whose bin serves k;
+ *   - machines of a configuration take bins in index order: the first m_1j machines of j
+ *     emulate bin 1, the next m_2j bin 2, and so on (lt_lotes_machine_bins);
+ *   - "room now" in level 2 searches every machine in index order (first fit); a queue is
+ *     joined only on a machine whose capacity holds the task.
+ * Ties: level 2 first fit takes the lowest machine index; shortest-queue ties are broken
+ *   uniformly at random with the caller's lt_rng (section 4.3).
+ * Tests: tests/unit/test_lotes.c.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef LT_LOTES_H
+#define LT_LOTES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lt_cluster.h"
+#include "lt_err.h"
+#include "lt_rng.h"
+
+/* Longest class or configuration name, bytes without the NUL. */
+#define LT_LOTES_MAX_NAME 63
+
+/* Most classes and configurations: the LP sizes grow with their product; Tables 1+3 are 8 x 10. */
+#define LT_LOTES_MAX_CLASSES 64
+#define LT_LOTES_MAX_CONFIGS 256
+
+/* Most non-dominated bins per configuration. The paper reports "thousands" for Tables 1+3
+ * after the allocation LP has pruned the classes; a million bins is ~30 MB of counts and an LP
+ * GLPK still solves, beyond that Algorithm 1's exhaustive search is the wrong tool. */
+#define LT_LOTES_MAX_BINS 1000000
+
+/* Most machines per configuration (the counts are stored as uint32_t in the tables file). */
+#define LT_LOTES_MAX_MACHINES LT_MAX_MACHINES
+
+/* A job class (Table 3: one row). */
+struct lt_lotes_class {
+    char name[LT_LOTES_MAX_NAME + 1]; /* unique, non-empty */
+    double alpha;                     /* alpha_k: probability that a job is of this class, > 0 */
+    double mu;                        /* mu_k: service rate, tasks per unit time, > 0 */
+    struct lt_res req;                /* r_k: expected request; >= 0, not all 0 */
+};
+
+/* A machine configuration (Table 1: one row). */
+struct lt_lotes_config {
+    char name[LT_LOTES_MAX_NAME + 1]; /* unique, non-empty */
+    struct lt_res cap;                /* c_j: capacity of one machine; > 0 on every resource
+                                       * some class requests, >= 0 elsewhere */
+    size_t n;                         /* n_j: machines, 1..LT_LOTES_MAX_MACHINES */
+};
+
+/* The input of every stage. Borrowed for the duration of each call. */
+struct lt_lotes_problem {
+    const struct lt_lotes_class *classes;  /* K classes */
+    size_t n_classes;                      /* 1..LT_LOTES_MAX_CLASSES */
+    const struct lt_lotes_config *configs; /* M configurations */
+    size_t n_configs;                      /* 1..LT_LOTES_MAX_CONFIGS */
+};
+
+/* Checks a problem: counts, names (non-empty, unique), finite positive alpha and mu, a class
+ * that requests nothing ("empty class"), a zero capacity on a requested resource, and a class
+ * whose expected task fits no machine of any configuration. Returns 0 or LT_EINVAL naming the
+ * class or configuration. */
+int lt_lotes_problem_check(const struct lt_lotes_problem *p, struct lt_err *err) LT_MUST_CHECK;
+
+/* Table 1 (10 configurations, 1000 machines each; cores and RAM, disk 0) and Table 3 (8
+ * classes: proportion, cores, RAM; mu = 1 / expected processing time in hours, so lambda is in
+ * jobs per hour). Fills caller storage; names are "1".."10" and "1".."8" as in the paper. */
+#define LT_LOTES_TABLE1_CONFIGS 10
+#define LT_LOTES_TABLE3_CLASSES 8
+void lt_lotes_table1(struct lt_lotes_config out[LT_LOTES_TABLE1_CONFIGS]);
+void lt_lotes_table3(struct lt_lotes_class out[LT_LOTES_TABLE3_CLASSES]);
+/* Table 3's coefficients of variation of the normal demands (cpu: cores, mem: RAM; disk 0),
+ * for the simulator's workload; the tables do not use them. */
+void lt_lotes_table3_cv(struct lt_res out[LT_LOTES_TABLE3_CLASSES]);
+
+/* ---- Stage 1: the allocation LP (lp.c) ---------------------------------------------------- */
+
+/* Solves the allocation LP (constraints 1-4) with GLPK's simplex, silently. On success sets
+ * *lambda to lambda* (> 0) and delta[j * n_classes + k] to delta*_jk (one share per resource;
+ * 0 on resources the class does not request); delta has n_configs * n_classes entries.
+ * Errors: LT_EINVAL (lt_lotes_problem_check), LT_ENOMEM, LT_EINFEASIBLE when GLPK finds no
+ * optimum or the optimum is degenerate (lambda* = 0), naming the LP ("lotes/allocation"). */
+int lt_lotes_alloc_solve(const struct lt_lotes_problem *p, double *lambda, struct lt_res *delta,
+                         struct lt_err *err) LT_MUST_CHECK;
+
+/* ---- Stage 2: bins, the machine-assignment LP, whole machines (bins.c) --------------------- */
+
+/* Algorithm 1 for configuration j: every non-dominated bin of the classes k with use[k]
+ * true whose expected task fits an empty machine of j. A bin is a vector of task counts per
+ * class (n_classes entries, 0 for the classes not used) whose total expected request fits c_j;
+ * it is non-dominated when no class's task fits in what it leaves (equivalently, no other
+ * feasible bin holds a superset of its tasks). With no usable class the single bin is empty.
+ * Bins come in Algorithm 1's order (greedy fill in class order, then backtrack), i.e. their
+ * count vectors in decreasing lexicographic order.
+ * On success *out (owned, free with lt_free) holds *n_out * n_classes counts.
+ * Errors: LT_EINVAL for bad arguments, LT_ENOMEM, LT_ERANGE when more than max_bins bins
+ * (at most LT_LOTES_MAX_BINS) exist, naming the configuration. */
+int lt_lotes_bins_enum(const struct lt_lotes_problem *p, size_t j, const bool *use, size_t max_bins,
+                       uint32_t **out, size_t *n_out, struct lt_err *err) LT_MUST_CHECK;
+
+/* Rounds n_x non-negative reals that sum to n (within 1e-6 * max(1, n)) to whole numbers
+ * that sum to exactly n, each within 1 of its real: floor, then the remaining units to the
+ * largest fractional parts, ties to the lower index. out has n_x entries.
+ * Errors: LT_EINVAL for a negative, non-finite or mis-summed input. */
+int lt_lotes_round(const double *x, size_t n_x, size_t n, size_t *out,
+                   struct lt_err *err) LT_MUST_CHECK;
+
+/* ---- The tables: everything the dispatcher needs (lt_lotes_build in bins.c; tables.c) ---- */
+
+/* Read-only after construction; every array is owned by the tables. Indexing: [j * K + k]
+ * for configuration j and class k; bins of configuration j are bin_first[j] ..
+ * bin_first[j + 1] - 1, and bin b's task counts are bin_tasks[b * K .. b * K + K - 1]. */
+struct lt_lotes_tables {
+    size_t n_classes;                /* K */
+    size_t n_configs;                /* M */
+    struct lt_lotes_class *classes;  /* K classes, copied from the problem */
+    struct lt_lotes_config *configs; /* M configurations, copied from the problem */
+    double lambda_alloc;             /* lambda* of the allocation LP (stage 1) */
+    double lambda_assign;            /* lambda of the machine-assignment LP (<= lambda_alloc) */
+    double lambda_rounded;           /* lambda the whole-machine assignment sustains:
+                                      * min_k mu_k sum_{j,b} N_bk m_b / alpha_k */
+    struct lt_res *delta;            /* M x K: delta*_jk per resource (stage 1) */
+    double *rho;                     /* M x K: rho_jk; each class's column sums to 1 */
+    size_t n_bins;                   /* bins over all configurations */
+    size_t *bin_first;               /* M + 1 entries, bin_first[0] = 0, [M] = n_bins */
+    uint32_t *bin_tasks;             /* n_bins x K: N_bk, tasks of class k in bin b */
+    double *bin_x;                   /* n_bins: x_b of the assignment LP (machines, real) */
+    size_t *bin_machines;            /* n_bins: m_b, whole machines; sum over the bins of j
+                                      * is n_j */
+};
+
+/* Runs stages 1 and 2 on a problem. Returns owned tables (free with lt_lotes_tables_free) or
+ * NULL with err set: LT_EINVAL (the problem), LT_ENOMEM, LT_ERANGE (too many bins, naming the
+ * configuration), LT_EINFEASIBLE (an LP without an optimum, or a class that no machine serves
+ * after rounding, naming the class). */
+struct lt_lotes_tables *lt_lotes_build(const struct lt_lotes_problem *p, struct lt_err *err);
+
+/* Frees t and everything it owns; NULL is a no-op. */
+void lt_lotes_tables_free(struct lt_lotes_tables *t);
+
+/* Checks every invariant of t (the problem's checks, shapes, rho columns sum to 1 within
+ * 1e-6, every bin fits its configuration, machines sum to n_j, rho_jk > 0 only where a bin
+ * with m_b > 0 serves k). Returns 0 or LT_EINVAL naming what is wrong. */
+int lt_lotes_tables_check(const struct lt_lotes_tables *t, struct lt_err *err) LT_MUST_CHECK;
+
+/* ---- Tables as JSON (tables.c; format in docs/lotes.md) ------------------------------------ */
+
+/* Encodes t as the documented JSON document. Returns an owned NUL-terminated string (free
+ * with lt_free) or NULL with err set (LT_ENOMEM). */
+char *lt_lotes_tables_dump(const struct lt_lotes_tables *t, struct lt_err *err);
+
+/* Decodes and checks a tables document of len bytes. source names it in errors (a file name;
+ * NULL means "<tables>"); errors are LT_EPARSE with line and column for malformed JSON, and
+ * LT_EPARSE or LT_EINVAL with the JSON path ("$.bins[2][0].machines") for a document that
+ * does not describe valid tables; LT_ENOMEM. Returns owned tables or NULL. */
+struct lt_lotes_tables *lt_lotes_tables_parse(const char *text, size_t len, const char *source,
+                                              struct lt_err *err);
+
+/* Writes t to path, whole or not at all: "<path>.tmp" then rename. LT_EIO names the file. */
+int lt_lotes_tables_save(const struct lt_lotes_tables *t, const char *path,
+                         struct lt_err *err) LT_MUST_CHECK;
+
+/* Reads and checks the tables file at path (errors as lt_lotes_tables_parse, source = path;
+ * LT_EIO when the file cannot be read). Returns owned tables or NULL. */
+struct lt_lotes_tables *lt_lotes_tables_load(const char *path, struct lt_err *err);
+
+/* ---- Stage 3: the dispatcher (dispatch.c) -------------------------------------------------- */
+
+/* One machine as the caller sees it at dispatch time. */
+struct lt_lotes_machine {
+    size_t config;      /* configuration index into the tables */
+    size_t bin;         /* the bin it emulates: a global bin index of its configuration */
+    struct lt_res free; /* free resources now */
+    size_t queue_len;   /* tasks waiting in its queue */
+};
+
+/* Maps machines to bins: config[i] is machine i's configuration; the machines of
+ * configuration j, in index order, take its bins in order, m_b machines each. bin_out has n
+ * entries. LT_EINVAL when a configuration index is out of range or the number of machines of
+ * some configuration differs from n_j (naming the configuration). */
+int lt_lotes_machine_bins(const struct lt_lotes_tables *t, const size_t *config, size_t n,
+                          size_t *bin_out, struct lt_err *err) LT_MUST_CHECK;
+
+/* Level 1: draws configuration j for a class-k task with probability rho_jk (one uniform
+ * draw u from rng; j is the first with u < rho_0k + ... + rho_jk; rounding slack at the end of
+ * the column goes to the last configuration with rho_jk > 0). LT_EINVAL for k out of range. */
+int lt_lotes_pick_config(const struct lt_lotes_tables *t, size_t k, struct lt_rng *rng,
+                         size_t *j_out, struct lt_err *err) LT_MUST_CHECK;
+
+/* How level 2 placed the task. */
+enum lt_lotes_how {
+    LT_LOTES_FIRST_FIT = 0, /* started now on a machine of j whose bin serves k */
+    LT_LOTES_ANY_ROOM = 1,  /* started now on another machine with room */
+    LT_LOTES_QUEUED = 2,    /* joined the shortest queue of j's machines serving k */
+    LT_LOTES_QUEUED_ANY = 3 /* no machine of j serves k and holds the task: joined the shortest
+                             * queue among all machines whose capacity holds it */
+};
+
+struct lt_lotes_choice {
+    size_t config;         /* configuration drawn by level 1 */
+    size_t machine;        /* index into the view; LT_NO_MACHINE when no machine's capacity
+                            * holds the task */
+    enum lt_lotes_how how; /* which rule chose it */
+};
+
+/* Dispatches one class-k task requesting *req over the n machines of view (section 4.3):
+ * level 1 (lt_lotes_pick_config), then level 2: first fit over the machines of j whose bin
+ * serves k; else the first machine of the whole view with room now; else the shortest queue
+ * among the machines of j whose bin serves k and whose capacity holds the task, ties uniformly
+ * at random; else the same over every machine. Reads view, draws from rng. O(n).
+ * Returns 0 (choice->machine may be LT_NO_MACHINE) or LT_EINVAL for a bad argument or view. */
+int lt_lotes_dispatch(const struct lt_lotes_tables *t, const struct lt_lotes_machine *view,
+                      size_t n, size_t k, const struct lt_res *req, struct lt_rng *rng,
+                      struct lt_lotes_choice *choice, struct lt_err *err) LT_MUST_CHECK;
+
+#endif
