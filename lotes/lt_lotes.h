@@ -184,14 +184,6 @@ char *lt_lotes_tables_dump(const struct lt_lotes_tables *t, struct lt_err *err);
 struct lt_lotes_tables *lt_lotes_tables_parse(const char *text, size_t len, const char *source,
                                               struct lt_err *err);
 
-/* Writes t to path, whole or not at all: "<path>.tmp" then rename. LT_EIO names the file. */
-int lt_lotes_tables_save(const struct lt_lotes_tables *t, const char *path,
-                         struct lt_err *err) LT_MUST_CHECK;
-
-/* Reads and checks the tables file at path (errors as lt_lotes_tables_parse, source = path;
- * LT_EIO when the file cannot be read). Returns owned tables or NULL. */
-struct lt_lotes_tables *lt_lotes_tables_load(const char *path, struct lt_err *err);
-
 /* ---- Stage 3: the dispatcher (dispatch.c) -------------------------------------------------- */
 
 /* One machine as the caller sees it at dispatch time. */

@@ -16,7 +16,6 @@
  */
 #include "lotes_int.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +30,6 @@
 
 /* Largest tables file read: LT_LOTES_MAX_BINS bins of 64 classes is far below; a bigger file
  * is not a tables file. */
-#define LT_LOTES_MAX_FILE ((size_t)1 << 30)
 
 /* JSON paths: "$.bins[12][3].machines" fits easily. A member's path is its parent's (at most
  * PATH_MAX_LEN - 1 bytes) plus a suffix of at most ".tasks[" + 20 digits + "]". */
@@ -726,111 +724,5 @@ struct lt_lotes_tables *lt_lotes_tables_parse(const char *text, size_t len, cons
         lt_lotes_tables_free(t);
         return NULL;
     }
-    return t;
-}
-
-/* ---- Files ------------------------------------------------------------------------------ */
-
-int lt_lotes_tables_save(const struct lt_lotes_tables *t, const char *path, struct lt_err *err)
-{
-    size_t n, len;
-    char *text, *tmp;
-    FILE *f;
-    int rc = 0;
-
-    if (path == NULL || path[0] == '\0')
-        return lt_err_set(err, LT_EINVAL, 0, 0, "lotes: no tables file name");
-    text = lt_lotes_tables_dump(t, err);
-    if (text == NULL)
-        return err != NULL && err->code != 0 ? err->code : LT_ENOMEM;
-    len = strlen(path);
-    tmp = lt_malloc(len + sizeof(".tmp"));
-    if (tmp == NULL) {
-        lt_free(text);
-        return lt_err_set(err, LT_ENOMEM, 0, 0, "lotes: out of memory");
-    }
-    memcpy(tmp, path, len);
-    memcpy(tmp + len, ".tmp", sizeof(".tmp"));
-    f = fopen(tmp, "w");
-    if (f == NULL) {
-        rc = lt_err_set(err, LT_EIO, 0, 0, "cannot create '%s': %s", tmp, strerror(errno));
-        goto out;
-    }
-    n = strlen(text);
-    if (fwrite(text, 1, n, f) != n || fputc('\n', f) == EOF)
-        rc = lt_err_set(err, LT_EIO, 0, 0, "cannot write '%s': %s", tmp, strerror(errno));
-    if (fclose(f) != 0 && rc == 0)
-        rc = lt_err_set(err, LT_EIO, 0, 0, "cannot write '%s': %s", tmp, strerror(errno));
-    if (rc == 0 && rename(tmp, path) != 0)
-        rc = lt_err_set(err, LT_EIO, 0, 0, "cannot rename '%s' to '%s': %s", tmp, path,
-                        strerror(errno));
-    if (rc < 0)
-        remove(tmp);
-
-out:
-    lt_free(tmp);
-    lt_free(text);
-    return rc;
-}
-
-/* Reads the whole file into an owned buffer. */
-static int slurp(const char *path, char **out, size_t *len_out, struct lt_err *err)
-{
-    size_t len = 0, cap = 1 << 16;
-    char *buf = lt_malloc(cap), *nb;
-    FILE *f;
-    int rc = 0;
-
-    if (buf == NULL)
-        return lt_err_set(err, LT_ENOMEM, 0, 0, "lotes: out of memory reading '%s'", path);
-    f = fopen(path, "rb");
-    if (f == NULL) {
-        lt_free(buf);
-        return lt_err_set(err, LT_EIO, 0, 0, "cannot open '%s': %s", path, strerror(errno));
-    }
-    for (;;) {
-        len += fread(buf + len, 1, cap - len, f);
-        if (len < cap)
-            break;
-        if (cap >= LT_LOTES_MAX_FILE) {
-            rc = lt_err_set(err, LT_ERANGE, 0, 0, "'%s' is larger than %zu bytes", path,
-                            LT_LOTES_MAX_FILE);
-            break;
-        }
-        nb = lt_reallocarray(buf, cap, 2);
-        if (nb == NULL) {
-            rc = lt_err_set(err, LT_ENOMEM, 0, 0, "lotes: out of memory reading '%s'", path);
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    if (rc == 0 && ferror(f))
-        rc = lt_err_set(err, LT_EIO, 0, 0, "cannot read '%s': %s", path, strerror(errno));
-    fclose(f);
-    if (rc < 0) {
-        lt_free(buf);
-        return rc;
-    }
-    *out = buf;
-    *len_out = len;
-    return 0;
-}
-
-struct lt_lotes_tables *lt_lotes_tables_load(const char *path, struct lt_err *err)
-{
-    struct lt_lotes_tables *t;
-    char *text = NULL;
-    size_t len = 0;
-
-    if (path == NULL || path[0] == '\0') {
-        lt_err_set(err, LT_EINVAL, 0, 0, "lotes: no tables file name");
-        return NULL;
-    }
-    lt_err_set_source(err, path);
-    if (slurp(path, &text, &len, err) < 0)
-        return NULL;
-    t = lt_lotes_tables_parse(text, len, path, err);
-    lt_free(text);
     return t;
 }
