@@ -101,10 +101,11 @@ static bool serves_k(const struct lt_lotes_tables *t, const struct lt_lotes_mach
 }
 
 /* Shortest queue among the machines that pass the filter (of configuration j serving k when
- * only_j, else all) and whose capacity holds req; ties by one uniform draw. */
+ * only_j, else all) and whose capacity holds req (whose free resources do, when room_now);
+ * ties by one uniform draw. */
 static size_t shortest_queue(const struct lt_lotes_tables *t, const struct lt_lotes_machine *view,
-                             size_t n, size_t j, size_t k, bool only_j, const struct lt_res *req,
-                             struct lt_rng *rng)
+                             size_t n, size_t j, size_t k, bool only_j, bool room_now,
+                             const struct lt_res *req, struct lt_rng *rng)
 {
     size_t best = LT_NO_MACHINE, best_len = SIZE_MAX, ties = 0;
 
@@ -112,7 +113,7 @@ static size_t shortest_queue(const struct lt_lotes_tables *t, const struct lt_lo
         const struct lt_lotes_machine *m = &view[i];
         if (only_j && (m->config != j || !serves_k(t, m, k)))
             continue;
-        if (!res_le(req, &t->configs[m->config].cap))
+        if (!res_le(req, room_now ? &m->free : &t->configs[m->config].cap))
             continue;
         if (m->queue_len < best_len) {
             best = i;
@@ -174,10 +175,32 @@ int lt_lotes_dispatch(const struct lt_lotes_tables *t, const struct lt_lotes_mac
         }
     /* (c) the shortest queue of j's machines serving k; (d) of every machine. */
     choice->how = LT_LOTES_QUEUED;
-    choice->machine = shortest_queue(t, view, n, j, k, true, req, rng);
+    choice->machine = shortest_queue(t, view, n, j, k, true, false, req, rng);
     if (choice->machine == LT_NO_MACHINE) {
         choice->how = LT_LOTES_QUEUED_ANY;
-        choice->machine = shortest_queue(t, view, n, j, k, false, req, rng);
+        choice->machine = shortest_queue(t, view, n, j, k, false, false, req, rng);
     }
+    return 0;
+}
+
+int lt_lotes_greedy(const struct lt_lotes_tables *t, const struct lt_lotes_machine *view, size_t n,
+                    const struct lt_res *req, struct lt_rng *rng, struct lt_lotes_choice *choice,
+                    struct lt_err *err)
+{
+    int rc;
+
+    if (t == NULL || view == NULL || req == NULL || rng == NULL || choice == NULL)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "lotes/greedy: a NULL argument");
+    if ((rc = check_view(t, view, n, err)) < 0)
+        return rc;
+    choice->config = SIZE_MAX;
+    choice->how = LT_LOTES_ANY_ROOM;
+    choice->machine = shortest_queue(t, view, n, 0, 0, false, true, req, rng);
+    if (choice->machine == LT_NO_MACHINE) {
+        choice->how = LT_LOTES_QUEUED_ANY;
+        choice->machine = shortest_queue(t, view, n, 0, 0, false, false, req, rng);
+    }
+    if (choice->machine != LT_NO_MACHINE)
+        choice->config = view[choice->machine].config;
     return 0;
 }

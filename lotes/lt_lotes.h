@@ -233,4 +233,15 @@ int lt_lotes_dispatch(const struct lt_lotes_tables *t, const struct lt_lotes_mac
                       size_t n, size_t k, const struct lt_res *req, struct lt_rng *rng,
                       struct lt_lotes_choice *choice, struct lt_err *err) LT_MUST_CHECK;
 
+/* The paper's benchmark (section 5, "a naive scheduler that greedily assigns tasks to the
+ * machine with the shortest queue with sufficient resources", FIFO per machine), read as:
+ * among the machines whose free resources hold the task now, the shortest queue (it starts
+ * at once, how = LT_LOTES_ANY_ROOM); else among the machines whose capacity holds it, the
+ * shortest queue (it waits, how = LT_LOTES_QUEUED_ANY). Ties uniformly at random; the tables
+ * give only the machines' capacities (no rho, no bins). choice->machine is LT_NO_MACHINE when
+ * no capacity holds the task. O(n). LT_EINVAL for a bad argument or view. */
+int lt_lotes_greedy(const struct lt_lotes_tables *t, const struct lt_lotes_machine *view, size_t n,
+                    const struct lt_res *req, struct lt_rng *rng, struct lt_lotes_choice *choice,
+                    struct lt_err *err) LT_MUST_CHECK;
+
 #endif

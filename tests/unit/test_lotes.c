@@ -624,6 +624,46 @@ static void test_level2_queue_ties_are_random(void **state)
     lt_lotes_tables_free(t);
 }
 
+/* The greedy benchmark: the shortest queue among machines with room now, whatever rho and
+ * the bins say; else the shortest queue among machines whose capacity holds the task. */
+static void test_greedy_shortest_queue(void **state)
+{
+    struct lt_lotes_machine view[6];
+    struct lt_lotes_tables *t = two_config_tables(view);
+    struct lt_res small = {0.5, 0.1, 0}, big = {0.5, 2, 0}, huge = {5, 5, 0}, none = {0, 0, 0};
+    struct lt_lotes_choice ch;
+    struct lt_rng rng;
+
+    (void)state;
+    lt_rng_init(&rng, 5, 0);
+    /* x would go to cpu-rich under LoTES; greedy takes the one idle queue with room (4). */
+    for (size_t i = 0; i < 6; i++)
+        view[i].queue_len = 1;
+    view[4].queue_len = 0;
+    assert_int_equal(lt_lotes_greedy(t, view, 6, &small, &rng, &ch, NULL), 0);
+    assert_int_equal(ch.machine, 4);
+    assert_int_equal(ch.how, LT_LOTES_ANY_ROOM);
+    assert_int_equal(ch.config, 1);
+    /* a machine with a shorter queue but no room now loses to one with room */
+    view[4].free = none;
+    view[2].queue_len = 3;
+    view[0].free = view[1].free = view[3].free = view[5].free = none;
+    assert_int_equal(lt_lotes_greedy(t, view, 6, &small, &rng, &ch, NULL), 0);
+    assert_int_equal(ch.machine, 2);
+    assert_int_equal(ch.how, LT_LOTES_ANY_ROOM);
+    /* no room anywhere: the shortest queue among the capacities that hold it */
+    view[2].free = none;
+    assert_int_equal(lt_lotes_greedy(t, view, 6, &small, &rng, &ch, NULL), 0);
+    assert_int_equal(ch.machine, 4);
+    assert_int_equal(ch.how, LT_LOTES_QUEUED_ANY);
+    view[3].queue_len = 0;
+    assert_int_equal(lt_lotes_greedy(t, view, 6, &big, &rng, &ch, NULL), 0);
+    assert_true(ch.machine == 3 || ch.machine == 4); /* a tie at 0 on mem-rich, random */
+    assert_int_equal(lt_lotes_greedy(t, view, 6, &huge, &rng, &ch, NULL), 0);
+    assert_int_equal(ch.machine, LT_NO_MACHINE);
+    lt_lotes_tables_free(t);
+}
+
 static void test_machine_bins_rejects_wrong_counts(void **state)
 {
     struct lt_lotes_machine view[6];
@@ -859,6 +899,7 @@ int main(void)
         cmocka_unit_test(test_level1_frequencies_converge_to_rho),
         cmocka_unit_test(test_level2_rules_in_order),
         cmocka_unit_test(test_level2_queue_ties_are_random),
+        cmocka_unit_test(test_greedy_shortest_queue),
         cmocka_unit_test(test_machine_bins_rejects_wrong_counts),
         cmocka_unit_test(test_tables_json_round_trip),
         cmocka_unit_test(test_bad_tables_rejected_with_json_path),
