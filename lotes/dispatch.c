@@ -101,11 +101,10 @@ static bool serves_k(const struct lt_lotes_tables *t, const struct lt_lotes_mach
 }
 
 /* Shortest queue among the machines that pass the filter (of configuration j serving k when
- * only_j, else all) and whose capacity holds req (whose free resources do, when room_now);
- * ties by one uniform draw. */
+ * only_j, else all) and whose capacity holds req; ties by one uniform draw. */
 static size_t shortest_queue(const struct lt_lotes_tables *t, const struct lt_lotes_machine *view,
-                             size_t n, size_t j, size_t k, bool only_j, bool room_now,
-                             const struct lt_res *req, struct lt_rng *rng)
+                             size_t n, size_t j, size_t k, bool only_j, const struct lt_res *req,
+                             struct lt_rng *rng)
 {
     size_t best = LT_NO_MACHINE, best_len = SIZE_MAX, ties = 0;
 
@@ -113,7 +112,7 @@ static size_t shortest_queue(const struct lt_lotes_tables *t, const struct lt_lo
         const struct lt_lotes_machine *m = &view[i];
         if (only_j && (m->config != j || !serves_k(t, m, k)))
             continue;
-        if (!res_le(req, room_now ? &m->free : &t->configs[m->config].cap))
+        if (!res_le(req, &t->configs[m->config].cap))
             continue;
         if (m->queue_len < best_len) {
             best = i;
@@ -175,32 +174,59 @@ int lt_lotes_dispatch(const struct lt_lotes_tables *t, const struct lt_lotes_mac
         }
     /* (c) the shortest queue of j's machines serving k; (d) of every machine. */
     choice->how = LT_LOTES_QUEUED;
-    choice->machine = shortest_queue(t, view, n, j, k, true, false, req, rng);
+    choice->machine = shortest_queue(t, view, n, j, k, true, req, rng);
     if (choice->machine == LT_NO_MACHINE) {
         choice->how = LT_LOTES_QUEUED_ANY;
-        choice->machine = shortest_queue(t, view, n, j, k, false, false, req, rng);
+        choice->machine = shortest_queue(t, view, n, j, k, false, req, rng);
     }
     return 0;
 }
 
-int lt_lotes_greedy(const struct lt_lotes_tables *t, const struct lt_lotes_machine *view, size_t n,
-                    const struct lt_res *req, struct lt_rng *rng, struct lt_lotes_choice *choice,
-                    struct lt_err *err)
+/* The greedy benchmark's pick: the shortest queue (with running tasks counted when
+ * count_running) among the machines whose free resources (room_now) or capacity hold req. */
+static size_t greedy_pick(const struct lt_lotes_tables *t, const struct lt_lotes_machine *view,
+                          size_t n, bool room_now, bool count_running, const struct lt_res *req,
+                          struct lt_rng *rng)
 {
+    size_t best = LT_NO_MACHINE, best_len = SIZE_MAX, ties = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        size_t len = view[i].queue_len + (count_running ? view[i].running : 0);
+        if (len > best_len ||
+            !res_le(req, room_now ? &view[i].free : &t->configs[view[i].config].cap))
+            continue;
+        if (len < best_len) {
+            best = i;
+            best_len = len;
+            ties = 1;
+        } else if (lt_rng_below(rng, ++ties) == 0) { /* reservoir sampling over the ties */
+            best = i;
+        }
+    }
+    return best;
+}
+
+int lt_lotes_greedy(const struct lt_lotes_tables *t, const struct lt_lotes_machine *view, size_t n,
+                    enum lt_lotes_greedy_rule rule, const struct lt_res *req, struct lt_rng *rng,
+                    struct lt_lotes_choice *choice, struct lt_err *err)
+{
+    size_t best = LT_NO_MACHINE;
     int rc;
 
-    if (t == NULL || view == NULL || req == NULL || rng == NULL || choice == NULL)
-        return lt_err_set(err, LT_EINVAL, 0, 0, "lotes/greedy: a NULL argument");
+    if (t == NULL || view == NULL || req == NULL || rng == NULL || choice == NULL ||
+        (rule != LT_LOTES_GREEDY_ROOM && rule != LT_LOTES_GREEDY_JSQ))
+        return lt_err_set(err, LT_EINVAL, 0, 0, "lotes/greedy: a NULL argument or a bad rule");
     if ((rc = check_view(t, view, n, err)) < 0)
         return rc;
-    choice->config = SIZE_MAX;
-    choice->how = LT_LOTES_ANY_ROOM;
-    choice->machine = shortest_queue(t, view, n, 0, 0, false, true, req, rng);
-    if (choice->machine == LT_NO_MACHINE) {
-        choice->how = LT_LOTES_QUEUED_ANY;
-        choice->machine = shortest_queue(t, view, n, 0, 0, false, false, req, rng);
-    }
-    if (choice->machine != LT_NO_MACHINE)
-        choice->config = view[choice->machine].config;
+    if (rule == LT_LOTES_GREEDY_ROOM)
+        best = greedy_pick(t, view, n, true, false, req, rng);
+    if (best == LT_NO_MACHINE)
+        best = greedy_pick(t, view, n, false, rule == LT_LOTES_GREEDY_JSQ, req, rng);
+    choice->machine = best;
+    choice->config = best != LT_NO_MACHINE ? view[best].config : SIZE_MAX;
+    choice->how =
+        best != LT_NO_MACHINE && view[best].queue_len == 0 && res_le(req, &view[best].free)
+            ? LT_LOTES_ANY_ROOM
+            : LT_LOTES_QUEUED_ANY;
     return 0;
 }

@@ -192,6 +192,7 @@ struct lt_lotes_machine {
     size_t bin;         /* the bin it emulates: a global bin index of its configuration */
     struct lt_res free; /* free resources now */
     size_t queue_len;   /* tasks waiting in its queue */
+    size_t running;     /* tasks running on it (only the greedy benchmark reads it) */
 };
 
 /* Maps machines to bins: config[i] is machine i's configuration; the machines of
@@ -233,15 +234,21 @@ int lt_lotes_dispatch(const struct lt_lotes_tables *t, const struct lt_lotes_mac
                       size_t n, size_t k, const struct lt_res *req, struct lt_rng *rng,
                       struct lt_lotes_choice *choice, struct lt_err *err) LT_MUST_CHECK;
 
-/* The paper's benchmark (section 5, "a naive scheduler that greedily assigns tasks to the
- * machine with the shortest queue with sufficient resources", FIFO per machine), read as:
- * among the machines whose free resources hold the task now, the shortest queue (it starts
- * at once, how = LT_LOTES_ANY_ROOM); else among the machines whose capacity holds it, the
- * shortest queue (it waits, how = LT_LOTES_QUEUED_ANY). Ties uniformly at random; the tables
- * give only the machines' capacities (no rho, no bins). choice->machine is LT_NO_MACHINE when
- * no capacity holds the task. O(n). LT_EINVAL for a bad argument or view. */
+/* The paper's benchmark (section 5): "a naive scheduler that greedily assigns tasks to the
+ * machine with the shortest queue with sufficient resources to handle the job", FIFO per
+ * machine, "resource-unaware". Two readings (docs/lotes.md):
+ *   LT_LOTES_GREEDY_ROOM: among the machines whose free resources hold the task now, the
+ *     shortest queue (queue_len); else among those whose capacity holds it;
+ *   LT_LOTES_GREEDY_JSQ: join the shortest queue counting every task on the machine (running
+ *     + queue_len) among those whose capacity holds it, free resources unseen.
+ * Ties uniformly at random. how is LT_LOTES_ANY_ROOM when the chosen machine's free resources
+ * hold the task and its queue is empty (the task starts), else LT_LOTES_QUEUED_ANY (it joins
+ * the FIFO queue). The tables give only the machines' capacities. choice->machine is
+ * LT_NO_MACHINE when no capacity holds the task. O(n). LT_EINVAL for a bad argument or view. */
+enum lt_lotes_greedy_rule { LT_LOTES_GREEDY_ROOM = 0, LT_LOTES_GREEDY_JSQ = 1 };
+
 int lt_lotes_greedy(const struct lt_lotes_tables *t, const struct lt_lotes_machine *view, size_t n,
-                    const struct lt_res *req, struct lt_rng *rng, struct lt_lotes_choice *choice,
-                    struct lt_err *err) LT_MUST_CHECK;
+                    enum lt_lotes_greedy_rule rule, const struct lt_res *req, struct lt_rng *rng,
+                    struct lt_lotes_choice *choice, struct lt_err *err) LT_MUST_CHECK;
 
 #endif

@@ -27,6 +27,7 @@ static const struct command commands[] = {
     {"replay", sim_cmd_replay, "replay the Google 2011 trace through placement policies"},
     {"tx", sim_cmd_tx, "T(x): tasks completed with x% of the machines, per policy"},
     {"slots", sim_cmd_slots, "Cavdar's slot-based simulator: priority eviction, WASP, HYBRID"},
+    {"lotes", sim_cmd_lotes, "Tran & Beck's LoTES against greedy dispatch; LoTES tables"},
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -88,5 +88,6 @@ int sim_cmd_score(int argc, char **argv);
 int sim_cmd_replay(int argc, char **argv); /* replay_cmd.c */
 int sim_cmd_tx(int argc, char **argv);     /* replay_cmd.c */
 int sim_cmd_slots(int argc, char **argv);  /* slots_cmd.c */
+int sim_cmd_lotes(int argc, char **argv);  /* lotes_cmd.c */
 
 #endif

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "lt_lotes.h"
+#include "lt_lotes_sim.h"
 #include "lt_mem.h"
 
 /* LP values: GLPK's simplex is exact to ~1e-9 relative on these small, scaled problems. */
@@ -543,6 +544,7 @@ static struct lt_lotes_tables *two_config_tables(struct lt_lotes_machine view[6]
         view[i].bin = bin[i];
         view[i].free = t->configs[config[i]].cap;
         view[i].queue_len = 0;
+        view[i].running = 0;
     }
     return t;
 }
@@ -624,8 +626,9 @@ static void test_level2_queue_ties_are_random(void **state)
     lt_lotes_tables_free(t);
 }
 
-/* The greedy benchmark: the shortest queue among machines with room now, whatever rho and
- * the bins say; else the shortest queue among machines whose capacity holds the task. */
+/* The greedy benchmark, JSQ reading: join the shortest queue (running + waiting) among the
+ * machines whose capacity holds the task, whatever rho, the bins and the free resources say;
+ * ROOM reading: the shortest waiting queue among the machines with room now, first. */
 static void test_greedy_shortest_queue(void **state)
 {
     struct lt_lotes_machine view[6];
@@ -633,34 +636,122 @@ static void test_greedy_shortest_queue(void **state)
     struct lt_res small = {0.5, 0.1, 0}, big = {0.5, 2, 0}, huge = {5, 5, 0}, none = {0, 0, 0};
     struct lt_lotes_choice ch;
     struct lt_rng rng;
+    int hits[6] = {0};
 
     (void)state;
     lt_rng_init(&rng, 5, 0);
-    /* x would go to cpu-rich under LoTES; greedy takes the one idle queue with room (4). */
-    for (size_t i = 0; i < 6; i++)
+    for (size_t i = 0; i < 6; i++) {
+        view[i].running = 2;
         view[i].queue_len = 1;
+    }
+    /* x would go to cpu-rich under LoTES; greedy takes the shortest queue (4), and starts. */
     view[4].queue_len = 0;
-    assert_int_equal(lt_lotes_greedy(t, view, 6, &small, &rng, &ch, NULL), 0);
+    assert_int_equal(lt_lotes_greedy(t, view, 6, LT_LOTES_GREEDY_JSQ, &small, &rng, &ch, NULL), 0);
     assert_int_equal(ch.machine, 4);
     assert_int_equal(ch.how, LT_LOTES_ANY_ROOM);
     assert_int_equal(ch.config, 1);
-    /* a machine with a shorter queue but no room now loses to one with room */
+    /* resource-unaware: the shortest queue wins even with no room now (the task waits) */
     view[4].free = none;
-    view[2].queue_len = 3;
-    view[0].free = view[1].free = view[3].free = view[5].free = none;
-    assert_int_equal(lt_lotes_greedy(t, view, 6, &small, &rng, &ch, NULL), 0);
-    assert_int_equal(ch.machine, 2);
-    assert_int_equal(ch.how, LT_LOTES_ANY_ROOM);
-    /* no room anywhere: the shortest queue among the capacities that hold it */
-    view[2].free = none;
-    assert_int_equal(lt_lotes_greedy(t, view, 6, &small, &rng, &ch, NULL), 0);
+    assert_int_equal(lt_lotes_greedy(t, view, 6, LT_LOTES_GREEDY_JSQ, &small, &rng, &ch, NULL), 0);
     assert_int_equal(ch.machine, 4);
     assert_int_equal(ch.how, LT_LOTES_QUEUED_ANY);
-    view[3].queue_len = 0;
-    assert_int_equal(lt_lotes_greedy(t, view, 6, &big, &rng, &ch, NULL), 0);
-    assert_true(ch.machine == 3 || ch.machine == 4); /* a tie at 0 on mem-rich, random */
-    assert_int_equal(lt_lotes_greedy(t, view, 6, &huge, &rng, &ch, NULL), 0);
+    /* running tasks count: machine 1 (0 running, 1 waiting) beats 4 (2 running) */
+    view[1].running = 0;
+    assert_int_equal(lt_lotes_greedy(t, view, 6, LT_LOTES_GREEDY_JSQ, &small, &rng, &ch, NULL), 0);
+    assert_int_equal(ch.machine, 1);
+    assert_int_equal(ch.how, LT_LOTES_QUEUED_ANY); /* room, but behind its queue: FIFO */
+    /* only capacities that hold it: mem 2 fits mem-rich only; 3, 4, 5 tie at 3, random */
+    view[4].running = 2;
+    view[4].queue_len = 1;
+    for (int d = 0; d < 3000; d++) {
+        assert_int_equal(lt_lotes_greedy(t, view, 6, LT_LOTES_GREEDY_JSQ, &big, &rng, &ch, NULL),
+                         0);
+        hits[ch.machine]++;
+    }
+    assert_int_equal(hits[3] + hits[4] + hits[5], 3000);
+    for (int m = 3; m < 6; m++) /* 1/3 each, sigma 0.0086: 6 sigma */
+        lt_assert_near(hits[m] / 3000.0, 1.0 / 3.0, 0.052);
+    assert_int_equal(lt_lotes_greedy(t, view, 6, LT_LOTES_GREEDY_JSQ, &huge, &rng, &ch, NULL), 0);
     assert_int_equal(ch.machine, LT_NO_MACHINE);
+    /* ROOM: machine 4 has no room now; of those with room (all others, queue 1 each except
+     * machine 1 with 1 waiting and no running), the waiting queues tie at 1: random among
+     * 0, 1, 2, 3, 5, and the task waits behind that queue */
+    view[2].queue_len = 0;
+    assert_int_equal(lt_lotes_greedy(t, view, 6, LT_LOTES_GREEDY_ROOM, &small, &rng, &ch, NULL), 0);
+    assert_int_equal(ch.machine, 2); /* room and the only empty queue: it starts */
+    assert_int_equal(ch.how, LT_LOTES_ANY_ROOM);
+    for (int m = 0; m < 6; m++)
+        view[m].free = none;
+    view[5].queue_len = 7;
+    assert_int_equal(lt_lotes_greedy(t, view, 6, LT_LOTES_GREEDY_ROOM, &small, &rng, &ch, NULL), 0);
+    assert_int_equal(ch.machine, 2); /* no room anywhere: the shortest waiting queue */
+    assert_int_equal(ch.how, LT_LOTES_QUEUED_ANY);
+    lt_lotes_tables_free(t);
+}
+
+/* The experiments' simulation: at a low load nothing waits and the mean response is the
+ * mean processing time, sum_k alpha_k / mu_k = 6.10 h for Table 3 (tolerance 0.6 h: the mean of
+ * ~8,500 mixed exponentials has a standard error of ~0.15 h); one seed gives one result; LoTES
+ * and greedy see the same workload; every dispatched task is counted by one rule. */
+static void test_sim_low_load_and_determinism(void **state)
+{
+    struct lt_lotes_config c[10];
+    struct lt_lotes_class k[8];
+    struct lt_res cv[8];
+    struct lt_lotes_problem p;
+    struct lt_lotes_tables *t;
+    struct lt_lotes_sim_params sp;
+    struct lt_lotes_sim_summary a, b, g;
+    double es = 0.0;
+    struct lt_err err;
+
+    (void)state;
+    tables_1_3(c, k, &p);
+    for (size_t j = 0; j < 10; j++)
+        c[j].n = 20;
+    t = lt_lotes_build(&p, NULL);
+    assert_non_null(t);
+    lt_lotes_table3_cv(cv);
+    for (size_t i = 0; i < 8; i++)
+        es += k[i].alpha / k[i].mu;
+    lt_lotes_sim_params_default(&sp, t);
+    sp.cv = cv;
+    sp.load = 0.1;
+    sp.hours = 300;
+    sp.warmup = 100;
+    assert_int_equal(lt_lotes_sim_run(&sp, &a, NULL), 0);
+    assert_true(a.measured > 7000);
+    lt_assert_near(a.wait_mean, 0.0, 1e-12);
+    lt_assert_near(a.resp_mean, es, 0.6);
+    assert_int_equal(a.how[0] + a.how[1] + a.how[2] + a.how[3] + a.rejected, a.tasks);
+    assert_int_equal(a.completed + a.unfinished, a.measured);
+    assert_int_equal(lt_lotes_sim_run(&sp, &b, NULL), 0);
+    assert_memory_equal(&a, &b, sizeof(a));
+    sp.policy = LT_LOTES_POLICY_GREEDY;
+    assert_int_equal(lt_lotes_sim_run(&sp, &g, NULL), 0);
+    assert_int_equal(g.arrived, a.arrived); /* the same arrivals */
+    assert_int_equal(g.measured, a.measured);
+    /* MapReduce: every job is 3 maps and 2 reduces */
+    sp.policy = LT_LOTES_POLICY_LOTES;
+    sp.mapreduce = true;
+    sp.maps = 3;
+    sp.reduces = 2;
+    sp.load = 0.3;
+    sp.drain = 1e6;
+    assert_int_equal(lt_lotes_sim_run(&sp, &a, NULL), 0);
+    assert_int_equal(a.unfinished, 0);
+    assert_int_equal(a.tasks, 5 * a.arrived);
+    assert_true(a.resp_mean > es); /* a job's flow time: its longest map, then reduce */
+    /* bad parameters name themselves */
+    sp.warmup = 400;
+    lt_err_init(&err, NULL);
+    assert_int_equal(lt_lotes_sim_run(&sp, &a, &err), LT_EINVAL);
+    assert_non_null(strstr(err.text, "warm-up 400"));
+    sp.warmup = 10;
+    sp.load = 0;
+    lt_err_init(&err, NULL);
+    assert_int_equal(lt_lotes_sim_run(&sp, &a, &err), LT_EINVAL);
+    assert_non_null(strstr(err.text, "load 0"));
     lt_lotes_tables_free(t);
 }
 
@@ -900,6 +991,7 @@ int main(void)
         cmocka_unit_test(test_level2_rules_in_order),
         cmocka_unit_test(test_level2_queue_ties_are_random),
         cmocka_unit_test(test_greedy_shortest_queue),
+        cmocka_unit_test(test_sim_low_load_and_determinism),
         cmocka_unit_test(test_machine_bins_rejects_wrong_counts),
         cmocka_unit_test(test_tables_json_round_trip),
         cmocka_unit_test(test_bad_tables_rejected_with_json_path),
