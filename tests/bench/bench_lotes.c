@@ -19,14 +19,14 @@
  * Dispatch: the view of every machine, each mapped to its bin by lt_lotes_machine_bins, with
  * the configurations shuffled over the machine indexes (a cell's ids are not sorted by type).
  * The state is that of the paper's system at --load x lambda* (section 5): the cell is first
- * filled with the stationary population of an infinite-server system, Poisson(load lambda*
- * sum_k alpha_k / mu_k) tasks whose classes are drawn in proportion to alpha_k / mu_k, each
- * dispatched in turn and given an exponential residual service time (memoryless, so that is
- * the residual's law). Then a small event simulation runs: Poisson arrivals at load x
- * lambda*, classes by alpha_k, requests normal around r_k with Table 3's coefficients of
- * variation, exponential service times of rate mu_k; a task starts where the dispatcher
- * puts it when it has room, else joins that machine's FIFO queue, whose head starts when it
- * fits. Each of the --ops measured dispatches is timed on its own (clock_gettime around the
+ * filled with the mean population of an infinite-server system at that rate, load lambda*
+ * sum_k alpha_k / mu_k tasks (rounded) whose classes are drawn in proportion to
+ * alpha_k / mu_k, each dispatched in turn and given an exponential residual service time
+ * (service is memoryless, so that is the residual's law). Then a small event simulation runs:
+ * Poisson arrivals at load x lambda*, classes by alpha_k, requests normal around r_k with Table 3's
+ * coefficients of variation, exponential service times of rate mu_k; a task starts where the
+ * dispatcher puts it when it has room, else joins that machine's FIFO queue, whose head starts when
+ * it fits. Each of the --ops measured dispatches is timed on its own (clock_gettime around the
  * call); decisions per second are --ops over the summed call times.
  *
  * SPDX-License-Identifier: MIT
@@ -89,44 +89,47 @@ static const struct mix_entry google_mix[] = {
 
 /* One cell: the problem (owned arrays) and the request spread of its classes. */
 struct cell {
-    const char *name;                                    /* "tables13" or "google2011" */
-    struct lt_lotes_class classes[LT_LOTES_TABLE3_CLASSES];
+    const char *name;                                        /* "tables13" or "google2011" */
+    struct lt_lotes_class classes[LT_LOTES_TABLE3_CLASSES];  /* Table 3, in the cell's units */
     struct lt_lotes_config configs[LT_LOTES_TABLE1_CONFIGS]; /* both cells have ten */
-    struct lt_res cv[LT_LOTES_TABLE3_CLASSES];           /* coefficients of variation */
-    struct lt_lotes_problem p;
-    size_t machines;                                     /* sum of n_j */
+    struct lt_res cv[LT_LOTES_TABLE3_CLASSES];               /* coefficients of variation */
+    struct lt_lotes_problem p;                               /* borrows the arrays above */
+    size_t machines;                                         /* sum of n_j */
 };
 
 /* A task of the dispatch simulation; records are reused through a free list. */
 struct task {
-    double finish;   /* completion time once started */
-    struct lt_res req;
-    size_t machine;  /* where it runs or waits */
-    size_t k;        /* its class */
-    size_t next;     /* next in its machine's queue, or in the free list; NONE ends */
+    double finish;     /* completion time (hours) once started */
+    struct lt_res req; /* its actual request (the dispatcher sees it) */
+    size_t machine;    /* where it runs or waits */
+    size_t k;          /* its class */
+    size_t next;       /* next in its machine's queue, or in the free list; NONE ends */
 };
 
 /* The dispatch simulation's state. */
 struct sim {
-    const struct lt_lotes_tables *t;
-    struct lt_lotes_machine *view; /* owned, one per machine */
-    size_t n;                      /* machines */
-    size_t *q_head, *q_tail;       /* owned: per machine FIFO of waiting tasks */
-    struct task *tasks;            /* owned pool */
-    size_t n_tasks, cap_tasks, free_list;
-    size_t *heap;                  /* owned: running tasks by finish time (binary heap) */
-    size_t n_heap;
-    struct lt_rng work, disp;      /* the workload's and the dispatcher's streams */
-    const struct cell *c;
-    uint64_t how[5];               /* LT_LOTES_* counts, [4] = no machine */
+    const struct lt_lotes_tables *t; /* borrowed */
+    struct lt_lotes_machine *view;   /* owned, one per machine */
+    size_t n;                        /* machines */
+    size_t *q_head, *q_tail;         /* owned: per machine FIFO of waiting tasks */
+    struct task *tasks;              /* owned pool */
+    size_t n_tasks, cap_tasks;       /* records ever used, allocated */
+    size_t free_list;                /* first reusable record, or NONE */
+    size_t *heap;                    /* owned: running tasks by finish time (binary heap) */
+    size_t n_heap;                   /* running tasks */
+    struct lt_rng work, disp;        /* the workload's and the dispatcher's streams */
+    const struct cell *c;            /* borrowed */
+    uint64_t how[5];                 /* LT_LOTES_* counts, [4] = no machine */
 };
 
 /* Command-line options after defaults were applied. */
 struct opts {
-    long repeat, ops, machines;
-    uint64_t seed;
-    double load;
-    bool smoke;
+    long repeat;   /* timed builds per cell */
+    long ops;      /* timed dispatches per cell */
+    long machines; /* machines of the Google cell */
+    uint64_t seed; /* machine shuffle, workload and dispatcher streams */
+    double load;   /* arrival rate / lambda* */
+    bool smoke;    /* --smoke: small defaults */
 };
 
 static void usage(FILE *f)
@@ -164,8 +167,8 @@ static int parse_long(const char *flag, const char *s, long lo, long hi, long *o
 
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
-    static const char *const flags[] = {"--repeat", "--ops", "--load", "--machines", "--seed",
-                                        NULL};
+    static const char *const flags[] = {"--repeat",   "--ops",  "--load",
+                                        "--machines", "--seed", NULL};
     const char *v[5] = {NULL, NULL, NULL, NULL, "1"};
     char *end;
     long seed;
@@ -331,8 +334,8 @@ static struct lt_lotes_tables *bench_build(const struct cell *c, const struct op
            "\"classes\":%zu,\"repeat\":%ld,\"build_s\":%.6f,\"build_s_min\":%.6f,"
            "\"lambda_alloc\":%.5f,\"lambda_assign\":%.5f,\"lambda_rounded\":%.5f,\"bins\":%zu,"
            "\"bins_max_config\":%zu,\"target_s\":1,\"met\":%s}\n",
-           c->name, c->machines, t->n_configs, t->n_classes, o->repeat, med, min,
-           t->lambda_alloc, t->lambda_assign, t->lambda_rounded, t->n_bins, max_bins,
+           c->name, c->machines, t->n_configs, t->n_classes, o->repeat, med, min, t->lambda_alloc,
+           t->lambda_assign, t->lambda_rounded, t->n_bins, max_bins,
            med < TARGET_BUILD_S ? "true" : "false");
     free(wall);
     return t;
@@ -531,8 +534,8 @@ static int arrive(struct sim *s, size_t k, double now, double *ns)
         return 0;
     }
     if (ch.machine >= s->n || ch.config >= s->t->n_configs) {
-        fprintf(stderr, PROG ": %s: dispatch chose machine %zu of %zu\n", s->c->name,
-                ch.machine, s->n);
+        fprintf(stderr, PROG ": %s: dispatch chose machine %zu of %zu\n", s->c->name, ch.machine,
+                s->n);
         return -1;
     }
     s->how[ch.how]++;
@@ -688,10 +691,9 @@ static int bench_dispatch(const struct cell *c, const struct lt_lotes_tables *t,
            "\"no_machine\":%llu,\"median_ns\":%.0f,\"p99_ns\":%.0f,\"mean_ns\":%.0f,"
            "\"decisions_per_s\":%.0f}\n",
            c->name, s.n, o->load, n_fill, fill_s, o->ops, now, cpu, mem, s.n_heap, queued,
-           (unsigned long long)s.how[0], (unsigned long long)s.how[1],
-           (unsigned long long)s.how[2], (unsigned long long)s.how[3],
-           (unsigned long long)s.how[4], med, p99, total / (double)o->ops,
-           total > 0 ? (double)o->ops / (total * 1e-9) : 0.0);
+           (unsigned long long)s.how[0], (unsigned long long)s.how[1], (unsigned long long)s.how[2],
+           (unsigned long long)s.how[3], (unsigned long long)s.how[4], med, p99,
+           total / (double)o->ops, total > 0 ? (double)o->ops / (total * 1e-9) : 0.0);
     rc = 0;
 out_sim:
     sim_release(&s);
