@@ -662,11 +662,12 @@ static int bench_dispatch(const struct cell *c, const struct lt_lotes_tables *t,
     struct sim s;
     int rc = -1;
 
-    if (ns == NULL || sim_init(&s, c, t, o->seed) < 0) {
-        if (ns == NULL)
-            fprintf(stderr, PROG ": out of memory\n");
+    if (ns == NULL) {
+        fprintf(stderr, PROG ": out of memory\n");
         goto out;
     }
+    if (sim_init(&s, c, t, o->seed) < 0)
+        goto out_sim; /* sim_init zeroes s first, so what it allocated is released */
     for (size_t k = 0; k < c->p.n_classes; k++)
         alpha[k] = c->classes[k].alpha;
     t0 = now_s();
