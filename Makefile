@@ -126,17 +126,19 @@ test-tsan-kube:
 bench:
 	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DLOTUS_BENCH=ON >/dev/null
 	cmake --build $(BENCH_BUILD) -j $(JOBS) --target bench_choose bench_replay bench_extender \
-	    bench_slots
+	    bench_slots bench_lotes
 	$(BENCH_BUILD)/bench_choose
 	$(BENCH_BUILD)/bench_replay
 	$(BENCH_BUILD)/bench_extender
 	$(BENCH_BUILD)/bench_slots
+	$(BENCH_BUILD)/bench_lotes
 
 bench-smoke: build
 	$(BUILD)/bench_choose --smoke
 	$(BUILD)/bench_replay --smoke
 	$(BUILD)/bench_extender --smoke
 	$(BUILD)/bench_slots --smoke
+	$(BUILD)/bench_lotes --smoke
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD) $(FUZZ_BUILD)
