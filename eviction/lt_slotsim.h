@@ -67,6 +67,21 @@ struct lt_slot_params {
  * horizon, v_a = 3. */
 void lt_slot_params_default(struct lt_slot_params *p, const struct lt_slot_config *cfg);
 
+/* The named policies, each one registration entry (the table in slotsim.c), applied to *p:
+ *   lt_slot_policy_set: "priority" (the central queue by priority, priority eviction), "fcfs"
+ *     (first arrival only, no eviction), "wasp" (priority with WAA and WAE), "hybrid" (WASP
+ *     with `sticky` sticky slots; sticky is ignored by the others);
+ *   lt_slot_evict_set: "mrs", "lrs", "rnd", each with an optional drop threshold ("mrs5":
+ *     a task is dropped at its 5th eviction); no effect on the eviction of "fcfs";
+ *   lt_slot_memory_set: "unlimited", "lsf", "lpf".
+ * Set the policy before the eviction policy. Errors: LT_ENOTFOUND naming the known names, or
+ * LT_EINVAL for a threshold that is not a whole number 1..2^32-1. */
+LT_MUST_CHECK int lt_slot_policy_set(struct lt_slot_params *p, const char *name, uint32_t sticky,
+                                     struct lt_err *err);
+LT_MUST_CHECK int lt_slot_evict_set(struct lt_slot_params *p, const char *name, struct lt_err *err);
+LT_MUST_CHECK int lt_slot_memory_set(struct lt_slot_params *p, const char *name,
+                                     struct lt_err *err);
+
 /* What happened to one task. */
 struct lt_slot_outcome {
     double finish;          /* completion time; NaN if dropped */

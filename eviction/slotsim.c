@@ -739,6 +739,92 @@ void lt_slot_params_default(struct lt_slot_params *p, const struct lt_slot_confi
     p->v_a = 3.0;
 }
 
+/* ---- the named policies ---- */
+
+static const struct {
+    const char *name;
+    enum lt_slot_order order;
+    bool workload_aware; /* WAA and WAE */
+    bool sticky;         /* HYBRID's sticky pool */
+} slot_policies[] = {
+    {"priority", LT_SLOT_ORDER_PRIORITY, false, false},
+    {"fcfs", LT_SLOT_ORDER_FCFS, false, false},
+    {"wasp", LT_SLOT_ORDER_PRIORITY, true, false},
+    {"hybrid", LT_SLOT_ORDER_PRIORITY, true, true},
+};
+
+static const struct {
+    const char *name;
+    enum lt_slot_evict evict;
+} slot_evicts[] = {
+    {"mrs", LT_SLOT_EVICT_MRS}, {"lrs", LT_SLOT_EVICT_LRS}, {"rnd", LT_SLOT_EVICT_RND}};
+
+static const struct {
+    const char *name;
+    enum lt_slot_memory memory;
+} slot_memories[] = {
+    {"unlimited", LT_SLOT_MEM_UNLIMITED}, {"lsf", LT_SLOT_MEM_LSF}, {"lpf", LT_SLOT_MEM_LPF}};
+
+int lt_slot_policy_set(struct lt_slot_params *p, const char *name, uint32_t sticky,
+                       struct lt_err *err)
+{
+    for (size_t k = 0; name != NULL && k < sizeof(slot_policies) / sizeof(slot_policies[0]); k++) {
+        if (strcmp(name, slot_policies[k].name) == 0) {
+            p->order = slot_policies[k].order;
+            p->evict = p->order == LT_SLOT_ORDER_FCFS ? LT_SLOT_EVICT_NONE : LT_SLOT_EVICT_MRS;
+            p->waa = p->wae = slot_policies[k].workload_aware;
+            p->sticky = slot_policies[k].sticky ? sticky : 0;
+            return 0;
+        }
+    }
+    return lt_err_set(err, LT_ENOTFOUND, 0, 0,
+                      "unknown slot policy '%s' (known: priority, fcfs, wasp, hybrid)",
+                      name != NULL ? name : "(null)");
+}
+
+int lt_slot_evict_set(struct lt_slot_params *p, const char *name, struct lt_err *err)
+{
+    for (size_t k = 0; name != NULL && k < sizeof(slot_evicts) / sizeof(slot_evicts[0]); k++) {
+        const char *rest = name + strlen(slot_evicts[k].name);
+        uint64_t th = 0;
+
+        if (strncmp(name, slot_evicts[k].name, strlen(slot_evicts[k].name)) != 0)
+            continue;
+        for (const char *c = rest; *c != '\0'; c++) {
+            if (*c < '0' || *c > '9' || th > UINT32_MAX)
+                return lt_err_set(err, LT_EINVAL, 0, 0,
+                                  "eviction policy '%s': the threshold must be a whole number "
+                                  ">= 1",
+                                  name);
+            th = th * 10 + (uint64_t)(*c - '0');
+        }
+        if (*rest != '\0' && (th == 0 || th > UINT32_MAX))
+            return lt_err_set(err, LT_EINVAL, 0, 0,
+                              "eviction policy '%s': the threshold must be >= 1", name);
+        if (p->order == LT_SLOT_ORDER_PRIORITY)
+            p->evict = slot_evicts[k].evict;
+        p->drop_threshold = (uint32_t)th;
+        return 0;
+    }
+    return lt_err_set(err, LT_ENOTFOUND, 0, 0,
+                      "unknown eviction policy '%s' (known: mrs, lrs, rnd, with an optional "
+                      "drop threshold: mrs5)",
+                      name != NULL ? name : "(null)");
+}
+
+int lt_slot_memory_set(struct lt_slot_params *p, const char *name, struct lt_err *err)
+{
+    for (size_t k = 0; name != NULL && k < sizeof(slot_memories) / sizeof(slot_memories[0]); k++) {
+        if (strcmp(name, slot_memories[k].name) == 0) {
+            p->memory = slot_memories[k].memory;
+            return 0;
+        }
+    }
+    return lt_err_set(err, LT_ENOTFOUND, 0, 0,
+                      "unknown memory model '%s' (known: unlimited, lsf, lpf)",
+                      name != NULL ? name : "(null)");
+}
+
 static int check(const struct lt_slot_params *p, const struct lt_slot_task *tasks, size_t n,
                  struct lt_err *err)
 {

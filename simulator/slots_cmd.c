@@ -166,60 +166,23 @@ static int build_config(const struct slot_opts *o, struct lt_slot_config *cfg, s
 static int build_params(const struct slot_opts *o, const struct lt_slot_config *cfg,
                         struct lt_slot_params *p, struct lt_err *err)
 {
-    static const char *const ev[] = {"mrs", "lrs", "rnd"};
-    static const enum lt_slot_evict evv[] = {LT_SLOT_EVICT_MRS, LT_SLOT_EVICT_LRS,
-                                             LT_SLOT_EVICT_RND};
-    size_t k;
+    uint32_t sticky = o->sticky > UINT32_MAX ? UINT32_MAX : (uint32_t)o->sticky;
+    int rc;
 
     lt_slot_params_default(p, cfg);
     p->seed = o->seed;
     p->resume = o->resume;
     p->horizon = (double)o->hours * 3600.0;
-    if (strcmp(o->policy, "fcfs") == 0) {
-        p->order = LT_SLOT_ORDER_FCFS;
-        p->evict = LT_SLOT_EVICT_NONE;
-    } else if (strcmp(o->policy, "wasp") == 0 || strcmp(o->policy, "hybrid") == 0) {
-        p->waa = p->wae = true;
-        p->sticky = strcmp(o->policy, "hybrid") == 0
-                        ? (o->sticky > UINT32_MAX ? UINT32_MAX : (uint32_t)o->sticky)
-                        : 0;
-    } else if (strcmp(o->policy, "priority") != 0) {
-        return lt_err_set(err, LT_EINVAL, 0, 0,
-                          "--policy '%s' is not priority, fcfs, wasp or hybrid", o->policy);
-    }
+    if ((rc = lt_slot_policy_set(p, o->policy, sticky, err)) < 0 ||
+        (rc = lt_slot_evict_set(p, o->evict, err)) < 0 ||
+        (rc = lt_slot_memory_set(p, o->memory, err)) < 0)
+        return rc;
     if (o->sticky_set && strcmp(o->policy, "hybrid") != 0)
         return lt_err_set(err, LT_EINVAL, 0, 0, "--sticky applies to --policy hybrid only");
     if (p->sticky > 0 && o->sticky > lt_slot_config_slots(cfg))
         return lt_err_set(err, LT_EINVAL, 0, 0, "--sticky %llu: the cluster has %llu slots",
                           (unsigned long long)o->sticky,
                           (unsigned long long)lt_slot_config_slots(cfg));
-    for (k = 0; k < 3; k++) {
-        if (strncmp(o->evict, ev[k], 3) == 0)
-            break;
-    }
-    if (k == 3)
-        return lt_err_set(err, LT_EINVAL, 0, 0,
-                          "--evict '%s' is not mrs, lrs or rnd (with an optional threshold)",
-                          o->evict);
-    if (p->order == LT_SLOT_ORDER_PRIORITY)
-        p->evict = evv[k];
-    if (o->evict[3] != '\0') {
-        uint64_t th;
-        int rc = sim_parse_u64("--evict threshold", o->evict + 3, &th, err);
-        if (rc < 0)
-            return rc;
-        if (th == 0 || th > UINT32_MAX)
-            return lt_err_set(err, LT_EINVAL, 0, 0, "--evict '%s': the threshold must be >= 1",
-                              o->evict);
-        p->drop_threshold = (uint32_t)th;
-    }
-    if (strcmp(o->memory, "lsf") == 0)
-        p->memory = LT_SLOT_MEM_LSF;
-    else if (strcmp(o->memory, "lpf") == 0)
-        p->memory = LT_SLOT_MEM_LPF;
-    else if (strcmp(o->memory, "unlimited") != 0)
-        return lt_err_set(err, LT_EINVAL, 0, 0, "--memory '%s' is not unlimited, lsf or lpf",
-                          o->memory);
     if (strcmp(o->dpm, "idl") == 0)
         p->sleep = false;
     else if (strcmp(o->dpm, "slp") != 0)

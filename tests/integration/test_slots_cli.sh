@@ -157,10 +157,11 @@ bad "--sample 10: a percentage 1..100, with --trace only" --workload w-d --sampl
 bad "--sample 0" --trace "$demo" --sample 0
 bad "unknown workload 'w-x'" --workload w-x
 bad "unknown option '--frob'" --workload w-d --frob
-bad "--policy 'lifo'" --workload w-d --policy lifo
-bad "--evict 'foo'" --workload w-d --evict foo
+bad "unknown slot policy 'lifo' (known: priority, fcfs, wasp, hybrid)" --workload w-d --policy lifo
+bad "unknown eviction policy 'foo' (known: mrs, lrs, rnd" --workload w-d --evict foo
 bad "threshold must be >= 1" --workload w-d --evict mrs0
-bad "--memory 'some'" --workload w-d --memory some
+bad "unknown memory model 'some' (known: unlimited, lsf, lpf)" --workload w-d --memory some
+bad "the threshold must be a whole number" --workload w-d --evict rnd5x
 bad "--slots 'sc5'" --workload w-d --slots sc5
 bad "--servers 'big'" --workload w-d --servers big
 bad "--sticky applies to --policy hybrid only" --workload w-d --sticky 5

@@ -657,6 +657,41 @@ static void test_progress_callback(void **state)
     lt_free(t);
 }
 
+/* The named policies: one registration entry each, unknown names list the known ones. */
+static void test_policies_by_name(void **state)
+{
+    struct lt_slot_config cfg;
+    struct lt_slot_params p;
+    struct lt_err err;
+
+    (void)state;
+    one_server(&cfg, 4);
+    lt_slot_params_default(&p, &cfg);
+    assert_int_equal(lt_slot_policy_set(&p, "hybrid", 7, NULL), 0);
+    assert_true(p.waa && p.wae && p.sticky == 7 && p.order == LT_SLOT_ORDER_PRIORITY);
+    assert_int_equal(lt_slot_evict_set(&p, "lrs12", NULL), 0);
+    assert_int_equal(p.evict, LT_SLOT_EVICT_LRS);
+    assert_int_equal(p.drop_threshold, 12);
+    assert_int_equal(lt_slot_policy_set(&p, "wasp", 7, NULL), 0);
+    assert_int_equal(p.sticky, 0);
+    assert_int_equal(lt_slot_policy_set(&p, "fcfs", 0, NULL), 0);
+    assert_int_equal(lt_slot_evict_set(&p, "rnd", NULL), 0);
+    assert_int_equal(p.evict, LT_SLOT_EVICT_NONE); /* fcfs never evicts */
+    assert_int_equal(p.drop_threshold, 0);
+    assert_int_equal(lt_slot_memory_set(&p, "lpf", NULL), 0);
+    assert_int_equal(p.memory, LT_SLOT_MEM_LPF);
+    lt_err_init(&err, NULL);
+    assert_int_equal(lt_slot_policy_set(&p, "lifo", 0, &err), LT_ENOTFOUND);
+    assert_non_null(strstr(err.text, "known: priority, fcfs, wasp, hybrid"));
+    lt_err_init(&err, NULL);
+    assert_int_equal(lt_slot_evict_set(&p, "mrs0", &err), LT_EINVAL);
+    assert_non_null(strstr(err.text, ">= 1"));
+    lt_err_init(&err, NULL);
+    assert_int_equal(lt_slot_evict_set(&p, "mrs99999999999", &err), LT_EINVAL);
+    lt_err_init(&err, NULL);
+    assert_int_equal(lt_slot_memory_set(&p, NULL, &err), LT_ENOTFOUND);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -672,6 +707,7 @@ int main(void)
         cmocka_unit_test(test_memory_checkpoint_lsf_and_lpf),
         cmocka_unit_test(test_chapter_7_orderings_on_w_e),
         cmocka_unit_test(test_progress_callback),
+        cmocka_unit_test(test_policies_by_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
