@@ -129,7 +129,7 @@ int lt_lotes_bins_enum(const struct lt_lotes_problem *p, size_t j, const bool *u
 /* Rounds n_x non-negative reals that sum to n (within 1e-6 * max(1, n)) to whole numbers
  * that sum to exactly n, each within 1 of its real: floor, then the remaining units to the
  * largest fractional parts, ties to the lower index. out has n_x entries.
- * Errors: LT_EINVAL for a negative, non-finite or mis-summed input. */
+ * Errors: LT_EINVAL for a negative, non-finite or mis-summed input. (online.c: no GLPK.) */
 int lt_lotes_round(const double *x, size_t n_x, size_t n, size_t *out,
                    struct lt_err *err) LT_MUST_CHECK;
 
@@ -222,9 +222,10 @@ int lt_lotes_classify(const struct lt_lotes_tables *t, const struct lt_res *req,
 
 /* The tables' view of n machines of capacities cap[0..n-1], given in the order in which they
  * take bins (the extender passes node-name order). config_out[i] is the first configuration
- * whose capacity equals cap[i] within LT_LOTES_CAP_RTOL on cpu, mem and disk, or
- * LT_LOTES_NONE. bin_out[i] is a global bin index of that configuration, or LT_LOTES_NONE
- * for a machine without a configuration. A live cluster rarely has exactly n_j machines of
+ * whose capacity equals cap[i] within LT_LOTES_CAP_RTOL on cpu, mem and disk (a resource the
+ * configuration leaves at 0 and no class requests is not compared), or LT_LOTES_NONE.
+ * bin_out[i] is a global bin index of that configuration, or LT_LOTES_NONE for a machine
+ * without a configuration. A live cluster rarely has exactly n_j machines of
  * configuration j, so the p_j machines present share j's bins in proportion to the tables'
  * whole machines: bin b gets lt_lotes_round of m_b p_j / n_j machines (the counts sum to p_j),
  * and the machines of j take the bins in order, that many each. With p_j = n_j for every j

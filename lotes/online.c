@@ -10,7 +10,9 @@
  *     capacity of the tables' configurations (N_l = max_j c_jl; a resource with N_l = 0 is
  *     left out); ties to the lower class index;
  *   - configuration of a machine: the first configuration (index order) whose capacity equals
- *     the machine's on cpu, mem and disk within LT_LOTES_CAP_RTOL relative; none otherwise;
+ *     the machine's on cpu, mem and disk within LT_LOTES_CAP_RTOL relative, a resource that the
+ *     configuration leaves at 0 and no class requests not compared (a tables file without disk
+ *     matches nodes with ephemeral storage); none otherwise;
  *   - bins: p_j machines of configuration j present (the tables say n_j) share j's bins in
  *     proportion to the whole machines m_b: lt_lotes_round(m_b p_j / n_j) per bin, and the
  *     machines of j, in the caller's order, take the bins in order, that many each. With
@@ -29,6 +31,8 @@
  *   Queues are not ranked: kube-scheduler binds only where the pod fits now.
  * Ties: classes to the lower index; equal rho gives equal scores (the tie-break decides).
  * Implementation: O(K) per classification, O(n M + bins) per mapping, O(n + M log M) per rank.
+ *   lt_lotes_round (stage 2's whole machines, reused by the mapping) lives here: nothing in this
+ *   file calls GLPK, so a front end that only reads tables does not link it.
  * Tests: tests/unit/test_lotes.c (classification by hand and against brute force, mapping with
  *   exact, missing and extra machines, rank against lt_lotes_dispatch's choices).
  *
@@ -36,12 +40,64 @@
  */
 #include "lotes_int.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lt_mem.h"
 #include "lt_score.h"
+
+/* Largest remainder (docs/lotes.md, reading R5). Here rather than in bins.c so that the
+ * online functions link without GLPK (lotus-extender does not need an LP solver). */
+int lt_lotes_round(const double *x, size_t n_x, size_t n, size_t *out, struct lt_err *err)
+{
+    double sum = 0, slack = 1e-6 * (n > 1 ? (double)n : 1.0);
+    size_t total = 0;
+
+    if ((x == NULL || out == NULL) && n_x > 0)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "lotes/round: no input or output");
+    for (size_t b = 0; b < n_x; b++) {
+        if (!isfinite(x[b]) || x[b] < -slack)
+            return lt_err_set(err, LT_EINVAL, 0, 0, "lotes/round: value %zu is %g", b, x[b]);
+        sum += x[b];
+    }
+    if (n_x == 0 || fabs(sum - (double)n) > slack)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "lotes/round: %zu values sum to %.17g, not to %zu",
+                          n_x, sum, n);
+    /* Floors, with the slack so that 2.9999999999 counts as 3. */
+    for (size_t b = 0; b < n_x; b++) {
+        double f = floor(x[b] + LT__LOTES_ZERO);
+        out[b] = f > 0 ? (size_t)f : 0;
+        total += out[b];
+    }
+    /* Hand out the remaining units by largest fractional part (ties: lower index), or take
+     * back surplus units (only possible through round-off) by smallest fractional part. */
+    while (total != n) {
+        size_t best = SIZE_MAX;
+        double best_frac = 0;
+
+        for (size_t b = 0; b < n_x; b++) {
+            double frac = x[b] - (double)out[b];
+            if (total < n && (best == SIZE_MAX || frac > best_frac)) {
+                best = b;
+                best_frac = frac;
+            } else if (total > n && out[b] > 0 && (best == SIZE_MAX || frac < best_frac)) {
+                best = b;
+                best_frac = frac;
+            }
+        }
+        assert(best != SIZE_MAX);
+        if (total < n) {
+            out[best]++;
+            total++;
+        } else {
+            out[best]--;
+            total--;
+        }
+    }
+    return 0;
+}
 
 static bool res_ok(const struct lt_res *r)
 {
@@ -87,13 +143,17 @@ int lt_lotes_classify(const struct lt_lotes_tables *t, const struct lt_res *req,
     return 0;
 }
 
-/* |a - b| <= LT_LOTES_CAP_RTOL * max(|a|, |b|) on every component. */
-static bool same_cap(const struct lt_res *a, const struct lt_res *b)
+/* Whether machine capacity a is configuration capacity b: |a - b| <= LT_LOTES_CAP_RTOL *
+ * max(|a|, |b|) on every component, except one that b leaves at 0 and no class requests (bit
+ * not in active): the tables do not describe that resource. */
+static bool same_cap(const struct lt_res *a, const struct lt_res *b, unsigned active)
 {
     for (int l = 0; l < LT__LOTES_NRES; l++) {
         double x = lt__lotes_res_get(a, l), y = lt__lotes_res_get(b, l);
         double m = fabs(x) > fabs(y) ? fabs(x) : fabs(y);
 
+        if (!(y > 0) && !(active & (1u << l)))
+            continue;
         if (fabs(x - y) > LT_LOTES_CAP_RTOL * m)
             return false;
     }
@@ -134,10 +194,12 @@ int lt_lotes_map_machines(const struct lt_lotes_tables *t, const struct lt_res *
 {
     size_t max_nb = 1, *present = NULL, *cnt = NULL;
     double *x = NULL;
+    unsigned active;
     int rc = 0;
 
     if (t == NULL || (n > 0 && (cap == NULL || config_out == NULL || bin_out == NULL)))
         return lt_err_set(err, LT_EINVAL, 0, 0, "lotes/map: no tables, machines or output");
+    active = lt__lotes_active(t->classes, t->n_classes);
     for (size_t i = 0; i < n; i++) {
         if (!res_ok(&cap[i]))
             return lt_err_set(err, LT_EINVAL, 0, 0,
@@ -147,7 +209,7 @@ int lt_lotes_map_machines(const struct lt_lotes_tables *t, const struct lt_res *
         config_out[i] = LT_LOTES_NONE;
         bin_out[i] = LT_LOTES_NONE;
         for (size_t j = 0; j < t->n_configs; j++)
-            if (same_cap(&cap[i], &t->configs[j].cap)) {
+            if (same_cap(&cap[i], &t->configs[j].cap, active)) {
                 config_out[i] = j;
                 break;
             }

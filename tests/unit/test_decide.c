@@ -229,7 +229,7 @@ static void test_prioritize_maps_the_policy_rank_in_input_order(void **state)
     const char *names[] = {"bestfit1", "firstfit", "sos10"};
 
     for (size_t p = 0; p < sizeof(names) / sizeof(names[0]); p++) {
-        struct ext_decide_config cfg = {lt_policy_find(names[p], NULL), NULL, NULL};
+        struct ext_decide_config cfg = {lt_policy_find(names[p], NULL), NULL, NULL, NULL};
         struct ext_args a;
         struct ext_host_priority hp[4];
         const size_t cand[] = {2, 0, 1};
@@ -295,7 +295,7 @@ static void preempt(struct fixture *f, const char *evict, bool meta, struct ext_
                     struct ext_preempt_args *a)
 {
     struct ext_decide_config cfg = {lt_policy_find("bestfit1", NULL), lt_evict_find(evict, NULL),
-                                    NULL};
+                                    NULL, NULL};
     struct lt_rng rng;
 
     lt_rng_init(&rng, 7, LT_RNG_EVICTION);
@@ -396,7 +396,7 @@ static void slots_file(struct ext_slots *sl, const char *json)
 static void filter_slots(struct fixture *f, const struct ext_slots *sl, const char *cpu,
                          const char *names, struct ext_filter_decision *d)
 {
-    struct ext_decide_config cfg = {lt_policy_find("bestfit1", NULL), NULL, sl};
+    struct ext_decide_config cfg = {lt_policy_find("bestfit1", NULL), NULL, sl, NULL};
     struct ext_args a;
 
     decode_args(&a, cpu, "128Mi", names);
@@ -545,7 +545,7 @@ static void test_priority_classes_from_thresholds(void **state)
 static void prioritize_slots(struct fixture *f, const struct ext_slots *sl, const char *cpu,
                              const char *names, struct ext_host_priority hp[4])
 {
-    struct ext_decide_config cfg = {lt_policy_find("bestfit1", NULL), NULL, sl};
+    struct ext_decide_config cfg = {lt_policy_find("bestfit1", NULL), NULL, sl, NULL};
     struct ext_args a;
 
     decode_args(&a, cpu, "128Mi", names);
@@ -603,7 +603,7 @@ static void preempt_slots(struct fixture *f, const struct ext_slots *sl, const c
         "\"n1\":{\"Pods\":[],\"NumPDBViolations\":0},\"n2\":{\"Pods\":[],\"NumPDBViolations\":0},"
         "\"n3\":{\"Pods\":[],\"NumPDBViolations\":0},\"n4\":{\"Pods\":[],\"NumPDBViolations\":0}}}";
     struct ext_decide_config cfg = {lt_policy_find("bestfit1", NULL), lt_evict_find(evict, NULL),
-                                    sl};
+                                    sl, NULL};
     struct lt_err e;
 
     lt_err_init(&e, NULL);

@@ -770,7 +770,8 @@ static void test_map_machines_exact_counts_equal_machine_bins(void **state)
 
 /* A live cluster: configuration 0 has 500 of its 1000 machines, configuration 1 has 1500,
  * configuration 2 one, the others none; two machines match nothing (one 1e-5 off, one of
- * another shape) and one is within the tolerance (1e-7 off). Per configuration each bin gets
+ * another shape), one is within the tolerance (1e-7 off) and one has disk, which Table 1
+ * leaves at 0 and no class requests. Per configuration each bin gets
  * within 1 of m_b p_j / n_j machines, the counts sum to p_j, and the machines take the bins in
  * order. A capacity that is not a number is an error naming the machine. */
 static void test_map_machines_shares_bins_by_proportion(void **state)
@@ -780,9 +781,9 @@ static void test_map_machines_shares_bins_by_proportion(void **state)
     struct lt_lotes_class k[8];
     struct lt_lotes_problem p;
     struct lt_lotes_tables *t;
-    const size_t n = 500 + 1500 + 1 + 3;
-    struct lt_res cap[2004];
-    size_t cfg[2004], bin[2004], i = 0;
+    const size_t n = 500 + 1500 + 1 + 4;
+    struct lt_res cap[2005];
+    size_t cfg[2005], bin[2005], i = 0;
     struct lt_err err;
 
     (void)state;
@@ -797,6 +798,8 @@ static void test_map_machines_shares_bins_by_proportion(void **state)
     cap[i++] = (struct lt_res){3, 3, 0};
     cap[i] = c[4].cap;
     cap[i++].mem *= 1 + 1e-7;
+    cap[i] = c[5].cap;
+    cap[i++].disk = 5e10; /* Table 1 has no disk: not compared */
     assert_int_equal(i, n);
     assert_int_equal(lt_lotes_map_machines(t, cap, n, cfg, bin, NULL), 0);
     for (size_t j = 0, at = 0; j < 3; j++) {
@@ -814,11 +817,12 @@ static void test_map_machines_shares_bins_by_proportion(void **state)
             assert_int_equal(cfg[at + m], j);
         at += present[j];
     }
+    assert_int_equal(cfg[n - 4], LT_LOTES_NONE);
+    assert_int_equal(bin[n - 4], LT_LOTES_NONE);
     assert_int_equal(cfg[n - 3], LT_LOTES_NONE);
-    assert_int_equal(bin[n - 3], LT_LOTES_NONE);
-    assert_int_equal(cfg[n - 2], LT_LOTES_NONE);
-    assert_int_equal(cfg[n - 1], 4);
-    assert_true(bin[n - 1] >= t->bin_first[4] && bin[n - 1] < t->bin_first[5]);
+    assert_int_equal(cfg[n - 2], 4);
+    assert_true(bin[n - 2] >= t->bin_first[4] && bin[n - 2] < t->bin_first[5]);
+    assert_int_equal(cfg[n - 1], 5);
     cap[7].mem = NAN;
     lt_err_init(&err, NULL);
     assert_int_equal(lt_lotes_map_machines(t, cap, n, cfg, bin, &err), LT_EINVAL);
