@@ -82,6 +82,8 @@ static const struct setting settings[] = {
      "11 ascending spec.priority thresholds of classes 1..11 (production: class 9+)"},
     {"sticky-slots", S_INT, OFF(sticky_slots), 0, 1000000000, "0",
      "HYBRID: pods labelled lotus.io/sticky at bind while fewer are bound (0: none)"},
+    {"lotes-tables", S_STR, OFF(lotes_tables), 0, 0, "",
+     "LoTES mode: tables file (lotus-sim lotes tables); prioritize follows its dispatcher"},
 };
 
 #define N_SETTINGS (sizeof(settings) / sizeof(settings[0]))
@@ -300,6 +302,7 @@ void ext_config_init(struct ext_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
     ext_slots_init(&cfg->slots);
+    ext_lotes_init(&cfg->lotes);
     for (size_t i = 0; i < N_SETTINGS; i++) {
         int rc = apply(cfg, &settings[i], settings[i].def, settings[i].name, NULL);
 
@@ -615,9 +618,32 @@ static int check_slots(struct ext_config *cfg, struct lt_err *err)
     return 0;
 }
 
+/* LoTES mode: the tables file is loaded here; it excludes slot mode (both reorder prioritize). */
+static int check_lotes(struct ext_config *cfg, struct lt_err *err)
+{
+    char what[EXT_CONFIG_STR + 128], ws[EXT_CONFIG_STR + 128];
+    struct lt_err e;
+    int rc;
+
+    lt_err_init(&e, NULL);
+    ext_lotes_release(&cfg->lotes);
+    if (!set(cfg, "lotes-tables"))
+        return 0;
+    if (cfg->slots.mode != EXT_SLOTS_OFF) {
+        subject(cfg, S("lotes-tables"), what, sizeof(what));
+        subject(cfg, S("slots"), ws, sizeof(ws));
+        return lt_err_set(err, LT_EINVAL, 0, 0, "%s cannot be combined with %s %s", what, ws,
+                          cfg->slots_mode);
+    }
+    if ((rc = ext_lotes_load_file(&cfg->lotes, cfg->lotes_tables, &e)) < 0)
+        return sub_err(cfg, "lotes-tables", rc, &e, err);
+    return 0;
+}
+
 void ext_config_release(struct ext_config *cfg)
 {
     ext_slots_release(&cfg->slots);
+    ext_lotes_release(&cfg->lotes);
 }
 
 int ext_config_validate(struct ext_config *cfg, struct lt_err *err)
@@ -652,6 +678,8 @@ int ext_config_validate(struct ext_config *cfg, struct lt_err *err)
         rc = check_readable(cfg, S(files[i]), err);
     if (rc == 0)
         rc = check_slots(cfg, err);
+    if (rc == 0)
+        rc = check_lotes(cfg, err);
     return rc;
 }
 

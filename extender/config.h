@@ -23,6 +23,7 @@
 #include "lt_err.h"
 #include "lt_evict.h"
 #include "lt_score.h"
+#include "lotes.h"
 #include "slots.h"
 
 #define EXT_CONFIG_STR 4096 /* bytes of a string setting incl. NUL (paths: Linux PATH_MAX) */
@@ -56,6 +57,7 @@ struct ext_config {
     char slots_file[EXT_CONFIG_STR];       /* --slots-file (file mode) */
     char priority_classes[EXT_CONFIG_STR]; /* --priority-classes: 11 ascending thresholds */
     int64_t sticky_slots;                  /* --sticky-slots: HYBRID's sticky pool (0: none) */
+    char lotes_tables[EXT_CONFIG_STR];     /* --lotes-tables: LoTES tables file; "" = off */
     char known[1024];   /* after an unknown flag or key: the known ones, comma-separated */
     uint8_t origin[32]; /* per setting (config.c's table order): 0 default, 1 file, 2 flag */
 
@@ -67,6 +69,7 @@ struct ext_config {
     uint16_t port;               /* listen port */
     char prefix[EXT_CONFIG_STR]; /* url_prefix normalised: "" or "/x/y" (no trailing '/') */
     struct ext_slots slots;      /* slot mode settings (slots.h); owns the slots file's table */
+    struct ext_lotes lotes;      /* LoTES mode (lotes.h); owns the tables, NULL when off */
 };
 
 /* What ext_config_parse_args found besides settings. */
@@ -80,7 +83,8 @@ enum ext_config_action {
 /* Sets every field to its default. */
 void ext_config_init(struct ext_config *cfg);
 
-/* Frees what validation loaded (the slots file's table); cfg is then as after init. */
+/* Frees what validation loaded (the slots file's table, the LoTES tables); cfg is then as
+ * after init. */
 void ext_config_release(struct ext_config *cfg);
 
 /* Applies the file named by --config (if any), then every flag of argv[1..argc-1], then

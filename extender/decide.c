@@ -10,7 +10,10 @@
  * Units are the snapshot's: CPU millicores, memory and ephemeral-storage bytes, held as
  * doubles that are exact integers below 2^53 (9 PB), so fits and the reasons are exact.
  *
- * Tests: tests/unit/test_decide.c (reasons, the score mapping, victims incl. sticky).
+ * LoTES mode (--lotes-tables) changes prioritize only: lt_lotes_classify, lt_lotes_map_machines
+ * over the whole cluster (node-name order) and lt_lotes_rank with the policy as tie-break.
+ *
+ * Tests: tests/unit/test_decide.c (reasons, the score mapping, victims incl. sticky, LoTES).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -302,6 +305,54 @@ out_free:
     return rc;
 }
 
+/* Is the LoTES mode on? */
+static bool lotes_mode(const struct ext_decide_config *cfg)
+{
+    return cfg != NULL && cfg->lotes != NULL && cfg->lotes->t != NULL;
+}
+
+/* LoTES mode over the policy's raw scores[0..k-1] of machines cand[0..k-1]: the pod's class,
+ * every node's configuration and bin (node-name order is the cluster's index order), then
+ * lt_lotes_rank with the policy's scores as the tie-break (decide.h). */
+static int lotes_scores(const struct ext_decide_config *cfg, const struct ext_snapshot *s,
+                        const struct lt_task *t, const size_t *cand, size_t k, double *scores,
+                        struct lt_err *err)
+{
+    const struct lt_lotes_tables *tab = cfg->lotes->t;
+    const struct lt_cluster *c = s->cluster;
+    size_t n = lt_cluster_size(c), cls = 0;
+    struct lt_res *cap = lt_calloc(n ? n : 1, sizeof(*cap));
+    size_t *conf = lt_calloc(n ? n : 1, sizeof(*conf)), *bin = lt_calloc(n ? n : 1, sizeof(*bin));
+    struct lt_lotes_machine *view = lt_calloc(k, sizeof(*view));
+    double *tb = lt_calloc(k, sizeof(*tb));
+    int rc = 0;
+
+    if (cap == NULL || conf == NULL || bin == NULL || view == NULL || tb == NULL) {
+        rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory ranking %zu nodes by LoTES", n);
+        goto out_free;
+    }
+    for (size_t m = 0; m < n; m++)
+        cap[m] = lt_cluster_cap(c, m);
+    if ((rc = lt_lotes_classify(tab, &t->req, &cls, err)) < 0 ||
+        (rc = lt_lotes_map_machines(tab, cap, n, conf, bin, err)) < 0)
+        goto out_free;
+    for (size_t j = 0; j < k; j++) {
+        view[j].config = conf[cand[j]];
+        view[j].bin = bin[cand[j]];
+        view[j].free = lt_cluster_free_res(c, cand[j]);
+        view[j].queue_len = 0;
+        tb[j] = scores[j];
+    }
+    rc = lt_lotes_rank(tab, view, k, cls, &t->req, tb, scores, err);
+out_free:
+    lt_free(cap);
+    lt_free(conf);
+    lt_free(bin);
+    lt_free(view);
+    lt_free(tb);
+    return rc;
+}
+
 int ext_decide_prioritize(const struct ext_decide_config *cfg, const struct ext_snapshot *s,
                           const struct ext_args *a, struct lt_rng *rng,
                           struct ext_host_priority *out, struct lt_err *err)
@@ -335,6 +386,11 @@ int ext_decide_prioritize(const struct ext_decide_config *cfg, const struct ext_
     }
     if (k > 0 && slot_mode(cfg)) {
         rc = slot_scores(cfg, s, a, cand, k, scores, err);
+        if (rc < 0)
+            goto out_free;
+    }
+    if (k > 0 && lotes_mode(cfg)) {
+        rc = lotes_scores(cfg, s, &t, cand, k, scores, err);
         if (rc < 0)
             goto out_free;
     }

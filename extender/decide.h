@@ -21,6 +21,7 @@
 #include "lt_evict.h"
 #include "lt_rng.h"
 #include "lt_score.h"
+#include "lotes.h"
 #include "slots.h"
 
 /* Bytes of one filter reason incl. NUL: three "Insufficient <res>: requested X, free Y"
@@ -32,6 +33,7 @@ struct ext_decide_config {
     const struct lt_policy *policy;      /* placement policy for prioritize */
     const struct lt_evict_policy *evict; /* eviction policy for preempt */
     const struct ext_slots *slots;       /* slot mode (slots.h); NULL or mode off: none */
+    const struct ext_lotes *lotes;       /* LoTES mode (lotes.h); NULL or no tables: none */
 };
 
 /* ------------------------------------------------------------------------------------------
@@ -86,7 +88,16 @@ LT_MUST_CHECK int ext_decide_filter(const struct ext_decide_config *cfg,
  * lt_slot_waa_tiers (0 = the most powerful free slots), best and worst over the nodes with a
  * free slot, so a more powerful tier always scores at least as high and the placement policy
  * orders the nodes inside a tier. Other pods keep the policy's score.
- * Errors: LT_ENOMEM, LT_EINVAL from the policy (bad request vector); out is then unspecified. */
+ * In LoTES mode (cfg->lotes with tables), the pod's requests (cpu millicores, memory and
+ * ephemeral-storage bytes: the tables' units) give its class k (lt_lotes_classify); every node
+ * of the snapshot, in node-name order (the cluster's index order), gets a configuration and a
+ * bin (lt_lotes_map_machines); and the candidates are scored by lt_lotes_rank with the
+ * policy's raw scores as the tie-break: nodes where the pod fits now whose configuration has
+ * rho_jk > 0 and whose bin serves k score 1 - rho_jk, other nodes where it fits 1, inside each
+ * group ordered by the policy, so the node of the largest rho_jk gets 10. Filter and preempt
+ * do not change in LoTES mode. O(nodes of the cluster) more per request.
+ * Errors: LT_ENOMEM, LT_EINVAL from the policy or the LoTES functions (bad request vector);
+ * out is then unspecified. */
 LT_MUST_CHECK int ext_decide_prioritize(const struct ext_decide_config *cfg,
                                         const struct ext_snapshot *s, const struct ext_args *a,
                                         struct lt_rng *rng, struct ext_host_priority *out,

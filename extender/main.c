@@ -125,6 +125,11 @@ static int serve(const struct ext_config *cfg, struct ext_cache *cache, struct k
     s = ext_server_new(cfg, cache, kube, &e);
     if (s == NULL)
         return fail(1, "cannot start the HTTP server", &e);
+    if (cfg->lotes.t != NULL)
+        ext_log(EXT_LOG_INFO, "LoTES mode: prioritize follows the tables' dispatcher",
+                "{s:s, s:I, s:I, s:I}", "tables", cfg->lotes_tables, "classes",
+                (json_int_t)cfg->lotes.t->n_classes, "configurations",
+                (json_int_t)cfg->lotes.t->n_configs, "bins", (json_int_t)cfg->lotes.t->n_bins);
     ext_log(EXT_LOG_INFO, "serving", "{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:b, s:I}", "listen",
             cfg->listen, "port", (int)ext_server_port(s), "url_prefix", cfg->prefix, "policy",
             cfg->policy, "eviction", cfg->eviction, "mode", kube ? "online" : "offline", "version",

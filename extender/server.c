@@ -1058,6 +1058,7 @@ struct ext_server *ext_server_new(const struct ext_config *cfg, struct ext_cache
     s->dc.policy = cfg->pol;
     s->dc.evict = cfg->ev;
     s->dc.slots = &cfg->slots;
+    s->dc.lotes = &cfg->lotes;
     s->port = cfg->port;
     s->started_ms = real_ms();
     if (load_tls(s, err) < 0 || start_listening(s, err) < 0) {

@@ -18,7 +18,8 @@
  *   does not fit an empty machine of j cannot be in any bin and are left out. Constraint (5)'s
  *   rows for the resources of one class are the same row scaled by r_kl (Delta_jkl = r_kl
  *   sum_b N_bk x_b), so one row per class is solved. Whole machines: largest remainder per
- *   configuration (lt_lotes_round); rho and lambda_rounded come from the whole machines.
+ *   configuration (lt_lotes_round, kept in online.c so that it links without GLPK); rho and
+ *   lambda_rounded come from the whole machines.
  * Implementation: bins of all configurations live in one array, configuration by
  *   configuration; the search recomputes each partial bin's use as base + t * r (no running sum
  *   that drifts) and stops at LT_LOTES_MAX_BINS bins or 64 x that many search nodes.
@@ -168,55 +169,6 @@ int lt_lotes_bins_enum(const struct lt_lotes_problem *p, size_t j, const bool *u
     }
     *out = s.out;
     *n_out = s.n_out;
-    return 0;
-}
-
-int lt_lotes_round(const double *x, size_t n_x, size_t n, size_t *out, struct lt_err *err)
-{
-    double sum = 0, slack = 1e-6 * (n > 1 ? (double)n : 1.0);
-    size_t total = 0;
-
-    if ((x == NULL || out == NULL) && n_x > 0)
-        return lt_err_set(err, LT_EINVAL, 0, 0, "lotes/round: no input or output");
-    for (size_t b = 0; b < n_x; b++) {
-        if (!isfinite(x[b]) || x[b] < -slack)
-            return lt_err_set(err, LT_EINVAL, 0, 0, "lotes/round: value %zu is %g", b, x[b]);
-        sum += x[b];
-    }
-    if (n_x == 0 || fabs(sum - (double)n) > slack)
-        return lt_err_set(err, LT_EINVAL, 0, 0, "lotes/round: %zu values sum to %.17g, not to %zu",
-                          n_x, sum, n);
-    /* Floors, with the slack so that 2.9999999999 counts as 3. */
-    for (size_t b = 0; b < n_x; b++) {
-        double f = floor(x[b] + LT__LOTES_ZERO);
-        out[b] = f > 0 ? (size_t)f : 0;
-        total += out[b];
-    }
-    /* Hand out the remaining units by largest fractional part (ties: lower index), or take
-     * back surplus units (only possible through round-off) by smallest fractional part. */
-    while (total != n) {
-        size_t best = SIZE_MAX;
-        double best_frac = 0;
-
-        for (size_t b = 0; b < n_x; b++) {
-            double frac = x[b] - (double)out[b];
-            if (total < n && (best == SIZE_MAX || frac > best_frac)) {
-                best = b;
-                best_frac = frac;
-            } else if (total > n && out[b] > 0 && (best == SIZE_MAX || frac < best_frac)) {
-                best = b;
-                best_frac = frac;
-            }
-        }
-        assert(best != SIZE_MAX);
-        if (total < n) {
-            out[best]++;
-            total++;
-        } else {
-            out[best]--;
-            total--;
-        }
-    }
     return 0;
 }
 

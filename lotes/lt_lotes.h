@@ -129,7 +129,7 @@ int lt_lotes_bins_enum(const struct lt_lotes_problem *p, size_t j, const bool *u
 /* Rounds n_x non-negative reals that sum to n (within 1e-6 * max(1, n)) to whole numbers
  * that sum to exactly n, each within 1 of its real: floor, then the remaining units to the
  * largest fractional parts, ties to the lower index. out has n_x entries.
- * Errors: LT_EINVAL for a negative, non-finite or mis-summed input. */
+ * Errors: LT_EINVAL for a negative, non-finite or mis-summed input. (online.c: no GLPK.) */
 int lt_lotes_round(const double *x, size_t n_x, size_t n, size_t *out,
                    struct lt_err *err) LT_MUST_CHECK;
 
@@ -201,6 +201,57 @@ struct lt_lotes_machine {
  * some configuration differs from n_j (naming the configuration). */
 int lt_lotes_machine_bins(const struct lt_lotes_tables *t, const size_t *config, size_t n,
                           size_t *bin_out, struct lt_err *err) LT_MUST_CHECK;
+
+/* ---- Online use over a live cluster (online.c; docs/lotes.md "Online use") ----------------- */
+
+/* A machine without a configuration or a bin of the tables (lt_lotes_map_machines). */
+#define LT_LOTES_NONE SIZE_MAX
+
+/* Relative tolerance when matching a machine's capacity to a configuration's: node
+ * allocatables are integers (millicores, bytes) that a tables file writes with 17 significant
+ * digits, so equal capacities agree to ~1e-16; 1e-6 also absorbs a capacity that was rounded
+ * to 7 digits by hand, and is far below any real difference between machine types. */
+#define LT_LOTES_CAP_RTOL 1e-6
+
+/* The class of a task requesting *req: the class k minimising
+ * sum_l ((req_l - r_kl) / N_l)^2 over the resources l with N_l > 0, where N_l is the largest
+ * capacity of any configuration on resource l (so cpu and mem weigh alike whatever their
+ * units); ties to the lower class index. req must be in the tables' units. Sets *k_out.
+ * LT_EINVAL for NULL arguments or a request that is not finite and >= 0. O(K). */
+int lt_lotes_classify(const struct lt_lotes_tables *t, const struct lt_res *req, size_t *k_out,
+                      struct lt_err *err) LT_MUST_CHECK;
+
+/* The tables' view of n machines of capacities cap[0..n-1], given in the order in which they
+ * take bins (the extender passes node-name order). config_out[i] is the first configuration
+ * whose capacity equals cap[i] within LT_LOTES_CAP_RTOL on cpu, mem and disk (a resource the
+ * configuration leaves at 0 and no class requests is not compared), or LT_LOTES_NONE.
+ * bin_out[i] is a global bin index of that configuration, or LT_LOTES_NONE for a machine
+ * without a configuration. A live cluster rarely has exactly n_j machines of
+ * configuration j, so the p_j machines present share j's bins in proportion to the tables'
+ * whole machines: bin b gets lt_lotes_round of m_b p_j / n_j machines (the counts sum to p_j),
+ * and the machines of j take the bins in order, that many each. With p_j = n_j for every j
+ * this equals lt_lotes_machine_bins. Errors: LT_EINVAL (NULL arguments, a capacity not
+ * finite and >= 0, naming the machine), LT_ENOMEM. O(n M + bins). */
+int lt_lotes_map_machines(const struct lt_lotes_tables *t, const struct lt_res *cap, size_t n,
+                          size_t *config_out, size_t *bin_out, struct lt_err *err) LT_MUST_CHECK;
+
+/* Scores the n machines of view for a class-k task requesting *req without drawing, in the
+ * order of the dispatcher's preference (section 4.3; lower is better, as lt_policy_rank):
+ *   - free resources that do not hold req: LT_SCORE_INFEASIBLE (HUGE_VAL);
+ *   - configuration j with rho_jk > 0 and a bin that serves k (level 2's first-fit set when
+ *     level 1 draws j, which it does with probability rho_jk): 1 - rho_jk;
+ *   - any other machine with room (level 2's "any room"): 1.
+ * view[i].config and .bin may be LT_LOTES_NONE (a machine the tables do not describe: it can
+ * only be "any room"); queue_len is not read. tiebreak (NULL: none) holds a secondary score
+ * per machine, lower better (the placement policy's raw scores); a non-finite entry makes the
+ * machine infeasible, and otherwise scores[i] += delta (tiebreak[i] - lo) / (hi - lo), lo and
+ * hi over the feasible machines, delta half the smallest gap between the distinct scores
+ * above, so the tie-break orders machines inside a group and never across groups.
+ * Errors: LT_EINVAL (NULL arguments, k out of range, a bad request, a configuration or bin that
+ * does not match the tables, naming the machine). O(n + M log M). */
+int lt_lotes_rank(const struct lt_lotes_tables *t, const struct lt_lotes_machine *view, size_t n,
+                  size_t k, const struct lt_res *req, const double *tiebreak, double *scores,
+                  struct lt_err *err) LT_MUST_CHECK;
 
 /* Level 1: draws configuration j for a class-k task with probability rho_jk (one uniform
  * draw u from rng; j is the first with u < rho_0k + ... + rho_jk; rounding slack at the end of

@@ -11,6 +11,9 @@
  *   n3 8000/16384: u5 100m prio 0                             -> free 7900m
  *   n4 1000/2048: u4 900m prio 0 sticky                       -> free 100m
  *
+ * The LoTES-mode tests build their own five-node cluster and tables (lt_lotes_build) and write
+ * tables files under a scratch directory.
+ *
  * SPDX-License-Identifier: MIT
  */
 #include "lt_test.h"
@@ -21,6 +24,8 @@
 #include <string.h>
 
 #include "decide.h"
+#include "lt_mem.h"
+#include "lt_test_dir.h"
 
 #define MI (1024.0 * 1024.0)
 
@@ -229,7 +234,7 @@ static void test_prioritize_maps_the_policy_rank_in_input_order(void **state)
     const char *names[] = {"bestfit1", "firstfit", "sos10"};
 
     for (size_t p = 0; p < sizeof(names) / sizeof(names[0]); p++) {
-        struct ext_decide_config cfg = {lt_policy_find(names[p], NULL), NULL, NULL};
+        struct ext_decide_config cfg = {lt_policy_find(names[p], NULL), NULL, NULL, NULL};
         struct ext_args a;
         struct ext_host_priority hp[4];
         const size_t cand[] = {2, 0, 1};
@@ -295,7 +300,7 @@ static void preempt(struct fixture *f, const char *evict, bool meta, struct ext_
                     struct ext_preempt_args *a)
 {
     struct ext_decide_config cfg = {lt_policy_find("bestfit1", NULL), lt_evict_find(evict, NULL),
-                                    NULL};
+                                    NULL, NULL};
     struct lt_rng rng;
 
     lt_rng_init(&rng, 7, LT_RNG_EVICTION);
@@ -396,7 +401,7 @@ static void slots_file(struct ext_slots *sl, const char *json)
 static void filter_slots(struct fixture *f, const struct ext_slots *sl, const char *cpu,
                          const char *names, struct ext_filter_decision *d)
 {
-    struct ext_decide_config cfg = {lt_policy_find("bestfit1", NULL), NULL, sl};
+    struct ext_decide_config cfg = {lt_policy_find("bestfit1", NULL), NULL, sl, NULL};
     struct ext_args a;
 
     decode_args(&a, cpu, "128Mi", names);
@@ -545,7 +550,7 @@ static void test_priority_classes_from_thresholds(void **state)
 static void prioritize_slots(struct fixture *f, const struct ext_slots *sl, const char *cpu,
                              const char *names, struct ext_host_priority hp[4])
 {
-    struct ext_decide_config cfg = {lt_policy_find("bestfit1", NULL), NULL, sl};
+    struct ext_decide_config cfg = {lt_policy_find("bestfit1", NULL), NULL, sl, NULL};
     struct ext_args a;
 
     decode_args(&a, cpu, "128Mi", names);
@@ -603,7 +608,7 @@ static void preempt_slots(struct fixture *f, const struct ext_slots *sl, const c
         "\"n1\":{\"Pods\":[],\"NumPDBViolations\":0},\"n2\":{\"Pods\":[],\"NumPDBViolations\":0},"
         "\"n3\":{\"Pods\":[],\"NumPDBViolations\":0},\"n4\":{\"Pods\":[],\"NumPDBViolations\":0}}}";
     struct ext_decide_config cfg = {lt_policy_find("bestfit1", NULL), lt_evict_find(evict, NULL),
-                                    sl};
+                                    sl, NULL};
     struct lt_err e;
 
     lt_err_init(&e, NULL);
@@ -720,10 +725,237 @@ static void test_fmt_f0_equals_printf(void **state)
     }
 }
 
+/* ---- LoTES mode (--lotes-tables) ---------------------------------------------------------- */
+
+#define GI (1024.0 * MI)
+
+/* Tables in the extender's units: x requests (1000m, 256Mi), y (250m, 1Gi); "cpu-rich" is
+ * (4000m, 1Gi), "mem-rich" (1000m, 4Gi), 3 machines each. The allocation LP sends x to cpu-rich
+ * and y to mem-rich only (rho 1 each; test_lotes's two-configuration instance, scaled). */
+static struct lt_lotes_tables *lotes_tables(void)
+{
+    struct lt_lotes_class k[2];
+    struct lt_lotes_config c[2];
+    struct lt_lotes_problem p = {k, 2, c, 2};
+    struct lt_lotes_tables *t;
+
+    memset(k, 0, sizeof(k));
+    memset(c, 0, sizeof(c));
+    snprintf(k[0].name, sizeof(k[0].name), "x");
+    snprintf(k[1].name, sizeof(k[1].name), "y");
+    k[0].alpha = k[1].alpha = 0.5;
+    k[0].mu = k[1].mu = 1;
+    k[0].req = (struct lt_res){1000, 0.25 * GI, 0};
+    k[1].req = (struct lt_res){250, GI, 0};
+    snprintf(c[0].name, sizeof(c[0].name), "cpu-rich");
+    snprintf(c[1].name, sizeof(c[1].name), "mem-rich");
+    c[0].cap = (struct lt_res){4000, GI, 0};
+    c[1].cap = (struct lt_res){1000, 4 * GI, 0};
+    c[0].n = c[1].n = 3;
+    t = lt_lotes_build(&p, NULL);
+    assert_non_null(t);
+    lt_assert_near(t->rho[0 * 2 + 0], 1, 0);
+    lt_assert_near(t->rho[1 * 2 + 1], 1, 0);
+    return t;
+}
+
+/* A cluster of five nodes in name order: a1, a2 cpu-rich (a1 has 3500m requested), b1, b2
+ * mem-rich, c1 of a shape the tables do not know. Ephemeral storage everywhere (the tables
+ * have none, so it is not compared). */
+static struct lt_cluster *lotes_cluster(void)
+{
+    static const struct lt_machine_spec m[] = {
+        {"a1", {4000, GI, 10 * GI}},     {"a2", {4000, GI, 10 * GI}},
+        {"b1", {1000, 4 * GI, 10 * GI}}, {"b2", {1000, 4 * GI, 10 * GI}},
+        {"c1", {2000, 2 * GI, 10 * GI}},
+    };
+    struct lt_cluster_spec spec = {m, 5, {0, 0, 0}, 1};
+    struct lt_cluster *c = lt_cluster_new(&spec, NULL);
+    struct lt_task t;
+    size_t pid;
+
+    assert_non_null(c);
+    memset(&t, 0, sizeof(t));
+    t.req = (struct lt_res){3500, 0.25 * GI, 0};
+    assert_int_equal(lt_cluster_place(c, 0, &t, LT_PLACE_FORCE, &pid, NULL), 0);
+    return c;
+}
+
+static void prioritize_lotes(const struct ext_snapshot *s, const struct ext_lotes *l,
+                             const char *cpu, const char *mem, struct ext_host_priority hp[6])
+{
+    struct ext_decide_config cfg = {lt_policy_find("bestfit1", NULL), NULL, NULL, l};
+    struct ext_args a;
+
+    decode_args(&a, cpu, mem, "[\"a1\",\"a2\",\"b1\",\"b2\",\"c1\",\"ghost\"]");
+    assert_int_equal(ext_decide_prioritize(&cfg, s, &a, NULL, hp, NULL), 0);
+    ext_args_release(&a);
+}
+
+/* The pod's class decides the order: an x-like pod (400m, 200Mi) is nearest x, so the
+ * cpu-rich nodes (rho 1, bins of x) come first and the one bestfit1 prefers (a1, fuller) gets
+ * 10 and a2 rises above b1 (bestfit1 alone has it the other way); a y-like pod (300m, 900Mi)
+ * puts the mem-rich nodes first. The tables have 3 machines per configuration, the cluster 2:
+ * each present node still gets a bin of its configuration. A pod that does not fit a1 now
+ * leaves it at 0; an unknown node is 0; c1 (no configuration) only ever ranks with the "any
+ * room" group. */
+static void test_lotes_prioritize_follows_the_class_and_rho(void **state)
+{
+    struct ext_lotes l;
+    struct ext_snapshot s;
+    struct ext_host_priority hp[6], off[6];
+
+    (void)state;
+    memset(&s, 0, sizeof(s));
+    s.cluster = lotes_cluster();
+    l.t = lotes_tables();
+    prioritize_lotes(&s, &l, "400m", "200Mi", hp);
+    assert_int_equal(hp[0].score, EXT_MAX_PRIORITY);
+    assert_true(hp[1].score > hp[2].score && hp[1].score > hp[3].score);
+    assert_true(hp[1].score > hp[4].score);
+    assert_int_equal(hp[5].score, 0);
+    prioritize_lotes(&s, NULL, "400m", "200Mi", off);
+    assert_true(off[1].score < off[2].score); /* bestfit1 alone puts b1 above a2 */
+
+    prioritize_lotes(&s, &l, "300m", "900Mi", hp); /* a1 has 768Mi free: no room */
+    assert_int_equal(hp[0].score, 0);
+    assert_int_equal(hp[2].score, EXT_MAX_PRIORITY);
+    assert_int_equal(hp[3].score, EXT_MAX_PRIORITY);
+    assert_true(hp[1].score < EXT_MAX_PRIORITY && hp[4].score < EXT_MAX_PRIORITY);
+
+    prioritize_lotes(&s, &l, "1000m", "256Mi", hp); /* a1 has 500m free */
+    assert_int_equal(hp[0].score, 0);
+    assert_int_equal(hp[1].score, EXT_MAX_PRIORITY);
+    ext_lotes_release(&l);
+    lt_cluster_free((struct lt_cluster *)(uintptr_t)s.cluster);
+}
+
+/* decide's scores are exactly the library's: lt_lotes_classify, lt_lotes_map_machines over the
+ * whole cluster in index (= name) order, lt_lotes_rank with bestfit1's raw scores as the
+ * tie-break, ext_scores_map. */
+static void test_lotes_prioritize_equals_the_library_composition(void **state)
+{
+    struct ext_lotes l;
+    struct ext_snapshot s;
+    struct ext_host_priority hp[6];
+    const struct lt_policy *bf = lt_policy_find("bestfit1", NULL);
+    struct lt_res cap[5];
+    size_t cand[5] = {0, 1, 2, 3, 4}, conf[5], bin[5], k = 9;
+    struct lt_lotes_machine view[5];
+    double raw[6], tb[5];
+    int64_t want[6];
+    struct lt_task t;
+
+    (void)state;
+    memset(&s, 0, sizeof(s));
+    s.cluster = lotes_cluster();
+    l.t = lotes_tables();
+    memset(&t, 0, sizeof(t));
+    t.req = (struct lt_res){300, 900 * MI, 0};
+    prioritize_lotes(&s, &l, "300m", "900Mi", hp);
+    assert_int_equal(lt_lotes_classify(l.t, &t.req, &k, NULL), 0);
+    assert_int_equal(k, 1);
+    for (size_t m = 0; m < 5; m++)
+        cap[m] = lt_cluster_cap(s.cluster, m);
+    assert_int_equal(lt_lotes_map_machines(l.t, cap, 5, conf, bin, NULL), 0);
+    assert_int_equal(conf[0], 0);
+    assert_int_equal(conf[3], 1);
+    assert_int_equal(conf[4], LT_LOTES_NONE);
+    assert_int_equal(lt_policy_rank(bf, s.cluster, &t, cand, 5, NULL, tb, NULL), 0);
+    for (size_t m = 0; m < 5; m++) {
+        view[m].config = conf[m];
+        view[m].bin = bin[m];
+        view[m].free = lt_cluster_free_res(s.cluster, m);
+        view[m].queue_len = 0;
+    }
+    assert_int_equal(lt_lotes_rank(l.t, view, 5, k, &t.req, tb, raw, NULL), 0);
+    raw[5] = LT_SCORE_INFEASIBLE;
+    ext_scores_map(raw, 6, want);
+    for (size_t i = 0; i < 6; i++)
+        assert_int_equal(hp[i].score, want[i]);
+    ext_lotes_release(&l);
+    lt_cluster_free((struct lt_cluster *)(uintptr_t)s.cluster);
+}
+
+/* Writes text to dir/name and returns the path in out. */
+static void write_tables(const char *dir, const char *name, const char *text, char *out, size_t n)
+{
+    FILE *f;
+
+    snprintf(out, n, "%s/%s", dir, name);
+    f = fopen(out, "w");
+    assert_non_null(f);
+    assert_int_equal(fputs(text, f) >= 0, 1);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* A good tables file loads; a bad one is refused with the file name and the JSON path (or the
+ * line and column of malformed JSON), a missing one with LT_EIO, and the mode is then off. */
+static void test_lotes_tables_file_errors_name_the_file_and_json_path(void **state)
+{
+    struct lt_lotes_tables *t = lotes_tables();
+    char *good = lt_lotes_tables_dump(t, NULL), dir[128], path[256], want[400];
+    json_t *doc;
+    char *bad;
+    struct ext_lotes l;
+    struct lt_err e;
+
+    (void)state;
+    assert_non_null(good);
+    assert_int_equal(lt_test_mkdtemp(dir, sizeof(dir), "test_decide_lotes"), 0);
+    ext_lotes_init(&l);
+    write_tables(dir, "good.json", good, path, sizeof(path));
+    assert_int_equal(ext_lotes_load_file(&l, path, NULL), 0);
+    assert_non_null(l.t);
+    assert_int_equal(l.t->n_bins, t->n_bins);
+
+    doc = json_loads(good, 0, NULL);
+    assert_non_null(doc);
+    assert_int_equal(
+        json_array_set_new(json_array_get(json_object_get(doc, "rho"), 0), 0, json_real(0.5)), 0);
+    bad = json_dumps(doc, JSON_COMPACT);
+    write_tables(dir, "bad-rho.json", bad, path, sizeof(path));
+    lt_err_init(&e, NULL);
+    assert_int_equal(ext_lotes_load_file(&l, path, &e), LT_EINVAL);
+    assert_null(l.t);
+    snprintf(want, sizeof(want), "%s: $.rho", path);
+    assert_memory_equal(e.text, want, strlen(want));
+
+    json_object_set_new(doc, "extra", json_true());
+    free(bad);
+    bad = json_dumps(doc, JSON_COMPACT);
+    write_tables(dir, "extra.json", bad, path, sizeof(path));
+    lt_err_init(&e, NULL);
+    assert_int_equal(ext_lotes_load_file(&l, path, &e), LT_EPARSE);
+    snprintf(want, sizeof(want), "%s: $: unknown member 'extra'", path);
+    assert_string_equal(e.text, want);
+
+    write_tables(dir, "broken.json", "{\n \"format\": ]", path, sizeof(path));
+    lt_err_init(&e, NULL);
+    assert_int_equal(ext_lotes_load_file(&l, path, &e), LT_EPARSE);
+    snprintf(want, sizeof(want), "%s:2:", path);
+    assert_memory_equal(e.text, want, strlen(want));
+    assert_int_equal(e.line, 2);
+
+    snprintf(path, sizeof(path), "%s/missing.json", dir);
+    lt_err_init(&e, NULL);
+    assert_int_equal(ext_lotes_load_file(&l, path, &e), LT_EIO);
+    assert_non_null(strstr(e.text, "missing.json: cannot read"));
+    ext_lotes_release(&l);
+    free(bad);
+    json_decref(doc);
+    lt_free(good);
+    lt_lotes_tables_free(t);
+    lt_test_rm_tree(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fmt_f0_equals_printf),
+        cmocka_unit_test(test_lotes_prioritize_follows_the_class_and_rho),
+        cmocka_unit_test(test_lotes_prioritize_equals_the_library_composition),
+        cmocka_unit_test(test_lotes_tables_file_errors_name_the_file_and_json_path),
         cmocka_unit_test_setup_teardown(test_filter_passes_fitting_nodes_and_names_short_resources,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_filter_lists_every_short_resource, setup, teardown),

@@ -1,7 +1,8 @@
 /* test_lotes.c -- LoTES (lotes/): the allocation LP on instances solved by hand and on Tables
  * 1+3 against an independent formulation, Algorithm 1 against brute-force enumeration, the
  * whole-machine rounding, the dispatcher (level-1 frequencies, each rule of level 2), the
- * tables file (round trip, bad documents rejected with their JSON path) and bad problems.
+ * tables file (round trip, bad documents rejected with their JSON path), bad problems, and the
+ * online use (classification, the machine view of a live cluster, rank against the dispatcher).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -774,6 +775,321 @@ static void test_machine_bins_rejects_wrong_counts(void **state)
     lt_lotes_tables_free(t);
 }
 
+/* ---- Online use: classification, machine view, rank (online.c) -------------------------- */
+
+/* The two-configuration instance in Kubernetes units (cpu millicores, mem bytes): x requests
+ * (1000m, 0.25 GB), y (250m, 1 GB); "cpu-rich" is (4000m, 1 GB), "mem-rich" (1000m, 4 GB). */
+static struct lt_lotes_tables *k8s_tables(void)
+{
+    struct lt_lotes_class k[2] = {mk_class("x", 0.5, 1, 1000, 0.25e9),
+                                  mk_class("y", 0.5, 1, 250, 1e9)};
+    struct lt_lotes_config c[2] = {mk_config("cpu-rich", 4000, 1e9, 3),
+                                   mk_config("mem-rich", 1000, 4e9, 3)};
+    struct lt_lotes_problem p = {k, 2, c, 2};
+    struct lt_lotes_tables *t = lt_lotes_build(&p, NULL);
+
+    assert_non_null(t);
+    return t;
+}
+
+static size_t classify(const struct lt_lotes_tables *t, double cpu, double mem, double disk)
+{
+    struct lt_res r = {cpu, mem, disk};
+    size_t k = 99;
+
+    assert_int_equal(lt_lotes_classify(t, &r, &k, NULL), 0);
+    return k;
+}
+
+/* Nearest class after dividing by the largest capacity (4000m, 4 GB). (250m, 0.6 GB): to x
+ * (0.1875, 0.0875) -> 0.0428, to y (0, 0.1) -> 0.01, so y; the raw distance in bytes would
+ * pick x (0.35e9 < 0.4e9). The midpoint is a tie: the lower index. Disk is no resource of the
+ * tables (every capacity 0), so a disk request changes nothing. */
+static void test_classify_nearest_normalised_class(void **state)
+{
+    struct lt_lotes_tables *t = k8s_tables();
+    struct lt_res bad = {-1, 0, 0}, nan_req = {NAN, 0, 0};
+    struct lt_err err;
+    size_t k;
+
+    (void)state;
+    assert_int_equal(classify(t, 1000, 0.25e9, 0), 0);
+    assert_int_equal(classify(t, 250, 1e9, 0), 1);
+    assert_int_equal(classify(t, 250, 0.6e9, 0), 1);
+    assert_int_equal(classify(t, 625, 0.625e9, 0), 0);
+    assert_int_equal(classify(t, 625, 0.625e9, 1e12), 0);
+    assert_int_equal(classify(t, 0, 0, 0), 0);
+    assert_int_equal(classify(t, 1e6, 0, 0), 0);
+    assert_int_equal(classify(t, 0, 1e15, 0), 1);
+    lt_err_init(&err, NULL);
+    assert_int_equal(lt_lotes_classify(t, &bad, &k, &err), LT_EINVAL);
+    assert_non_null(strstr(err.text, "not finite and >= 0"));
+    assert_int_equal(lt_lotes_classify(t, &nan_req, &k, NULL), LT_EINVAL);
+    assert_int_equal(lt_lotes_classify(NULL, &bad, &k, NULL), LT_EINVAL);
+    lt_lotes_tables_free(t);
+}
+
+/* Tables 1+3: classification equals a brute-force argmin written out here, on 2000 seeded
+ * random requests, and every class's own expected request is its class. */
+static void test_classify_matches_brute_force_on_tables_1_3(void **state)
+{
+    struct lt_lotes_config c[10];
+    struct lt_lotes_class k[8];
+    struct lt_lotes_problem p;
+    struct lt_lotes_tables *t;
+    struct lt_rng rng;
+
+    (void)state;
+    tables_1_3(c, k, &p);
+    t = lt_lotes_build(&p, NULL);
+    assert_non_null(t);
+    for (size_t cls = 0; cls < 8; cls++)
+        assert_int_equal(classify(t, k[cls].req.cpu, k[cls].req.mem, 0), cls);
+    lt_rng_init(&rng, 7, LT_RNG_WORKLOAD);
+    for (int d = 0; d < 2000; d++) {
+        double cpu = lt_rng_uniform(&rng) * 2, mem = lt_rng_uniform(&rng) * 2, best = HUGE_VAL;
+        size_t want = 0;
+
+        for (size_t cls = 0; cls < 8; cls++) { /* largest capacities: 24 cores, 32 RAM */
+            double a = (cpu - k[cls].req.cpu) / 24, b = (mem - k[cls].req.mem) / 32;
+            if (a * a + b * b < best) {
+                best = a * a + b * b;
+                want = cls;
+            }
+        }
+        assert_int_equal(classify(t, cpu, mem, 0), want);
+    }
+    lt_lotes_tables_free(t);
+}
+
+/* With exactly n_j machines per configuration, lt_lotes_map_machines gives the bins that
+ * lt_lotes_machine_bins gives, machines of Tables 1+3 interleaved (machine i of configuration
+ * i mod 10). */
+static void test_map_machines_exact_counts_equal_machine_bins(void **state)
+{
+    struct lt_lotes_config c[10];
+    struct lt_lotes_class k[8];
+    struct lt_lotes_problem p;
+    struct lt_lotes_tables *t;
+    const size_t n = 10000;
+    struct lt_res *cap = lt_calloc(n, sizeof(*cap));
+    size_t *config = lt_calloc(n, sizeof(*config)), *got_c = lt_calloc(n, sizeof(*got_c));
+    size_t *want = lt_calloc(n, sizeof(*want)), *got = lt_calloc(n, sizeof(*got));
+
+    (void)state;
+    assert_true(cap && config && got_c && want && got);
+    tables_1_3(c, k, &p);
+    t = lt_lotes_build(&p, NULL);
+    assert_non_null(t);
+    for (size_t i = 0; i < n; i++) {
+        config[i] = i % 10;
+        cap[i] = c[i % 10].cap;
+    }
+    assert_int_equal(lt_lotes_machine_bins(t, config, n, want, NULL), 0);
+    assert_int_equal(lt_lotes_map_machines(t, cap, n, got_c, got, NULL), 0);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(got_c[i], config[i]);
+        assert_int_equal(got[i], want[i]);
+    }
+    lt_lotes_tables_free(t);
+    lt_free(cap);
+    lt_free(config);
+    lt_free(got_c);
+    lt_free(want);
+    lt_free(got);
+}
+
+/* A live cluster: configuration 0 has 500 of its 1000 machines, configuration 1 has 1500,
+ * configuration 2 one, the others none; two machines match nothing (one 1e-5 off, one of
+ * another shape), one is within the tolerance (1e-7 off) and one has disk, which Table 1
+ * leaves at 0 and no class requests. Per configuration each bin gets
+ * within 1 of m_b p_j / n_j machines, the counts sum to p_j, and the machines take the bins in
+ * order. A capacity that is not a number is an error naming the machine. */
+static void test_map_machines_shares_bins_by_proportion(void **state)
+{
+    static const size_t present[3] = {500, 1500, 1};
+    struct lt_lotes_config c[10];
+    struct lt_lotes_class k[8];
+    struct lt_lotes_problem p;
+    struct lt_lotes_tables *t;
+    const size_t n = 500 + 1500 + 1 + 4;
+    struct lt_res cap[2005];
+    size_t cfg[2005], bin[2005], i = 0;
+    struct lt_err err;
+
+    (void)state;
+    tables_1_3(c, k, &p);
+    t = lt_lotes_build(&p, NULL);
+    assert_non_null(t);
+    for (size_t j = 0; j < 3; j++)
+        for (size_t m = 0; m < present[j]; m++)
+            cap[i++] = c[j].cap;
+    cap[i] = c[3].cap;
+    cap[i++].cpu *= 1 + 1e-5;
+    cap[i++] = (struct lt_res){3, 3, 0};
+    cap[i] = c[4].cap;
+    cap[i++].mem *= 1 + 1e-7;
+    cap[i] = c[5].cap;
+    cap[i++].disk = 5e10; /* Table 1 has no disk: not compared */
+    assert_int_equal(i, n);
+    assert_int_equal(lt_lotes_map_machines(t, cap, n, cfg, bin, NULL), 0);
+    for (size_t j = 0, at = 0; j < 3; j++) {
+        size_t first = t->bin_first[j], nb = t->bin_first[j + 1] - first, sum = 0;
+        for (size_t b = 0; b < nb; b++) {
+            double x = (double)t->bin_machines[first + b] * (double)present[j] / 1000.0;
+            size_t cnt = 0;
+            while (cnt < present[j] - sum && bin[at + sum + cnt] == first + b)
+                cnt++;
+            assert_true(fabs((double)cnt - x) < 1.0);
+            sum += cnt;
+        }
+        assert_int_equal(sum, present[j]);
+        for (size_t m = 0; m < present[j]; m++)
+            assert_int_equal(cfg[at + m], j);
+        at += present[j];
+    }
+    assert_int_equal(cfg[n - 4], LT_LOTES_NONE);
+    assert_int_equal(bin[n - 4], LT_LOTES_NONE);
+    assert_int_equal(cfg[n - 3], LT_LOTES_NONE);
+    assert_int_equal(cfg[n - 2], 4);
+    assert_true(bin[n - 2] >= t->bin_first[4] && bin[n - 2] < t->bin_first[5]);
+    assert_int_equal(cfg[n - 1], 5);
+    cap[7].mem = NAN;
+    lt_err_init(&err, NULL);
+    assert_int_equal(lt_lotes_map_machines(t, cap, n, cfg, bin, &err), LT_EINVAL);
+    assert_non_null(strstr(err.text, "machine 7"));
+    lt_lotes_tables_free(t);
+}
+
+/* The two-configuration instance: for class x the cpu-rich machines (rho 1, bins of x) score 0,
+ * the mem-rich ones 1, a full machine is infeasible, a machine the tables do not describe 1.
+ * A tie-break orders inside each group and never across groups. */
+static void test_rank_by_hand(void **state)
+{
+    struct lt_lotes_machine view[7];
+    struct lt_lotes_tables *t = two_config_tables(view);
+    struct lt_res small = {0.5, 0.1, 0};
+    double s[7], tb[7] = {3, 1, 2, 0, 9, 5, 4};
+    struct lt_err err;
+
+    (void)state;
+    view[2].free = (struct lt_res){0, 0, 0};
+    view[6] = view[5];
+    view[6].config = LT_LOTES_NONE;
+    view[6].bin = LT_LOTES_NONE;
+    assert_int_equal(lt_lotes_rank(t, view, 7, 0, &small, NULL, s, NULL), 0);
+    lt_assert_near(s[0], 0, 0);
+    lt_assert_near(s[1], 0, 0);
+    assert_true(isinf(s[2]));
+    for (size_t i = 3; i < 7; i++)
+        lt_assert_near(s[i], 1, 0);
+    /* Class y: the mem-rich machines come first. */
+    assert_int_equal(lt_lotes_rank(t, view, 7, 1, &small, NULL, s, NULL), 0);
+    lt_assert_near(s[0], 1, 0);
+    lt_assert_near(s[3], 0, 0);
+    /* Tie-break: groups {0, 1} and {3, 4, 5, 6}; delta = 0.5, tiebreak over 0..9. */
+    assert_int_equal(lt_lotes_rank(t, view, 7, 0, &small, tb, s, NULL), 0);
+    lt_assert_near(s[0], 0.5 * 3 / 9, 1e-15);
+    lt_assert_near(s[1], 0.5 * 1 / 9, 1e-15);
+    lt_assert_near(s[3], 1, 1e-15);
+    lt_assert_near(s[4], 1.5, 1e-15);
+    assert_true(s[1] < s[0] && s[0] < s[3] && s[3] < s[6] && s[6] < s[5] && s[5] < s[4]);
+    /* A tie-break that says "infeasible" makes the machine infeasible. */
+    tb[4] = HUGE_VAL;
+    assert_int_equal(lt_lotes_rank(t, view, 7, 0, &small, tb, s, NULL), 0);
+    assert_true(isinf(s[4]));
+    /* Bad arguments. */
+    lt_err_init(&err, NULL);
+    assert_int_equal(lt_lotes_rank(t, view, 7, 2, &small, NULL, s, &err), LT_EINVAL);
+    assert_non_null(strstr(err.text, "class 2"));
+    view[4].bin = 0; /* a bin of cpu-rich on a mem-rich machine */
+    lt_err_init(&err, NULL);
+    assert_int_equal(lt_lotes_rank(t, view, 7, 0, &small, NULL, s, &err), LT_EINVAL);
+    assert_non_null(strstr(err.text, "machine 4"));
+    lt_lotes_tables_free(t);
+}
+
+/* Rank against the dispatcher on Tables 1+3, 10 machines per configuration (mapped
+ * proportionally), each machine with a random share of its capacity free: every first-fit
+ * choice of lt_lotes_dispatch lands on a machine scored 1 - rho_jk of the drawn j, every
+ * "any room" choice on a feasible machine; the frequency of first fits on configuration j is
+ * rho_jk (5 sigma, sigma <= 0.005 at 10,000 draws) for every j with a serving machine with
+ * room; and the best-scored machines are those of the configuration the dispatcher sends the
+ * task to most often. */
+static void test_rank_follows_dispatch_choices(void **state)
+{
+    struct lt_lotes_config c[10];
+    struct lt_lotes_class k[8];
+    struct lt_lotes_problem p;
+    struct lt_lotes_tables *t;
+    struct lt_lotes_machine view[100];
+    struct lt_res cap[100];
+    size_t cfg[100], bin[100];
+    struct lt_rng rng;
+    const int draws = 10000;
+    int any_room = 0, split = 0; /* the draws exercised both rules and a split column */
+
+    (void)state;
+    tables_1_3(c, k, &p);
+    t = lt_lotes_build(&p, NULL);
+    assert_non_null(t);
+    for (size_t i = 0; i < 100; i++)
+        cap[i] = c[i / 10].cap;
+    assert_int_equal(lt_lotes_map_machines(t, cap, 100, cfg, bin, NULL), 0);
+    lt_rng_init(&rng, 11, LT_RNG_POLICY);
+    for (size_t i = 0; i < 100; i++) {
+        double u = lt_rng_uniform(&rng);
+        view[i].config = cfg[i];
+        view[i].bin = bin[i];
+        view[i].free = (struct lt_res){cap[i].cpu * u, cap[i].mem * u, 0};
+        view[i].queue_len = 0;
+    }
+    for (size_t cls = 0; cls < 8; cls++) {
+        double s[100], best = HUGE_VAL, best_rho = 0;
+        int ff[10] = {0}, most = 0;
+        bool serving[10] = {false};
+        struct lt_lotes_choice ch;
+
+        assert_int_equal(lt_lotes_rank(t, view, 100, cls, &k[cls].req, NULL, s, NULL), 0);
+        for (size_t i = 0; i < 100; i++) {
+            if (s[i] < 1.0)
+                serving[cfg[i]] = true;
+            best = s[i] < best ? s[i] : best;
+        }
+        for (int d = 0; d < draws; d++) {
+            assert_int_equal(lt_lotes_dispatch(t, view, 100, cls, &k[cls].req, &rng, &ch, NULL), 0);
+            if (ch.how == LT_LOTES_FIRST_FIT) {
+                lt_assert_near(s[ch.machine], 1 - t->rho[ch.config * 8 + cls], 1e-12);
+                assert_true(s[ch.machine] < 1.0);
+                ff[ch.config]++;
+            } else {
+                assert_int_equal(ch.how, LT_LOTES_ANY_ROOM);
+                assert_true(isfinite(s[ch.machine]));
+                assert_false(serving[ch.config]);
+                any_room++;
+            }
+        }
+        for (size_t j = 0; j < 10; j++) {
+            if (serving[j])
+                lt_assert_near((double)ff[j] / draws, t->rho[j * 8 + cls], 0.025);
+            else
+                assert_int_equal(ff[j], 0);
+            if (ff[j] > ff[most])
+                most = (int)j;
+            if (serving[j] && t->rho[j * 8 + cls] > best_rho)
+                best_rho = t->rho[j * 8 + cls];
+        }
+        if (best < 1.0) {
+            lt_assert_near(best, 1 - best_rho, 1e-12);
+            lt_assert_near(t->rho[most * 8 + cls], best_rho, 1e-12);
+        }
+        split += best_rho < 1.0 && best < 1.0;
+    }
+    assert_true(any_room > 0);
+    assert_true(split > 0);
+    lt_lotes_tables_free(t);
+}
+
 /* ---- The tables file --------------------------------------------------------------------- */
 
 static void assert_tables_equal(const struct lt_lotes_tables *a, const struct lt_lotes_tables *b)
@@ -993,6 +1309,12 @@ int main(void)
         cmocka_unit_test(test_greedy_shortest_queue),
         cmocka_unit_test(test_sim_low_load_and_determinism),
         cmocka_unit_test(test_machine_bins_rejects_wrong_counts),
+        cmocka_unit_test(test_classify_nearest_normalised_class),
+        cmocka_unit_test(test_classify_matches_brute_force_on_tables_1_3),
+        cmocka_unit_test(test_map_machines_exact_counts_equal_machine_bins),
+        cmocka_unit_test(test_map_machines_shares_bins_by_proportion),
+        cmocka_unit_test(test_rank_by_hand),
+        cmocka_unit_test(test_rank_follows_dispatch_choices),
         cmocka_unit_test(test_tables_json_round_trip),
         cmocka_unit_test(test_bad_tables_rejected_with_json_path),
         cmocka_unit_test(test_bad_problems_name_the_class_or_configuration),
