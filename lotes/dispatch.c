@@ -97,7 +97,7 @@ static bool res_le(const struct lt_res *a, const struct lt_res *b)
 
 static bool serves_k(const struct lt_lotes_tables *t, const struct lt_lotes_machine *m, size_t k)
 {
-    return t->bin_tasks[m->bin * t->n_classes + k] > 0;
+    return m->bin != LT_LOTES_NONE && t->bin_tasks[m->bin * t->n_classes + k] > 0;
 }
 
 /* Shortest queue among the machines that pass the filter (of configuration j serving k when
@@ -112,8 +112,8 @@ static size_t shortest_queue(const struct lt_lotes_tables *t, const struct lt_lo
         const struct lt_lotes_machine *m = &view[i];
         if (only_j && (m->config != j || !serves_k(t, m, k)))
             continue;
-        if (!res_le(req, &t->configs[m->config].cap))
-            continue;
+        if (m->config == LT_LOTES_NONE || !res_le(req, &t->configs[m->config].cap))
+            continue; /* a machine the tables do not describe has no known capacity */
         if (m->queue_len < best_len) {
             best = i;
             best_len = m->queue_len;
@@ -133,6 +133,8 @@ static int check_view(const struct lt_lotes_tables *t, const struct lt_lotes_mac
 {
     for (size_t i = 0; i < n; i++) {
         const struct lt_lotes_machine *m = &view[i];
+        if (m->config == LT_LOTES_NONE && m->bin == LT_LOTES_NONE)
+            continue; /* not described by the tables: "any room" only */
         if (m->config >= t->n_configs || m->bin < t->bin_first[m->config] ||
             m->bin >= t->bin_first[m->config + 1])
             return lt_err_set(err, LT_EINVAL, 0, 0,
@@ -192,7 +194,7 @@ static size_t greedy_pick(const struct lt_lotes_tables *t, const struct lt_lotes
 
     for (size_t i = 0; i < n; i++) {
         size_t len = view[i].queue_len + (count_running ? view[i].running : 0);
-        if (len > best_len ||
+        if (len > best_len || (!room_now && view[i].config == LT_LOTES_NONE) ||
             !res_le(req, room_now ? &view[i].free : &t->configs[view[i].config].cap))
             continue;
         if (len < best_len) {

@@ -188,7 +188,9 @@ struct lt_lotes_tables *lt_lotes_tables_parse(const char *text, size_t len, cons
 
 /* One machine as the caller sees it at dispatch time. */
 struct lt_lotes_machine {
-    size_t config;      /* configuration index into the tables */
+    size_t config;      /* configuration index into the tables; LT_LOTES_NONE (with bin) for a
+                         * machine the tables do not describe: the dispatchers use it only
+                         * when its free resources hold the task ("any room") */
     size_t bin;         /* the bin it emulates: a global bin index of its configuration */
     struct lt_res free; /* free resources now */
     size_t queue_len;   /* tasks waiting in its queue */
@@ -234,6 +236,18 @@ int lt_lotes_classify(const struct lt_lotes_tables *t, const struct lt_res *req,
  * finite and >= 0, naming the machine), LT_ENOMEM. O(n M + bins). */
 int lt_lotes_map_machines(const struct lt_lotes_tables *t, const struct lt_res *cap, size_t n,
                           size_t *config_out, size_t *bin_out, struct lt_err *err) LT_MUST_CHECK;
+
+/* The configurations of n machines of capacities cap[0..n-1]: machines of equal capacity
+ * (exactly) form one, in order of first appearance, named "cpu<c>-mem<m>-disk<d>" (%g), n_j
+ * their count; a machine with no cpu or no memory (> 0) is left out. Fills out[0..*n_out-1].
+ * Errors: LT_ERANGE when there are more than max configurations, LT_EINVAL for NULL
+ * arguments or a capacity that is not finite. O(n M). */
+int lt_lotes_configs_from_caps(const struct lt_res *cap, size_t n, struct lt_lotes_config *out,
+                               size_t max, size_t *n_out, struct lt_err *err) LT_MUST_CHECK;
+
+/* Table 3 with the requests divided by Table 1's largest configuration (24 cores, 32 GB RAM):
+ * the units of the Google 2011 trace, whose largest machine is 1 in cpu and in memory. */
+void lt_lotes_table3_normalised(struct lt_lotes_class out[LT_LOTES_TABLE3_CLASSES]);
 
 /* Scores the n machines of view for a class-k task requesting *req without drawing, in the
  * order of the dispatcher's preference (section 4.3; lower is better, as lt_policy_rank):

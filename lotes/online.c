@@ -42,6 +42,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -332,5 +333,39 @@ int lt_lotes_rank(const struct lt_lotes_tables *t, const struct lt_lotes_machine
     for (size_t i = 0; i < n; i++)
         if (isfinite(scores[i]))
             scores[i] += delta * (tiebreak[i] - lo) / (hi - lo);
+    return 0;
+}
+
+int lt_lotes_configs_from_caps(const struct lt_res *cap, size_t n, struct lt_lotes_config *out,
+                               size_t max, size_t *n_out, struct lt_err *err)
+{
+    if (cap == NULL || out == NULL || n_out == NULL)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "lotes/configs: a NULL argument");
+    *n_out = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct lt_res *c = &cap[i];
+        size_t j;
+
+        if (!isfinite(c->cpu) || !isfinite(c->mem) || !isfinite(c->disk))
+            return lt_err_set(err, LT_EINVAL, 0, 0,
+                              "lotes/configs: machine %zu's capacity is not finite", i);
+        if (!(c->cpu > 0.0) || !(c->mem > 0.0))
+            continue;
+        for (j = 0; j < *n_out; j++) {
+            if (memcmp(&out[j].cap, c, sizeof(*c)) == 0) /* exact: equal machine types */
+                break;
+        }
+        if (j == *n_out) {
+            if (j == max)
+                return lt_err_set(err, LT_ERANGE, 0, 0,
+                                  "lotes/configs: more than %zu machine configurations", max);
+            memset(&out[j], 0, sizeof(out[j]));
+            out[j].cap = *c;
+            snprintf(out[j].name, sizeof(out[j].name), "cpu%g-mem%g-disk%g", c->cpu, c->mem,
+                     c->disk);
+            (*n_out)++;
+        }
+        out[j].n++;
+    }
     return 0;
 }

@@ -222,3 +222,12 @@ void lt_lotes_table3_cv(struct lt_res out[LT_LOTES_TABLE3_CLASSES])
         out[k].disk = 0;
     }
 }
+
+void lt_lotes_table3_normalised(struct lt_lotes_class out[LT_LOTES_TABLE3_CLASSES])
+{
+    lt_lotes_table3(out);
+    for (size_t k = 0; k < LT_LOTES_TABLE3_CLASSES; k++) {
+        out[k].req.cpu /= 24.0;
+        out[k].req.mem /= 32.0;
+    }
+}

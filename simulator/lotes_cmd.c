@@ -244,39 +244,26 @@ static int classes_load(const char *path, struct lt_lotes_class *k, size_t *n, s
 }
 
 /* The cluster's configurations: machines of equal capacity (online or not), in order of first
- * appearance. */
+ * appearance (lt_lotes_configs_from_caps). */
 static int cluster_configs(const char *path, struct lt_lotes_config *c, size_t *n,
                            struct lt_err *err)
 {
     struct lt_cluster *cl;
     struct sim_load_stats st;
+    struct lt_res *cap;
     int rc = sim_cluster_load(path, &cl, &st, err);
 
     *n = 0;
     if (rc < 0)
         return rc;
-    for (size_t i = 0; i < lt_cluster_size(cl) && rc == 0; i++) {
-        struct lt_res cap = lt_cluster_cap(cl, i);
-        size_t j;
-        for (j = 0; j < *n; j++) {
-            if (memcmp(&c[j].cap, &cap, sizeof(cap)) == 0)
-                break;
-        }
-        if (j == *n) {
-            if (*n == LT_LOTES_MAX_CONFIGS) {
-                rc =
-                    lt_err_set(err, LT_ERANGE, 0, 0, "'%s' has more than %d machine configurations",
-                               path, LT_LOTES_MAX_CONFIGS);
-                break;
-            }
-            memset(&c[j], 0, sizeof(c[j]));
-            c[j].cap = cap;
-            snprintf(c[j].name, sizeof(c[j].name), "cpu%g-mem%g-disk%g", cap.cpu, cap.mem,
-                     cap.disk);
-            (*n)++;
-        }
-        c[j].n++;
+    if ((cap = lt_calloc(lt_cluster_size(cl) + 1, sizeof(*cap))) == NULL) {
+        lt_cluster_free(cl);
+        return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory reading '%s'", path);
     }
+    for (size_t i = 0; i < lt_cluster_size(cl); i++)
+        cap[i] = lt_cluster_cap(cl, i);
+    rc = lt_lotes_configs_from_caps(cap, lt_cluster_size(cl), c, LT_LOTES_MAX_CONFIGS, n, err);
+    lt_free(cap);
     lt_cluster_free(cl);
     return rc;
 }

@@ -177,6 +177,8 @@ struct engine {
     const struct sim_replay_config *cfg;
     struct sim_replay_result *res;
     struct lt_err *err;
+    struct lt_lotes_tables *lotes;  /* LoTES tables (cfg->lotes_classes), or NULL */
+    struct lt_lotes_machine *lview; /* LoTES's view of every machine of the cluster */
 
     struct mrow *mrows;
     size_t n_mrows;
@@ -606,6 +608,64 @@ static int machines_load(struct engine *e)
     return 0;
 }
 
+/* LoTES: the tables of the cell's machine configurations (every machine of the cluster,
+ * online or not, by its capacity) and the configured classes, and the view of the machines in
+ * index order (lt_lotes_map_machines: machines of a capacity no configuration has, such as
+ * those added without capacities, take no bin and serve only as "any room"). */
+static int lotes_setup(struct engine *e)
+{
+    size_t n = lt_cluster_size(e->cluster), nc = 0, *config = NULL, *bin = NULL;
+    struct lt_lotes_config *cf = calloc(LT_LOTES_MAX_CONFIGS, sizeof(*cf));
+    struct lt_res *cap = calloc(n + 1, sizeof(*cap));
+    int rc;
+
+    e->lview = calloc(n + 1, sizeof(*e->lview));
+    config = calloc(n + 1, sizeof(*config));
+    bin = calloc(n + 1, sizeof(*bin));
+    if (cf == NULL || cap == NULL || e->lview == NULL || config == NULL || bin == NULL) {
+        rc = oom(e);
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        cap[i] = lt_cluster_cap(e->cluster, i);
+    rc = lt_lotes_configs_from_caps(cap, n, cf, LT_LOTES_MAX_CONFIGS, &nc, e->err);
+    if (rc == 0) {
+        struct lt_lotes_problem p = {e->cfg->lotes_classes, e->cfg->n_lotes_classes, cf, nc};
+        if ((e->lotes = lt_lotes_build(&p, e->err)) == NULL)
+            rc = e->err->code != 0 ? e->err->code : LT_ENOMEM;
+    }
+    if (rc == 0)
+        rc = lt_lotes_map_machines(e->lotes, cap, n, config, bin, e->err);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        e->lview[i].config = config[i];
+        e->lview[i].bin = bin[i];
+    }
+out:
+    free(cf);
+    free(cap);
+    free(config);
+    free(bin);
+    return rc;
+}
+
+/* LoTES's choice for req: the current free resources of every machine (none when offline),
+ * the task's class, then the dispatcher; *m is LT_NO_MACHINE unless it can start now. */
+static int lotes_choose(struct engine *e, const struct lt_res *req, size_t *m)
+{
+    size_t n = lt_cluster_size(e->cluster), k;
+    struct lt_lotes_choice ch;
+    int rc;
+
+    for (size_t i = 0; i < n; i++) /* an offline machine holds nothing, not even 0 */
+        e->lview[i].free = lt_cluster_online(e->cluster, i) ? lt_cluster_free_res(e->cluster, i)
+                                                            : (struct lt_res){-1, -1, -1};
+    if ((rc = lt_lotes_classify(e->lotes, req, &k, e->err)) < 0 ||
+        (rc = lt_lotes_dispatch(e->lotes, e->lview, n, k, req, &e->rng, &ch, e->err)) < 0)
+        return rc;
+    *m = ch.how == LT_LOTES_FIRST_FIT || ch.how == LT_LOTES_ANY_ROOM ? ch.machine : LT_NO_MACHINE;
+    return 0;
+}
+
 static int cluster_build(struct engine *e)
 {
     struct lt_machine_spec *ms = malloc(e->n_inc * sizeof(*ms));
@@ -626,7 +686,8 @@ static int cluster_build(struct engine *e)
         if (rc < 0)
             return rc;
     }
-    int rc = lt_policy_attach(e->cfg->policy, e->cluster, e->err);
+    int rc = e->cfg->policy != NULL ? lt_policy_attach(e->cfg->policy, e->cluster, e->err)
+                                    : lotes_setup(e);
     if (rc < 0)
         return rc;
     lt_rng_init(&e->rng, e->cfg->seed, LT_RNG_POLICY);
@@ -1269,7 +1330,9 @@ static int place_or_queue(struct engine *e, uint32_t l, bool in_retry)
         queue_insert(e, l);
         return 0;
     }
-    int rc = lt_policy_choose(e->cfg->policy, e->cluster, &task, &e->rng, &m, e->err);
+    int rc = e->lotes != NULL
+                 ? lotes_choose(e, &task.req, &m)
+                 : lt_policy_choose(e->cfg->policy, e->cluster, &task, &e->rng, &m, e->err);
     if (rc < 0)
         return rc;
     if (m == LT_NO_MACHINE) {
@@ -1792,7 +1855,8 @@ json_t *sim_replay_summary_json(const struct sim_replay_config *cfg,
     json_t *root = json_object();
     json_t *run = json_object();
     json_object_set_new(run, "lotus_version", json_string(LOTUS_VERSION));
-    json_object_set_new(run, "policy", json_string(lt_policy_name(cfg->policy)));
+    json_object_set_new(run, "policy",
+                        json_string(cfg->policy != NULL ? lt_policy_name(cfg->policy) : "lotes"));
     json_object_set_new(run, "seed", json_integer((json_int_t)cfg->seed));
     json_object_set_new(run, "trace", json_string(cfg->trace_dir));
     json_object_set_new(run, "machines_fraction_pct", json_real(cfg->machines_pct));
@@ -1994,6 +2058,8 @@ static void engine_free(struct engine *e)
     free(e->rec);
     free(e->cache);
     lt_cluster_free(e->cluster);
+    lt_lotes_tables_free(e->lotes);
+    free(e->lview);
     free(e->live);
     free(e->heap);
     free(e->deferred);
@@ -2013,7 +2079,7 @@ int sim_replay_run(const struct sim_replay_config *cfg, struct sim_replay_result
     e.cfg = cfg;
     e.res = res;
     e.err = err;
-    if (!cfg->trace_dir || !cfg->policy || !(cfg->machines_pct > 0.0) ||
+    if (!cfg->trace_dir || (!cfg->policy) == (!cfg->lotes_classes) || !(cfg->machines_pct > 0.0) ||
         cfg->machines_pct > 100.0 || cfg->interval_us <= 0)
         return lt_err_set(err, LT_EINVAL, 0, 0, "bad replay configuration");
     if (map_alloc(&e.map, MAP_MIN_CAP, NULL, 0) != 0 ||

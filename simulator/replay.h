@@ -16,6 +16,7 @@
 
 #include "hist.h"
 #include "lt_err.h"
+#include "lt_lotes.h"
 #include "lt_score.h"
 #include "trace.h"
 
@@ -39,17 +40,23 @@ struct sim_progress {
 
 struct sim_replay_config {
     const char *trace_dir;          /* holds machine_events/, task_events/ (job_events/ optional) */
-    const struct lt_policy *policy; /* placement policy */
-    uint64_t seed;                  /* policy RNG, randfirstfit order, T(x) machine subset */
-    double machines_pct;            /* keep this % of the machine IDs (0 < x <= 100) */
-    int64_t until_us;               /* last timestamp to replay; INT64_MAX = all parts */
-    int64_t interval_us;            /* time-series sampling interval (> 0) */
-    bool skip_bad_lines;            /* count bad trace lines instead of stopping */
-    const char *out_dir;            /* write the files here (created); NULL = no files */
-    bool task_csv;                  /* write tasks.csv (with out_dir) */
-    size_t cache_bytes;             /* memory for task_events rows kept from pass 1 for
-                                     * pass 2; rows beyond it are read from the parts again */
-    struct sim_progress *progress;  /* NULL = none */
+    const struct lt_policy *policy; /* placement policy; NULL with lotes_classes */
+    /* LoTES instead of a placement policy (docs/simulator.md, "LoTES"): the tables are built
+     * from the cell's machine configurations and these classes (in the trace's units), each
+     * task is classified into the nearest class and dispatched by lt_lotes_dispatch; a task
+     * that finds no room waits in the replay's queue, as with every policy. */
+    const struct lt_lotes_class *lotes_classes;
+    size_t n_lotes_classes;
+    uint64_t seed;                 /* policy RNG, randfirstfit order, T(x) machine subset */
+    double machines_pct;           /* keep this % of the machine IDs (0 < x <= 100) */
+    int64_t until_us;              /* last timestamp to replay; INT64_MAX = all parts */
+    int64_t interval_us;           /* time-series sampling interval (> 0) */
+    bool skip_bad_lines;           /* count bad trace lines instead of stopping */
+    const char *out_dir;           /* write the files here (created); NULL = no files */
+    bool task_csv;                 /* write tasks.csv (with out_dir) */
+    size_t cache_bytes;            /* memory for task_events rows kept from pass 1 for
+                                    * pass 2; rows beyond it are read from the parts again */
+    struct sim_progress *progress; /* NULL = none */
 };
 
 /* Waiting-time statistics of one priority. */

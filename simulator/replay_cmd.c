@@ -122,6 +122,12 @@ static int parse_pct(const char *flag, const char *s, double *out, struct lt_err
     return 0;
 }
 
+/* A run's policy name: a placement policy's, or "lotes" (NULL). */
+static const char *pol_name(const struct lt_policy *p)
+{
+    return p != NULL ? lt_policy_name(p) : "lotes";
+}
+
 static int parse_policies(const char *list, struct opts *o, struct lt_err *err)
 {
     char buf[1024];
@@ -133,9 +139,14 @@ static int parse_policies(const char *list, struct opts *o, struct lt_err *err)
         if (o->n_policy == MAX_POLICIES)
             return lt_err_set(err, LT_EINVAL, 0, 0, "--policy: more than %d policies",
                               MAX_POLICIES);
-        const struct lt_policy *p = lt_policy_find(tok, err);
-        if (!p)
+        /* "lotes" is LoTES's dispatcher (a NULL policy), every other name a placement policy */
+        const struct lt_policy *p = strcmp(tok, "lotes") == 0 ? NULL : lt_policy_find(tok, err);
+        if (!p && strcmp(tok, "lotes") != 0) {
+            if (err->code == LT_ENOTFOUND)
+                snprintf(err->text + strlen(err->text), sizeof(err->text) - strlen(err->text),
+                         "; or lotes");
             return err->code;
+        }
         for (size_t k = 0; k < o->n_policy; k++)
             if (o->policy[k] == p)
                 return lt_err_set(err, LT_EINVAL, 0, 0, "--policy: '%s' given twice", tok);
@@ -369,8 +380,12 @@ static int child_run(const struct opts *o, struct run *r, struct sim_progress *p
         fprintf(stderr, "lotus-sim: out of memory\n");
         return SIM_EXIT_INPUT;
     }
+    struct lt_lotes_class cls[LT_LOTES_TABLE3_CLASSES];
     struct sim_replay_config cfg = {.trace_dir = o->trace,
                                     .policy = r->policy,
+                                    .lotes_classes = r->policy == NULL ? cls : NULL,
+                                    .n_lotes_classes =
+                                        r->policy == NULL ? LT_LOTES_TABLE3_CLASSES : 0,
                                     .seed = o->seed,
                                     .machines_pct = r->pct,
                                     .until_us = o->until_us,
@@ -380,10 +395,11 @@ static int child_run(const struct opts *o, struct run *r, struct sim_progress *p
                                     .task_csv = o->task_csv,
                                     .cache_bytes = (size_t)o->cache_mb << 20,
                                     .progress = prog};
+    lt_lotes_table3_normalised(cls); /* Tran & Beck's classes in the trace's units */
     int rc = sim_replay_run(&cfg, res, &err);
     free(res);
     if (rc < 0) {
-        fprintf(stderr, "\nlotus-sim: %s: ", lt_policy_name(r->policy));
+        fprintf(stderr, "\nlotus-sim: %s: ", pol_name(r->policy));
         sim_err_print(&err);
         return SIM_EXIT_INPUT;
     }
@@ -509,7 +525,7 @@ static void print_table(json_t **sum, const struct run *runs, size_t n)
 {
     printf("%-24s", "");
     for (size_t k = 0; k < n; k++)
-        printf(" %12s", lt_policy_name(runs[k].policy));
+        printf(" %12s", pol_name(runs[k].policy));
     printf("\n");
     for (size_t r = 0; r < sizeof(table_rows) / sizeof(table_rows[0]); r++) {
         const struct row_def *d = &table_rows[r];
@@ -592,10 +608,9 @@ static int replay_main(int argc, char **argv, bool tx)
             r->policy = o.policy[k];
             r->pct = tx ? o.x[xi] : o.machines_pct;
             if (tx)
-                snprintf(r->dir, sizeof(r->dir), "%s/x%g/%s", o.out, r->pct,
-                         lt_policy_name(r->policy));
+                snprintf(r->dir, sizeof(r->dir), "%s/x%g/%s", o.out, r->pct, pol_name(r->policy));
             else
-                snprintf(r->dir, sizeof(r->dir), "%s/%s", o.out, lt_policy_name(r->policy));
+                snprintf(r->dir, sizeof(r->dir), "%s/%s", o.out, pol_name(r->policy));
             if (sim_make_dirs(r->dir, &err) < 0) {
                 sim_err_print(&err);
                 free(runs);
@@ -634,7 +649,7 @@ static int replay_main(int argc, char **argv, bool tx)
             const char *names[MAX_POLICIES];
             char title[512];
             for (size_t k = 0; k < n; k++)
-                names[k] = lt_policy_name(runs[k].policy);
+                names[k] = pol_name(runs[k].policy);
             snprintf(title, sizeof(title), "lotus-sim replay of %s", o.trace);
             if (sim_report_write(o.out, names, n, title, &err) < 0) {
                 sim_err_print(&err);
@@ -656,7 +671,7 @@ static int replay_main(int argc, char **argv, bool tx)
             printf("%sT(x): %s completed with x%% of the machines\n%-8s", w ? "\n" : "", what[w],
                    "x");
             for (size_t k = 0; k < o.n_policy; k++)
-                printf(" %12s", lt_policy_name(o.policy[k]));
+                printf(" %12s", pol_name(o.policy[k]));
             printf("\n");
             for (size_t xi = 0; xi < n_x; xi++) {
                 printf("%-8g", o.x[xi]);
@@ -676,7 +691,7 @@ static int replay_main(int argc, char **argv, bool tx)
             fprintf(f, "x,policy,tasks_completed,jobs_completed\n");
             for (size_t xi = 0; xi < n_x; xi++)
                 for (size_t k = 0; k < o.n_policy; k++)
-                    fprintf(f, "%g,%s,%.0f,%.0f\n", o.x[xi], lt_policy_name(o.policy[k]),
+                    fprintf(f, "%g,%s,%.0f,%.0f\n", o.x[xi], pol_name(o.policy[k]),
                             jnum(sum[xi * o.n_policy + k], "tasks", "completed", NULL),
                             jnum(sum[xi * o.n_policy + k], "jobs", "completed", NULL));
             frc = sim_tmp_commit(f, tmp, path, 0, &ferr);

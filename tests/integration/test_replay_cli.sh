@@ -166,6 +166,15 @@ run replay --trace "$demo" --policy firstfit,nosuch --out "$tmp/bad-policy" --qu
 check "unknown policy exits 2 (got $rc)" [ "$rc" -eq 2 ]
 check "unknown policy is named ($err)" contains "$err" "'nosuch'"
 check "unknown policy lists the known ones" contains "$err" "known: firstfit"
+check "unknown policy lists lotes too" contains "$err" "; or lotes"
+
+# LoTES as the replay's dispatcher (Table 3's classes over the cell's configurations).
+run replay --trace "$demo" --policy lotes,firstfit --out "$tmp/lotes" --quiet
+check "lotes: exit 0 (got $rc)" [ "$rc" -eq 0 ]
+check "lotes: its column" contains "$out" "lotes"
+check "lotes: its summary" contains "$(cat "$tmp/lotes/lotes/summary.json")" '"policy": "lotes"'
+run replay --trace "$demo" --policy lotes --out "$tmp/lotes2" --quiet
+check "lotes: the same seed, the same summary" [ "$(sed '/wall/d;/seconds/d' "$tmp/lotes/lotes/summary.json" | md5sum)" = "$(sed '/wall/d;/seconds/d' "$tmp/lotes2/lotes/summary.json" | md5sum)" ]
 
 for x in 0 101 abc -5; do
     run replay --trace "$demo" --policy firstfit --machines-fraction "$x" --out "$tmp/bad-x" \

@@ -756,6 +756,49 @@ static void test_sim_low_load_and_determinism(void **state)
     lt_lotes_tables_free(t);
 }
 
+/* Configurations from capacities: equal capacities group in order of first appearance, a
+ * machine without cpu or memory is left out; the dispatcher then accepts machines the tables
+ * do not describe, for "any room" only. */
+static void test_configs_from_caps_and_undescribed_machines(void **state)
+{
+    static const struct lt_res cap[6] = {{0.5, 0.25, 0}, {1, 1, 0},      {0.5, 0.25, 0},
+                                         {0, 0, 0},      {0.5, 0.25, 0}, {1, 1, 0}};
+    struct lt_lotes_config c[4];
+    struct lt_lotes_class k[8];
+    struct lt_lotes_machine view[6];
+    struct lt_lotes_tables *t = two_config_tables(view);
+    struct lt_res small = {0.5, 0.1, 0}, none = {0, 0, 0};
+    struct lt_lotes_choice ch;
+    struct lt_rng rng;
+    size_t n;
+    struct lt_err err;
+
+    (void)state;
+    assert_int_equal(lt_lotes_configs_from_caps(cap, 6, c, 4, &n, NULL), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(c[0].n, 3);
+    assert_int_equal(c[1].n, 2);
+    assert_string_equal(c[0].name, "cpu0.5-mem0.25-disk0");
+    lt_err_init(&err, NULL);
+    assert_int_equal(lt_lotes_configs_from_caps(cap, 6, c, 1, &n, &err), LT_ERANGE);
+    lt_lotes_table3_normalised(k);
+    lt_assert_near(k[7].req.cpu, 1.32 / 24, 1e-12);
+    lt_assert_near(k[7].req.mem, 1.93 / 32, 1e-12);
+    /* machine 5 undescribed: never a first fit, but "any room" when it alone has room */
+    lt_rng_init(&rng, 1, 0);
+    view[5].config = view[5].bin = LT_LOTES_NONE;
+    for (size_t i = 0; i < 5; i++)
+        view[i].free = none;
+    assert_int_equal(lt_lotes_dispatch(t, view, 6, 0, &small, &rng, &ch, NULL), 0);
+    assert_int_equal(ch.machine, 5);
+    assert_int_equal(ch.how, LT_LOTES_ANY_ROOM);
+    view[5].free = none; /* no room anywhere: it is no queue candidate (capacity unknown) */
+    assert_int_equal(lt_lotes_dispatch(t, view, 6, 0, &small, &rng, &ch, NULL), 0);
+    assert_true(ch.machine < 3);
+    assert_int_equal(ch.how, LT_LOTES_QUEUED);
+    lt_lotes_tables_free(t);
+}
+
 static void test_machine_bins_rejects_wrong_counts(void **state)
 {
     struct lt_lotes_machine view[6];
@@ -1308,6 +1351,7 @@ int main(void)
         cmocka_unit_test(test_level2_queue_ties_are_random),
         cmocka_unit_test(test_greedy_shortest_queue),
         cmocka_unit_test(test_sim_low_load_and_determinism),
+        cmocka_unit_test(test_configs_from_caps_and_undescribed_machines),
         cmocka_unit_test(test_machine_bins_rejects_wrong_counts),
         cmocka_unit_test(test_classify_nearest_normalised_class),
         cmocka_unit_test(test_classify_matches_brute_force_on_tables_1_3),
