@@ -67,8 +67,8 @@ void lt_lotes_sim_params_default(struct lt_lotes_sim_params *p, const struct lt_
     p->t = t;
     p->policy = LT_LOTES_POLICY_LOTES;
     p->load = 0.5;
-    p->hours = 100;
-    p->warmup = 20;
+    p->hours = 300;
+    p->warmup = 100;
     p->drain = 200;
     p->maps = 200;
     p->reduces = 100;

@@ -54,7 +54,7 @@ struct lt_lotes_sim_params {
     void *progress_arg;
 };
 
-/* Defaults: LoTES, load 0.5, 100 hours, 20 of warm-up, 200 of drain, no mapreduce (200 maps
+/* Defaults: LoTES, load 0.5, 300 hours, 100 of warm-up, 200 of drain, no mapreduce (200 maps
  * and 100 reduces when turned on), seed 1. */
 void lt_lotes_sim_params_default(struct lt_lotes_sim_params *p, const struct lt_lotes_tables *t);
 

@@ -433,17 +433,20 @@ static void bar_draw(void *arg, double now, uint64_t events)
 
 static int parse_run(int argc, char **argv, struct lotes_opts *o, struct lt_err *err)
 {
+    struct lt_lotes_sim_params d;
+
+    lt_lotes_sim_params_default(&d, NULL); /* the simulation's defaults are the command's */
     memset(o, 0, sizeof(*o));
     o->policy = "lotes,greedy";
     o->load = "0.5,0.7,0.8,0.9,0.95";
     o->seeds = 5;
-    o->seed = 1;
+    o->seed = d.seed;
     o->per_config = 100;
-    o->maps = 200;
-    o->reduces = 100;
-    o->hours = 300;
-    o->warmup = 100;
-    o->drain = 200;
+    o->maps = d.maps;
+    o->reduces = d.reduces;
+    o->hours = d.hours;
+    o->warmup = d.warmup;
+    o->drain = d.drain;
     for (int i = 1; i < argc; i++) {
         const char *v;
         int rc;

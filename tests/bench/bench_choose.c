@@ -83,22 +83,6 @@
 /* Longest machine name: "m" and up to 8 digits (LT_MAX_MACHINES < 10^8), with the NUL. */
 #define NAME_BYTES 16
 
-/* Capacity mix (cpu, mem -> count) of the machines present at t=0 in the Google 2011 trace
- * (docs/spec: machine_events, 12,477 machines in ten configurations). Disk is 1.0 for all. */
-struct mix_entry {
-    double cpu;     /* normalised CPU capacity */
-    double mem;     /* normalised memory capacity */
-    unsigned count; /* machines with this capacity at t=0 */
-};
-
-static const struct mix_entry google_mix[] = {
-    {0.5, 0.4995, 6672}, {0.5, 0.2493, 3835}, {0.5, 0.749, 992}, {1.0, 1.0, 788},
-    {0.25, 0.2498, 123}, {0.5, 0.1241, 54},   {0.5, 0.03085, 5}, {0.5, 0.9678, 4},
-    {1.0, 0.5, 3},       {0.5, 0.06158, 1},
-};
-
-#define N_MIX (sizeof(google_mix) / sizeof(google_mix[0]))
-
 /* Command-line options after defaults were applied. */
 struct opts {
     const struct lt_policy **pol; /* owned array of borrowed policies, in --policy order */
@@ -283,39 +267,13 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 /* ---- the cluster ---- */
 
-/* Scales the mix counts to n machines by largest remainder (ties to the earlier entry). */
-static void scale_mix(size_t n, size_t counts[N_MIX])
-{
-    uint64_t total = 0, rem[N_MIX];
-    bool bumped[N_MIX] = {false};
-    size_t given = 0;
-
-    for (size_t k = 0; k < N_MIX; k++)
-        total += google_mix[k].count;
-    for (size_t k = 0; k < N_MIX; k++) {
-        counts[k] = (size_t)(google_mix[k].count * (uint64_t)n / total);
-        rem[k] = google_mix[k].count * (uint64_t)n % total;
-        given += counts[k];
-    }
-    /* Fewer than N_MIX machines remain, and the remainders sum to (n - given) * total. */
-    for (; given < n; given++) {
-        size_t best = N_MIX;
-        for (size_t k = 0; k < N_MIX; k++) {
-            if (!bumped[k] && (best == N_MIX || rem[k] > rem[best]))
-                best = k;
-        }
-        bumped[best] = true;
-        counts[best]++;
-    }
-}
-
 /* Builds the machine specs: the scaled mix, configurations shuffled over machine indexes
  * (a cell's machine ids are not sorted by type), names "m00000".... *out_specs and
  * *out_names are owned (lt_free both). 0 or LT_ENOMEM. */
 static int build_machines(size_t n, uint64_t seed, struct lt_machine_spec **out_specs,
                           char **out_names)
 {
-    size_t counts[N_MIX], i = 0;
+    size_t counts[BENCH_N_MIX], i = 0;
     struct lt_machine_spec *specs = lt_calloc(n, sizeof(*specs));
     char *names = lt_calloc(n, NAME_BYTES);
     unsigned char *cfg = lt_calloc(n, sizeof(*cfg));
@@ -327,8 +285,8 @@ static int build_machines(size_t n, uint64_t seed, struct lt_machine_spec **out_
         lt_free(cfg);
         return LT_ENOMEM;
     }
-    scale_mix(n, counts);
-    for (size_t k = 0; k < N_MIX; k++) {
+    bench_scale_mix(n, counts);
+    for (size_t k = 0; k < BENCH_N_MIX; k++) {
         for (size_t j = 0; j < counts[k]; j++)
             cfg[i++] = (unsigned char)k;
     }
@@ -344,8 +302,8 @@ static int build_machines(size_t n, uint64_t seed, struct lt_machine_spec **out_
         /* i < LT_MAX_MACHINES < 10^8: at most 9 bytes, never truncated. */
         (void)snprintf(name, NAME_BYTES, "m%05u", (unsigned)i);
         specs[i].name = name;
-        specs[i].cap.cpu = google_mix[cfg[i]].cpu;
-        specs[i].cap.mem = google_mix[cfg[i]].mem;
+        specs[i].cap.cpu = bench_google_mix[cfg[i]].cpu;
+        specs[i].cap.mem = bench_google_mix[cfg[i]].mem;
         specs[i].cap.disk = 1.0;
     }
     lt_free(cfg);

@@ -59,10 +59,6 @@
 /* DESIGN.md section 9: allocation LP + bins + assignment LP < 1 s. */
 #define TARGET_BUILD_S 1.0
 
-/* Table 1's largest configuration (cores, GB): the Google (1, 1) machine. */
-#define CORES_PER_UNIT 24.0
-#define GB_PER_UNIT    32.0
-
 /* Back-to-back clock_gettime pairs whose median is the reported timer overhead. */
 #define TIMER_PAIRS 10001
 
@@ -70,22 +66,6 @@
 #define TWO_PI 6.283185307179586476925286766559
 
 #define NONE SIZE_MAX
-
-/* Capacity mix (cpu, mem -> count) of the machines present at t=0 in the Google 2011 trace
- * (../shared/spec/google-trace-2011.md, machine_events; 12,477 machines). */
-struct mix_entry {
-    double cpu;     /* normalised CPU capacity */
-    double mem;     /* normalised memory capacity */
-    unsigned count; /* machines with this capacity at t=0 */
-};
-
-static const struct mix_entry google_mix[] = {
-    {0.5, 0.4995, 6672}, {0.5, 0.2493, 3835}, {0.5, 0.749, 992}, {1.0, 1.0, 788},
-    {0.25, 0.2498, 123}, {0.5, 0.1241, 54},   {0.5, 0.03085, 5}, {0.5, 0.9678, 4},
-    {1.0, 0.5, 3},       {0.5, 0.06158, 1},
-};
-
-#define N_MIX (sizeof(google_mix) / sizeof(google_mix[0]))
 
 /* One cell: the problem (owned arrays) and the request spread of its classes. */
 struct cell {
@@ -234,51 +214,24 @@ static void cell_tables13(struct cell *c)
     lt_lotes_table3_cv(c->cv);
 }
 
-/* Scales the mix counts to n machines by largest remainder (ties to the earlier entry). */
-static void scale_mix(size_t n, size_t counts[N_MIX])
-{
-    uint64_t total = 0, rem[N_MIX];
-    bool bumped[N_MIX] = {false};
-    size_t given = 0;
-
-    for (size_t k = 0; k < N_MIX; k++)
-        total += google_mix[k].count;
-    for (size_t k = 0; k < N_MIX; k++) {
-        counts[k] = (size_t)(google_mix[k].count * (uint64_t)n / total);
-        rem[k] = google_mix[k].count * (uint64_t)n % total;
-        given += counts[k];
-    }
-    for (; given < n; given++) {
-        size_t best = N_MIX;
-        for (size_t k = 0; k < N_MIX; k++)
-            if (!bumped[k] && (best == N_MIX || rem[k] > rem[best]))
-                best = k;
-        bumped[best] = true;
-        counts[best]++;
-    }
-}
-
 /* The Google cell; a configuration the scaling leaves without machines gets one. */
 static void cell_google(struct cell *c, size_t machines)
 {
-    size_t counts[N_MIX];
+    size_t counts[BENCH_N_MIX];
 
     memset(c, 0, sizeof(*c));
     c->name = "google2011";
-    scale_mix(machines, counts);
-    for (size_t j = 0; j < N_MIX; j++) {
+    bench_scale_mix(machines, counts);
+    for (size_t j = 0; j < BENCH_N_MIX; j++) {
         struct lt_lotes_config *g = &c->configs[j];
-        snprintf(g->name, sizeof(g->name), "%g/%g", google_mix[j].cpu, google_mix[j].mem);
-        g->cap.cpu = google_mix[j].cpu;
-        g->cap.mem = google_mix[j].mem;
+        snprintf(g->name, sizeof(g->name), "%g/%g", bench_google_mix[j].cpu,
+                 bench_google_mix[j].mem);
+        g->cap.cpu = bench_google_mix[j].cpu;
+        g->cap.mem = bench_google_mix[j].mem;
         g->n = counts[j] > 0 ? counts[j] : 1;
     }
-    lt_lotes_table3(c->classes);
+    lt_lotes_table3_normalised(c->classes); /* the replay's mapping too */
     lt_lotes_table3_cv(c->cv);
-    for (size_t k = 0; k < LT_LOTES_TABLE3_CLASSES; k++) {
-        c->classes[k].req.cpu /= CORES_PER_UNIT;
-        c->classes[k].req.mem /= GB_PER_UNIT;
-    }
 }
 
 static void cell_finish(struct cell *c)

@@ -5,6 +5,7 @@
  */
 #include "bench_util.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -94,4 +95,35 @@ int bench_parse_policies(const char *prog, const char *list, const struct lt_pol
     *n_pol = k;
     lt_free(copy);
     return 0;
+}
+
+const struct bench_mix_entry bench_google_mix[BENCH_N_MIX] = {
+    {0.5, 0.4995, 6672}, {0.5, 0.2493, 3835}, {0.5, 0.749, 992}, {1.0, 1.0, 788},
+    {0.25, 0.2498, 123}, {0.5, 0.1241, 54},   {0.5, 0.03085, 5}, {0.5, 0.9678, 4},
+    {1.0, 0.5, 3},       {0.5, 0.06158, 1},
+};
+
+void bench_scale_mix(size_t n, size_t counts[BENCH_N_MIX])
+{
+    uint64_t total = 0, rem[BENCH_N_MIX];
+    bool bumped[BENCH_N_MIX] = {false};
+    size_t given = 0;
+
+    for (size_t k = 0; k < BENCH_N_MIX; k++)
+        total += bench_google_mix[k].count;
+    for (size_t k = 0; k < BENCH_N_MIX; k++) {
+        counts[k] = (size_t)(bench_google_mix[k].count * (uint64_t)n / total);
+        rem[k] = bench_google_mix[k].count * (uint64_t)n % total;
+        given += counts[k];
+    }
+    /* Fewer than BENCH_N_MIX machines remain, and the remainders sum to (n - given) * total. */
+    for (; given < n; given++) {
+        size_t best = BENCH_N_MIX;
+        for (size_t k = 0; k < BENCH_N_MIX; k++) {
+            if (!bumped[k] && (best == BENCH_N_MIX || rem[k] > rem[best]))
+                best = k;
+        }
+        bumped[best] = true;
+        counts[best]++;
+    }
 }

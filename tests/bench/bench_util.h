@@ -1,4 +1,4 @@
-/* bench_util.h -- command-line helpers shared by bench_choose and bench_replay.
+/* bench_util.h -- helpers shared by the benchmarks: the command line, the Google cell's mix.
  *
  * Errors are printed on stderr as "PROG: message", PROG being the caller's program name.
  *
@@ -24,5 +24,20 @@ int bench_scan_args(const char *prog, int argc, char **argv, const char *const *
  * policies, lt_free it; set even on failure) and *n_pol. 0, or -1 after printing. */
 int bench_parse_policies(const char *prog, const char *list, const struct lt_policy ***pol,
                          size_t *n_pol);
+
+/* The capacity mix (cpu, mem -> count) of the machines present at t=0 in the Google 2011
+ * trace (../shared/spec/google-trace-2011.md, machine_events; 12,477 machines in ten
+ * configurations), normalised as the trace gives it. */
+struct bench_mix_entry {
+    double cpu;     /* normalised CPU capacity */
+    double mem;     /* normalised memory capacity */
+    unsigned count; /* machines with this capacity at t=0 */
+};
+
+#define BENCH_N_MIX 10
+extern const struct bench_mix_entry bench_google_mix[BENCH_N_MIX];
+
+/* Scales the mix counts to n machines by largest remainder (ties to the earlier entry). */
+void bench_scale_mix(size_t n, size_t counts[BENCH_N_MIX]);
 
 #endif
