@@ -365,6 +365,9 @@ static int check(const struct lt_lotes_sim_params *p, struct lt_err *err)
 {
     if (p == NULL || p->t == NULL)
         return lt_err_set(err, LT_EINVAL, 0, 0, "lotes simulation: no tables");
+    if (!(p->lambda_ref >= 0.0) || !isfinite(p->lambda_ref))
+        return lt_err_set(err, LT_EINVAL, 0, 0, "lotes simulation: lambda_ref %g is not >= 0",
+                          p->lambda_ref);
     if (!(p->load > 0.0) || !isfinite(p->load))
         return lt_err_set(err, LT_EINVAL, 0, 0, "lotes simulation: load %g is not > 0", p->load);
     if (!(p->hours > 0.0) || !(p->hours <= 1e7))
@@ -449,7 +452,8 @@ int lt_lotes_sim_run(const struct lt_lotes_sim_params *p, struct lt_lotes_sim_su
         goto done;
     lt_rng_init(&s.work, p->seed, LT_RNG_WORKLOAD);
     lt_rng_init(&s.disp, p->seed, LT_RNG_POLICY);
-    rate = p->load * p->t->lambda_alloc / (p->mapreduce ? (double)(p->maps + p->reduces) : 1.0);
+    rate = p->load * (p->lambda_ref > 0.0 ? p->lambda_ref : p->t->lambda_alloc) /
+           (p->mapreduce ? (double)(p->maps + p->reduces) : 1.0);
     next_arrival = expo(&s.work, 1.0 / rate);
     for (;;) {
         bool arrival = next_arrival < p->hours && (s.n_heap == 0 || next_arrival <= s.heap[0].t);

@@ -41,10 +41,13 @@ struct lt_lotes_sim_params {
     const struct lt_res *cv;         /* per class: coefficients of variation of cpu, mem (NULL:
                                       * every task requests exactly the class's expectation) */
     enum lt_lotes_policy policy;
-    double load;   /* > 0: arrivals at load x lambda_alloc */
-    double hours;  /* arrivals in [0, hours) */
-    double warmup; /* [0, hours): tasks arriving earlier are not measured */
-    double drain;  /* >= 0: hours simulated after `hours` at most */
+    double load;       /* > 0: arrivals at load x lambda_ref */
+    double lambda_ref; /* load 1's rate (jobs per hour); 0: the tables' lambda_alloc. Another
+                        * value simulates a cluster planned for fewer machines than the load
+                        * refers to (the paper's Figure 4) */
+    double hours;      /* arrivals in [0, hours) */
+    double warmup;     /* [0, hours): tasks arriving earlier are not measured */
+    double drain;      /* >= 0: hours simulated after `hours` at most */
     bool mapreduce;
     uint32_t maps, reduces; /* tasks per job with mapreduce (>= 1 map) */
     uint64_t seed;

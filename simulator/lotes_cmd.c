@@ -26,7 +26,7 @@
 
 struct lotes_opts {
     const char *policy, *load, *tables, *out;
-    uint64_t seeds, seed, per_config, maps, reduces;
+    uint64_t seeds, seed, per_config, maps, reduces, active;
     double hours, warmup, drain;
     bool mapreduce, json, quiet;
 };
@@ -58,6 +58,9 @@ static void run_usage(FILE *f)
             "  --machines-per-config N  Table 1 with N machines per configuration (default\n"
             "                           100; the paper's 1000 runs about 100x longer;\n"
             "                           lambda* scales with N)\n"
+            "  --active PCT             only PCT %% of each configuration's machines are on\n"
+            "                           (LoTES plans for them), the load still refers to all\n"
+            "                           (the paper's Figure 4; default 100)\n"
             "  --tables FILE            the machines, classes and tables of a tables file\n"
             "                           (lotus-sim lotes tables) instead of Table 1 + 3\n"
             "  --mapreduce              jobs of --maps (200) map and --reduces (100) reduce\n"
@@ -442,6 +445,7 @@ static int parse_run(int argc, char **argv, struct lotes_opts *o, struct lt_err 
     o->seeds = 5;
     o->seed = d.seed;
     o->per_config = 100;
+    o->active = 100;
     o->maps = d.maps;
     o->reduces = d.reduces;
     o->hours = d.hours;
@@ -480,6 +484,7 @@ static int parse_run(int argc, char **argv, struct lotes_opts *o, struct lt_err 
         U64("--seeds", seeds)
         U64("--seed", seed)
         U64("--machines-per-config", per_config)
+        U64("--active", active)
         U64("--maps", maps)
         U64("--reduces", reduces)
         HOURS("--hours", hours)
@@ -491,6 +496,9 @@ static int parse_run(int argc, char **argv, struct lotes_opts *o, struct lt_err 
         return lt_err_set(err, LT_EINVAL, 0, 0, "unknown option '%s' (lotus-sim lotes --help)",
                           argv[i]);
     }
+    if (o->active > 100)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "--active %llu is not a percentage 1..100",
+                          (unsigned long long)o->active);
     if (o->seeds == 0 || o->seeds > MAX_SEEDS)
         return lt_err_set(err, LT_EINVAL, 0, 0, "--seeds %llu is not in 1..%d",
                           (unsigned long long)o->seeds, MAX_SEEDS);
@@ -704,6 +712,7 @@ int sim_cmd_lotes(int argc, char **argv)
     enum lt_lotes_policy pol_ids[3];
     size_t n_pols = 0;
     struct point *pts = NULL;
+    double lambda_ref = 0.0;
     struct bar bar;
     struct lt_err err;
     int status = SIM_EXIT_INPUT;
@@ -728,7 +737,20 @@ int sim_cmd_lotes(int argc, char **argv)
         for (size_t k = 0; k < LT_LOTES_MAX_CLASSES; k++)
             cv[k] = (struct lt_res){0, 0, 0};
     } else {
-        if ((t = paper_tables(o.per_config, &err)) == NULL)
+        struct lt_lotes_tables *full = NULL;
+        uint64_t on = (o.per_config * o.active + 50) / 100;
+        if (o.active == 0 || on == 0) {
+            lt_err_set(&err, LT_EINVAL, 0, 0, "--active %llu leaves no machine on",
+                       (unsigned long long)o.active);
+            goto usage;
+        }
+        if (on != o.per_config) { /* load 1 is still the whole cluster's lambda* */
+            if ((full = paper_tables(o.per_config, &err)) == NULL)
+                goto fail;
+            lambda_ref = full->lambda_alloc;
+            lt_lotes_tables_free(full);
+        }
+        if ((t = paper_tables(on, &err)) == NULL)
             goto fail;
         lt_lotes_table3_cv(cv);
     }
@@ -750,6 +772,7 @@ int sim_cmd_lotes(int argc, char **argv)
                 p.cv = cv;
                 p.policy = pol_ids[a];
                 p.load = loads[l];
+                p.lambda_ref = lambda_ref;
                 p.hours = o.hours;
                 p.warmup = o.warmup;
                 p.drain = o.drain;
@@ -780,8 +803,13 @@ int sim_cmd_lotes(int argc, char **argv)
     }
     if (bar.on)
         fprintf(stderr, "\r%*s\r", 100, "");
-    if (!o.json)
+    if (!o.json) {
+        if (lambda_ref > 0.0)
+            printf("%llu %% of the machines on: loads are relative to all machines' lambda* "
+                   "%.1f\n",
+                   (unsigned long long)o.active, lambda_ref);
         print_table(&o, t, pts, n_pts);
+    }
     if (o.out != NULL && write_out(&o, t, pts, n_pts, &err) < 0)
         goto fail;
     status = SIM_EXIT_OK;

@@ -61,6 +61,12 @@ run lotes "${short[@]}" --load 0.5 --mapreduce --maps 4 --reduces 2 --json
 check "--mapreduce: exit 0" [ "$rc" -eq 0 ]
 check "--mapreduce: flagged" contains "$out" '"mapreduce":true'
 
+run lotes --machines-per-config 50 --hours 20 --warmup 5 --seeds 1 --load 0.8 --policy lotes \
+    --active 90
+check "--active: exit 0" [ "$rc" -eq 0 ]
+check "--active: 450 of 500 machines planned" contains "$out" "450 machines in 10 configurations"
+check "--active: the load's reference" contains "$out" "90 % of the machines on: loads are relative to all machines' lambda* 1063.2"
+
 run lotes tables --paper --machines-per-config 20 --out "$tmp/paper.json"
 check "tables --paper: exit 0" [ "$rc" -eq 0 ]
 check "tables --paper: lambda*" contains "$err" "lambda* 425.299 (allocation LP)"
@@ -103,6 +109,8 @@ bad "unknown 'fifo' (known: lotes, greedy, greedy-jsq)" --policy lotes,fifo
 bad "'lotes' twice" --policy lotes,lotes
 bad "--load '0.5,,0.9'" --load 0.5,,0.9
 bad "--seeds 0" --seeds 0
+bad "--active 101 is not a percentage" --active 101
+bad "--active 0 leaves no machine on" --active 0
 bad "--warmup 50 must be below --hours 40" --hours 40 --warmup 50
 bad "unknown option '--frob'" --frob
 bad "give --paper, or --cluster" tables
