@@ -63,26 +63,6 @@ static int64_t clock_ms(clockid_t id)
 }
 
 /* A heap string from a printf format; NULL on allocation failure. */
-static char *strfmt(const char *fmt, ...) LT_PRINTF(1, 2);
-static char *strfmt(const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-    char *s;
-
-    va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return NULL;
-    s = lt_malloc((size_t)n + 1);
-    if (!s)
-        return NULL;
-    va_start(ap, fmt);
-    vsnprintf(s, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    return s;
-}
 
 /* A growable byte buffer with a hard limit (R14). */
 struct buf {
@@ -371,7 +351,7 @@ static struct curl_slist *request_headers(struct kube_client *c, const char *cty
         pthread_mutex_lock(&c->lock);
         if (clock_ms(CLOCK_MONOTONIC) - c->token_read_ms >= c->cfg.token_reread_ms)
             (void)token_load_locked(c, NULL);
-        auth = strfmt("Authorization: Bearer %s", c->token);
+        auth = lt_strfmt("Authorization: Bearer %s", c->token);
         pthread_mutex_unlock(&c->lock);
         if (!auth)
             return NULL;
@@ -490,15 +470,17 @@ static CURLcode send_once(struct kube_client *c, const char *method, const char 
     return rc;
 }
 
-/* Builds the binding URL with ns and name percent-encoded; NULL on allocation failure. */
-static char *binding_url(const struct kube_client *c, const char *ns, const char *name)
+/* The URL of pod ns/name (percent-encoded) followed by suffix ("" or "/binding"); NULL on
+ * allocation failure. */
+static char *pod_url(const struct kube_client *c, const char *ns, const char *name,
+                     const char *suffix)
 {
     char *ens = curl_easy_escape(NULL, ns, 0);
     char *ename = curl_easy_escape(NULL, name, 0);
     char *url = NULL;
 
     if (ens && ename)
-        url = strfmt("%s/api/v1/namespaces/%s/pods/%s/binding", c->cfg.server, ens, ename);
+        url = lt_strfmt("%s/api/v1/namespaces/%s/pods/%s%s", c->cfg.server, ens, ename, suffix);
     curl_free(ens);
     curl_free(ename);
     return url;
@@ -517,7 +499,7 @@ int kube_bind(struct kube_client *c, const char *ns, const char *name, const cha
         *http_status = 0;
     if (!c || !ns || !*ns || !name || !*name || !uid || !*uid || !node || !*node)
         return lt_err_set(err, LT_EINVAL, 0, 0, "binding needs a namespace, name, uid and node");
-    url = binding_url(c, ns, name);
+    url = pod_url(c, ns, name, "/binding");
     body = binding_body(ns, name, uid, node);
     if (!url || !body) {
         rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory binding pod '%s/%s'", ns, name);
@@ -547,20 +529,6 @@ out_free:
 }
 
 /* ---- labels ----------------------------------------------------------------------------- */
-
-/* The pod URL with ns and name percent-encoded; NULL on allocation failure. */
-static char *pod_url(const struct kube_client *c, const char *ns, const char *name)
-{
-    char *ens = curl_easy_escape(NULL, ns, 0);
-    char *ename = curl_easy_escape(NULL, name, 0);
-    char *url = NULL;
-
-    if (ens && ename)
-        url = strfmt("%s/api/v1/namespaces/%s/pods/%s", c->cfg.server, ens, ename);
-    curl_free(ens);
-    curl_free(ename);
-    return url;
-}
 
 /* The merge patch {"metadata":{"uid":uid,"labels":{key:value}}} (value NULL: null, which
  * removes the label); NULL on allocation failure. */
@@ -593,7 +561,7 @@ int kube_label_pod(struct kube_client *c, const char *ns, const char *name, cons
         *http_status = 0;
     if (!c || !ns || !*ns || !name || !*name || !uid || !*uid || !key || !*key)
         return lt_err_set(err, LT_EINVAL, 0, 0, "labelling needs a namespace, name, uid and key");
-    url = pod_url(c, ns, name);
+    url = pod_url(c, ns, name, "");
     body = label_patch(uid, key, value);
     if (!url || !body) {
         rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory labelling pod '%s/%s'", ns, name);
@@ -810,10 +778,12 @@ static enum attempt list_page(struct kube_watch *w, const char *cont, json_t **p
 
     *page = NULL;
     if (w->c->cfg.list_page_limit)
-        url = strfmt("%s%s?limit=%zu%s%s%s", w->c->cfg.server, w->path, w->c->cfg.list_page_limit,
-                     econt ? "&continue=" : "", econt ? econt : "", w->selector);
+        url =
+            lt_strfmt("%s%s?limit=%zu%s%s%s", w->c->cfg.server, w->path, w->c->cfg.list_page_limit,
+                      econt ? "&continue=" : "", econt ? econt : "", w->selector);
     else
-        url = strfmt("%s%s?%s", w->c->cfg.server, w->path, w->selector[0] ? w->selector + 1 : "");
+        url =
+            lt_strfmt("%s%s?%s", w->c->cfg.server, w->path, w->selector[0] ? w->selector + 1 : "");
     if (url)
         e = get_setup(w, url, &h, errbuf);
     if (!e) {
@@ -1035,8 +1005,9 @@ static char *watch_url(struct kube_watch *w, int timeout_s)
     char *url = NULL;
 
     if (erv)
-        url = strfmt("%s%s?watch=1&resourceVersion=%s&allowWatchBookmarks=true&timeoutSeconds=%d%s",
-                     w->c->cfg.server, w->path, erv, timeout_s, w->selector);
+        url = lt_strfmt(
+            "%s%s?watch=1&resourceVersion=%s&allowWatchBookmarks=true&timeoutSeconds=%d%s",
+            w->c->cfg.server, w->path, erv, timeout_s, w->selector);
     curl_free(erv);
     return url;
 }
@@ -1181,7 +1152,7 @@ static int watch_names(struct kube_watch *w, const char *path, const char *sel, 
     w->path = lt_strdup(path);
     if (sel && *sel) {
         esel = curl_easy_escape(NULL, sel, 0);
-        w->selector = esel ? strfmt("&fieldSelector=%s", esel) : NULL;
+        w->selector = esel ? lt_strfmt("&fieldSelector=%s", esel) : NULL;
         curl_free(esel);
     } else {
         w->selector = lt_strdup("");

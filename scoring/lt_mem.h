@@ -28,6 +28,9 @@ void lt_free(void *p);
 /* strdup through lt_malloc; NULL on failure. */
 char *lt_strdup(const char *s);
 
+/* A new string printf'd from fmt through lt_malloc (lt_free it); NULL on failure. */
+char *lt_strfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Fault injection (effective only in the lotus_faults archive): allocation number k from
  * now on fails, and so does every later one; k < 0 turns injection off. Returns the number
  * of allocations made since the previous call. */

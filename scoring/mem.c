@@ -4,6 +4,8 @@
  */
 #include "lt_mem.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,4 +82,21 @@ char *lt_strdup(const char *s)
     if (d != NULL)
         memcpy(d, s, n);
     return d;
+}
+
+char *lt_strfmt(const char *fmt, ...)
+{
+    va_list ap;
+    int len;
+    char *s;
+
+    va_start(ap, fmt);
+    len = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (len < 0 || (s = lt_malloc((size_t)len + 1)) == NULL)
+        return NULL;
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)len + 1, fmt, ap);
+    va_end(ap);
+    return s;
 }

@@ -25,26 +25,6 @@
 /* Bytes of gnuplot's error output quoted in an error message. */
 #define GP_MSG 120
 
-char *sim_str_fmt(const char *fmt, ...)
-{
-    va_list ap;
-    int len;
-    char *s;
-
-    va_start(ap, fmt);
-    len = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (len < 0)
-        return NULL;
-    s = lt_malloc((size_t)len + 1);
-    if (s == NULL)
-        return NULL;
-    va_start(ap, fmt);
-    vsnprintf(s, (size_t)len + 1, fmt, ap);
-    va_end(ap);
-    return s;
-}
-
 int sim_close_written(FILE *f, const char *path, struct lt_err *err)
 {
     int bad = fflush(f) != 0 || ferror(f);
@@ -140,7 +120,7 @@ bool sim_gnuplot_find(char *out, size_t cap)
 
 int sim_tmpdir_make(const char *dir, char **out, struct lt_err *err)
 {
-    *out = sim_str_fmt("%s/.report-XXXXXX", dir);
+    *out = lt_strfmt("%s/.report-XXXXXX", dir);
     if (*out == NULL)
         return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory writing the report");
     if (mkdtemp(*out) == NULL) {
@@ -166,7 +146,7 @@ void sim_tmpdir_remove(char **dir)
             char *f;
             if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
                 continue;
-            f = sim_str_fmt("%s/%s", *dir, e->d_name);
+            f = lt_strfmt("%s/%s", *dir, e->d_name);
             if (f != NULL)
                 remove(f);
             lt_free(f);
@@ -181,7 +161,7 @@ void sim_tmpdir_remove(char **dir)
 /* Reads up to cap - 1 bytes of gnuplot's output into msg, newlines as spaces. */
 static void gnuplot_msg(const char *tmpdir, char *msg, size_t cap)
 {
-    char *path = sim_str_fmt("%s/gnuplot.err", tmpdir);
+    char *path = lt_strfmt("%s/gnuplot.err", tmpdir);
     FILE *f = path ? fopen(path, "r") : NULL;
     size_t n = 0;
 
@@ -213,7 +193,7 @@ static void gnuplot_child(const char *gnuplot, const char *tmpdir, int nullfd, i
 int sim_gnuplot_run(const char *gnuplot, const char *tmpdir, const char *const *files, size_t n,
                     struct lt_err *err)
 {
-    char *errpath = sim_str_fmt("%s/gnuplot.err", tmpdir);
+    char *errpath = lt_strfmt("%s/gnuplot.err", tmpdir);
     char msg[GP_MSG];
     int nullfd, errfd, status = 0;
     pid_t pid;
@@ -251,7 +231,7 @@ int sim_gnuplot_run(const char *gnuplot, const char *tmpdir, const char *const *
         return lt_err_set(err, LT_EIO, 0, 0, "gnuplot '%s' failed (status %d): %s", gnuplot,
                           WIFEXITED(status) ? WEXITSTATUS(status) : -1, msg);
     for (size_t k = 0; k < n; k++) {
-        char *svg = sim_str_fmt("%s/%s", tmpdir, files[k]);
+        char *svg = lt_strfmt("%s/%s", tmpdir, files[k]);
         struct stat st;
         bool ok = svg != NULL && stat(svg, &st) == 0 && st.st_size > 0;
         lt_free(svg);

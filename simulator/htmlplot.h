@@ -18,9 +18,6 @@
 /* Longest path of an executable found on PATH. */
 #define SIM_MAX_PATH 4096
 
-/* A new string printf'd from fmt, owned (lt_free), or NULL when out of memory. */
-char *LT_PRINTF(1, 2) sim_str_fmt(const char *fmt, ...);
-
 /* Closes f and reports a write error on path (a full disk shows at fflush or fclose):
  * 0 or LT_EIO. */
 LT_MUST_CHECK int sim_close_written(FILE *f, const char *path, struct lt_err *err);

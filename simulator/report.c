@@ -378,7 +378,7 @@ static int summary_check_objects(json_t *doc, const char *file, struct lt_err *e
 
 static int summary_load(struct rp *rp, struct rp_policy *p)
 {
-    char *file = sim_str_fmt("%s/%s/summary.json", rp->dir, p->name);
+    char *file = lt_strfmt("%s/%s/summary.json", rp->dir, p->name);
     json_error_t je;
     int rc = 0;
 
@@ -415,7 +415,7 @@ out:
 static int timeseries_load(struct rp *rp, size_t i)
 {
     struct rp_policy *p = &rp->pol[i];
-    char *file = sim_str_fmt("%s/%s/timeseries.csv", rp->dir, p->name);
+    char *file = lt_strfmt("%s/%s/timeseries.csv", rp->dir, p->name);
     char *dat = NULL;
     FILE *out = NULL;
     struct csv c;
@@ -428,7 +428,7 @@ static int timeseries_load(struct rp *rp, size_t i)
     if (rc < 0)
         goto out_free;
     if (rp->tmpdir != NULL) {
-        dat = sim_str_fmt("%s/ts_%zu.dat", rp->tmpdir, i);
+        dat = lt_strfmt("%s/ts_%zu.dat", rp->tmpdir, i);
         if (dat == NULL) {
             rc = oom(rp->err);
             goto out_close;
@@ -498,7 +498,7 @@ static int wait_add(struct rp *rp, struct rp_policy *p, const struct csv *c, con
 
 static int waiting_load(struct rp *rp, struct rp_policy *p)
 {
-    char *file = sim_str_fmt("%s/%s/waiting.csv", rp->dir, p->name);
+    char *file = lt_strfmt("%s/%s/waiting.csv", rp->dir, p->name);
     struct csv c;
     double v[WAIT_NCOLS] = {0};
     size_t cap = 0;
@@ -530,7 +530,7 @@ out:
 static int wait_data_write(struct rp *rp, size_t i)
 {
     const struct rp_policy *p = &rp->pol[i];
-    char *dat = sim_str_fmt("%s/wait_%zu.dat", rp->tmpdir, i);
+    char *dat = lt_strfmt("%s/wait_%zu.dat", rp->tmpdir, i);
     FILE *f;
     bool first = true;
 
@@ -688,7 +688,7 @@ static int script_write(struct rp *rp)
     static const char *const queue_t[] = {"Queue size"};
     static const char *const queue_y[] = {"tasks queued"};
     static const char *const queue_e[] = {"$2"};
-    char *path = sim_str_fmt("%s/plots.gp", rp->tmpdir);
+    char *path = lt_strfmt("%s/plots.gp", rp->tmpdir);
     FILE *f;
     int rc;
 
@@ -922,7 +922,7 @@ static int html_plots(FILE *f, const struct rp *rp)
                   "timeseries.csv, or no started task in waiting.csv).</p>\n",
                   f);
         } else {
-            char *svg = sim_str_fmt("%s/%s", rp->tmpdir, plot_file[k]);
+            char *svg = lt_strfmt("%s/%s", rp->tmpdir, plot_file[k]);
             int rc = svg ? sim_svg_inline(f, svg, rp->err) : oom(rp->err);
             lt_free(svg);
             if (rc < 0)
@@ -936,8 +936,8 @@ static int html_plots(FILE *f, const struct rp *rp)
  * failure. */
 static int html_write(struct rp *rp, const char *title)
 {
-    char *final = sim_str_fmt("%s/report.html", rp->dir);
-    char *tmp = sim_str_fmt("%s/report.html.tmp", rp->dir);
+    char *final = lt_strfmt("%s/report.html", rp->dir);
+    char *tmp = lt_strfmt("%s/report.html.tmp", rp->dir);
     FILE *f = NULL;
     int rc = 0;
 
@@ -1040,7 +1040,7 @@ int sim_report_write(const char *dir, const char *const *policies, size_t n, con
 out:
     rp_release(&rp);
     if (rc < 0) { /* no stale page that the failed inputs no longer describe */
-        char *final = sim_str_fmt("%s/report.html", dir);
+        char *final = lt_strfmt("%s/report.html", dir);
         if (final != NULL)
             remove(final);
         lt_free(final);

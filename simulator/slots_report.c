@@ -117,7 +117,7 @@ static FILE *data_open(struct srp *s, const char *name, char **path)
 {
     FILE *f;
 
-    *path = sim_str_fmt("%s/%s", s->tmpdir, name);
+    *path = lt_strfmt("%s/%s", s->tmpdir, name);
     if (*path == NULL) {
         oom(s->err);
         return NULL;
@@ -414,7 +414,7 @@ static int html_plots(FILE *f, const struct srp *s)
         } else if (!s->made[k]) {
             fputs("<p class=\"note\">No plot: no run has data for it.</p>\n", f);
         } else {
-            char *svg = sim_str_fmt("%s/%s", s->tmpdir, plot_file[k]);
+            char *svg = lt_strfmt("%s/%s", s->tmpdir, plot_file[k]);
             int rc = svg ? sim_svg_inline(f, svg, s->err) : oom(s->err);
             lt_free(svg);
             if (rc < 0)
@@ -426,8 +426,8 @@ static int html_plots(FILE *f, const struct srp *s)
 
 static int html_write(struct srp *s, const char *title)
 {
-    char *final = sim_str_fmt("%s/report.html", s->dir);
-    char *tmp = sim_str_fmt("%s/report.html.tmp", s->dir);
+    char *final = lt_strfmt("%s/report.html", s->dir);
+    char *tmp = lt_strfmt("%s/report.html.tmp", s->dir);
     FILE *f = NULL;
     int rc = 0;
 
