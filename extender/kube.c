@@ -470,6 +470,22 @@ static CURLcode send_once(struct kube_client *c, const char *method, const char 
     return rc;
 }
 
+/* send_once, and once more after re-reading the token file when the answer is 401 (a rotated
+ * service-account token). */
+static CURLcode send_body(struct kube_client *c, const char *method, const char *ctype,
+                          const char *url, const char *body, int *status, struct buf *resp,
+                          char *errbuf)
+{
+    CURLcode cc = send_once(c, method, ctype, url, body, status, resp, errbuf);
+
+    if (cc == CURLE_OK && *status == 401 && c->cfg.token_file[0] &&
+        kube_client_reload_token(c, NULL) == 0) {
+        buf_release(resp);
+        cc = send_once(c, method, ctype, url, body, status, resp, errbuf);
+    }
+    return cc;
+}
+
 /* The URL of pod ns/name (percent-encoded) followed by suffix ("" or "/binding"); NULL on
  * allocation failure. */
 static char *pod_url(const struct kube_client *c, const char *ns, const char *name,
@@ -505,12 +521,7 @@ int kube_bind(struct kube_client *c, const char *ns, const char *name, const cha
         rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory binding pod '%s/%s'", ns, name);
         goto out_free;
     }
-    cc = send_once(c, NULL, "application/json", url, body, &status, &resp, errbuf);
-    if (cc == CURLE_OK && status == 401 && c->cfg.token_file[0] &&
-        kube_client_reload_token(c, NULL) == 0) {
-        buf_release(&resp);
-        cc = send_once(c, NULL, "application/json", url, body, &status, &resp, errbuf);
-    }
+    cc = send_body(c, NULL, "application/json", url, body, &status, &resp, errbuf);
     if (http_status)
         *http_status = status;
     if (cc != CURLE_OK) {
@@ -567,12 +578,7 @@ int kube_label_pod(struct kube_client *c, const char *ns, const char *name, cons
         rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory labelling pod '%s/%s'", ns, name);
         goto out_free;
     }
-    cc = send_once(c, "PATCH", KUBE_MERGE_PATCH, url, body, &status, &resp, errbuf);
-    if (cc == CURLE_OK && status == 401 && c->cfg.token_file[0] &&
-        kube_client_reload_token(c, NULL) == 0) {
-        buf_release(&resp);
-        cc = send_once(c, "PATCH", KUBE_MERGE_PATCH, url, body, &status, &resp, errbuf);
-    }
+    cc = send_body(c, "PATCH", KUBE_MERGE_PATCH, url, body, &status, &resp, errbuf);
     if (http_status)
         *http_status = status;
     if (cc != CURLE_OK) {

@@ -58,6 +58,7 @@ struct sim {
     double cls_resp[LT_LOTES_MAX_CLASSES], cls_wait[LT_LOTES_MAX_CLASSES];
     uint64_t cls_started[LT_LOTES_MAX_CLASSES];
     double wait_sum, resp_sum, area;
+    double alpha_total; /* sum of the classes' proportions (they need not sum to 1) */
     uint64_t started;
 };
 
@@ -335,14 +336,12 @@ static int complete(struct sim *s, uint32_t i, double now, struct lt_err *err)
 static int arrive(struct sim *s, double now, struct lt_err *err)
 {
     const struct lt_lotes_tables *t = s->t;
-    double u = lt_rng_uniform(&s->work), acc = 0.0, total = 0.0;
+    double u = lt_rng_uniform(&s->work), acc = 0.0;
     uint32_t jid, k = (uint32_t)t->n_classes - 1, n_tasks;
     int rc;
 
-    for (size_t c = 0; c < t->n_classes; c++)
-        total += t->classes[c].alpha;
     for (size_t c = 0; c < t->n_classes; c++) {
-        acc += t->classes[c].alpha / total;
+        acc += t->classes[c].alpha / s->alpha_total;
         if (u < acc) {
             k = (uint32_t)c;
             break;
@@ -406,6 +405,8 @@ static int setup(struct sim *s, struct lt_err *err)
 
     for (size_t j = 0; j < t->n_configs; j++)
         s->n += t->configs[j].n;
+    for (size_t k = 0; k < t->n_classes; k++)
+        s->alpha_total += t->classes[k].alpha;
     s->view = lt_calloc(s->n, sizeof(*s->view));
     s->qhead = lt_calloc(s->n, sizeof(*s->qhead));
     s->qtail = lt_calloc(s->n, sizeof(*s->qtail));
