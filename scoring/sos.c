@@ -31,12 +31,17 @@
  *   request within 1e-9 of a whole number of widths, takes the general path: a lower bound
  *   from the box shifted by the request (bucket() is monotone, so the range of targets is
  *   exact), members scored with bucket_after().
- *   choose() bounds every non-empty bucket and takes its sure sub-cells in one pass, then
- *   scans the straddling sub-cells of the buckets that can still beat (or tie with a lower
- *   index) the best, negative bounds first. Cost: O(non-empty buckets) plus the members of
- *   straddling sub-cells below the best's index, independent of the number of machines.
- * Tests: tests/unit/test_sos.c (the DESIGN.md worked example, requests wider than a bucket),
- *   test_property.c (choose equals the naive rank scan on random states).
+ *   For a small request (the comment above struct sos_block) choose() scores only the
+ *   buckets whose move can lower the score or tie with staying, and finds the lowest-index
+ *   stayer by a walk over the machines in index order. Otherwise, and when that answer would
+ *   raise the score, it bounds every non-empty bucket and takes its sure sub-cells in one
+ *   pass, then scans the straddling sub-cells of the buckets that can still beat (or tie
+ *   with a lower index) the best, negative bounds first. Cost: O(non-empty buckets) plus the
+ *   members of straddling sub-cells below the best's index, independent of the number of
+ *   machines.
+ * Tests: tests/unit/test_sos.c (the DESIGN.md worked example, requests wider than a bucket,
+ *   small requests on crowded clusters), test_property.c (choose equals the naive rank scan
+ *   on random states).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -173,6 +178,33 @@ struct sos_bucket {
     uint32_t smin[SUB2];  /* sub-cell j's lowest member index (UINT32_MAX if empty) */
 };
 
+/* Small requests (under one bucket width in cpu and mem, and a sliver of disk) move a
+ * machine at most one bucket down per dimension, to k - e_c for its class c (bit 0: cpu drops,
+ * bit 1: mem drops; e_1, e_2, e_3 the unit moves), and machines of class 0 stay. Only moves to
+ * emptier buckets (b(k - e_c) <= b(k) - 2, "neg") lower the score; moves to a bucket with one
+ * machine fewer ("zero") tie with staying. choose then needs only the buckets that are neg or
+ * zero for a class their members can be in (a member in a low slice), kept in bitsets updated
+ * with the counts, and the lowest-index stayer of the whole cluster, found by walking the
+ * machines in index order, WALK_BLOCK at a time, over a per-block summary of their offsets
+ * inside their buckets. An "odd" machine (free beyond the reference capacity, or less than
+ * DISK_SAFE of a disk bucket above its disk bucket's low edge) breaks these shortcuts: its
+ * bucket is always scored in full and the walk skips it. */
+#define WALK_BLOCK  64
+#define QBITS       14 /* offsets quantised to 2^-14 of a bucket */
+#define QMAX        ((1u << QBITS) - 1)
+#define WALK_LSHIFT 8 /* mem level of a block's summary: qm >> WALK_LSHIFT */
+#define WALK_LEVELS ((QMAX >> WALK_LSHIFT) + 1)
+#define DISK_SAFE   (1.0 / 16)
+
+/* mx[l]: 1 + the largest qc of the block's walked members (online, not odd) with
+ * qm >> WALK_LSHIFT >= l; 0 if there is none. */
+struct sos_block {
+    uint64_t present;        /* bit e: machine block * WALK_BLOCK + e is walked */
+    uint16_t qc[WALK_BLOCK]; /* member e's quantised offset in cpu (if walked) */
+    uint16_t qm[WALK_BLOCK]; /* and in mem */
+    uint16_t mx[WALK_LEVELS];
+};
+
 struct sos_index {
     struct lt_index base;
     struct sos_geom geo;
@@ -184,6 +216,15 @@ struct sos_index {
     size_t n;                              /* machines covered */
     int64_t sumsq;                         /* sum over buckets of b(k)^2 */
     uint8_t (*coord)[2];                   /* bucket -> its cpu and mem coordinates */
+    /* The small-request structures (the comment above). */
+    uint64_t neg[3][SOS_MAX_CELLS / 64];      /* [c - 1]: b(k - e_c) <= b(k) - 2 */
+    uint64_t zero[3][SOS_MAX_CELLS / 64];     /* [c - 1]: b(k - e_c) == b(k) - 1 */
+    uint64_t low[2][SUB][SOS_MAX_CELLS / 64]; /* [dim][s]: a member in a slice <= s */
+    uint64_t oddb[SOS_MAX_CELLS / 64];        /* bit k set iff bucket k has an odd member */
+    uint8_t (*lows)[2];                       /* bucket -> lowest occupied slice in cpu, mem */
+    uint32_t *nodd;                           /* bucket -> odd members */
+    uint8_t *odd;                             /* machine -> 1 if online and odd */
+    struct sos_block *blk;                    /* machines by index, WALK_BLOCK a block */
 };
 
 static uint32_t sub_coord(double f, double scale, uint32_t c)
@@ -205,6 +246,161 @@ static uint32_t cell_of(const struct sos_geom *g, const struct lt_res *f)
 
     return bucket3(g, a, b, d) * SUB2 + sub_coord(f->cpu, g->scale[0], a) * SUB +
            sub_coord(f->mem, g->scale[1], b);
+}
+
+/* ---- the small-request structures ---- */
+
+static void bit_put(uint64_t *set, uint32_t k, bool on)
+{
+    uint64_t bit = UINT64_C(1) << (k % 64);
+
+    set[k / 64] = on ? set[k / 64] | bit : set[k / 64] & ~bit;
+}
+
+/* Whether bucket k is neg, zero for class c (1..3): the counts of k and of k - e_c. */
+static void nz_bits(const struct sos_index *s, uint32_t k, uint32_t c, bool *neg, bool *zero)
+{
+    const struct sos_geom *g = &s->geo;
+    uint32_t da = c & 1, db = c >> 1, t;
+
+    *neg = *zero = false;
+    if (da > s->coord[k][0] || db > s->coord[k][1])
+        return; /* class c would leave the grid: its members cannot fit */
+    t = k - (da * g->k[1] + db) * g->k[2];
+    *neg = s->count[t] + 2 <= s->count[k];
+    *zero = s->count[t] + 1 == s->count[k];
+}
+
+/* b(k) changed: the bits of k and of the buckets k is a target of. */
+static void nz_count_changed(struct sos_index *s, uint32_t k)
+{
+    const struct sos_geom *g = &s->geo;
+
+    for (uint32_t c = 1; c < 4; c++) {
+        uint32_t da = c & 1, db = c >> 1;
+        bool neg, zero;
+
+        nz_bits(s, k, c, &neg, &zero);
+        bit_put(s->neg[c - 1], k, neg);
+        bit_put(s->zero[c - 1], k, zero);
+        if (s->coord[k][0] + da < g->k[0] && s->coord[k][1] + db < g->k[1]) {
+            uint32_t up = k + (da * g->k[1] + db) * g->k[2];
+            nz_bits(s, up, c, &neg, &zero);
+            bit_put(s->neg[c - 1], up, neg);
+            bit_put(s->zero[c - 1], up, zero);
+        }
+    }
+}
+
+/* The lowest occupied cpu and mem slices of a sub-cell mask (SUB if empty). */
+static void mask_lows(uint64_t m, uint32_t lo[2])
+{
+    uint64_t x = m | m >> 32;
+
+    x |= x >> 16;
+    x |= x >> 8;
+    lo[0] = m != 0 ? (uint32_t)__builtin_ctzll(m) / SUB : SUB;
+    lo[1] = m != 0 ? (uint32_t)__builtin_ctzll(x & 0xFF) : SUB;
+}
+
+/* Bucket k's mask changed: its lowest slices and the low bitsets. */
+static void low_update(struct sos_index *s, uint32_t k)
+{
+    uint32_t lo[2];
+
+    mask_lows(s->bkt[k].mask, lo);
+    for (int d = 0; d < 2; d++) {
+        if (lo[d] == s->lows[k][d])
+            continue;
+        for (uint32_t sl = 0; sl < SUB; sl++)
+            bit_put(s->low[d][sl], k, sl >= lo[d]);
+        s->lows[k][d] = (uint8_t)lo[d];
+    }
+}
+
+static uint16_t quantise(double o)
+{
+    double v = o * (double)(1u << QBITS);
+
+    if (!(v > 0.0))
+        return 0;
+    if (v >= (double)QMAX)
+        return QMAX;
+    return (uint16_t)v;
+}
+
+/* True if free vector f, in a bucket with coordinates a, b, d, is odd; otherwise its
+ * quantised offsets inside the bucket go to *qc and *qm. */
+static bool offsets(const struct sos_geom *g, const struct lt_res *f, uint32_t a, uint32_t b,
+                    uint32_t d, uint16_t *qc, uint16_t *qm)
+{
+    double x = f->cpu * g->scale[0], y = f->mem * g->scale[1], z = f->disk * g->scale[2];
+
+    if (!(x >= 0.0 && x <= (double)g->k[0] && y >= 0.0 && y <= (double)g->k[1] &&
+          z >= (double)d + DISK_SAFE && z <= (double)g->k[2]))
+        return true;
+    *qc = quantise(x - (double)a);
+    *qm = quantise(y - (double)b);
+    return false;
+}
+
+/* Block bi's summary, computed from its members. */
+static void block_summary(const struct sos_index *s, uint32_t bi, uint16_t mx[WALK_LEVELS])
+{
+    const struct sos_block *bl = &s->blk[bi];
+
+    memset(mx, 0, WALK_LEVELS * sizeof(*mx));
+    for (uint64_t m = bl->present; m != 0; m &= m - 1) {
+        uint32_t e = (uint32_t)__builtin_ctzll(m), l = bl->qm[e] >> WALK_LSHIFT;
+        uint16_t v = (uint16_t)(bl->qc[e] + 1);
+
+        mx[l] = v > mx[l] ? v : mx[l];
+    }
+    for (int l = WALK_LEVELS - 2; l >= 0; l--)
+        mx[l] = mx[l + 1] > mx[l] ? mx[l + 1] : mx[l];
+}
+
+static void odd_add(struct sos_index *s, uint32_t k, bool add)
+{
+    s->nodd[k] = add ? s->nodd[k] + 1 : s->nodd[k] - 1;
+    bit_put(s->oddb, k, s->nodd[k] > 0);
+}
+
+/* Machine i went from sub-cell `from` to `to` (NO_CELL: offline) with free vector f: its odd
+ * flag, offsets and block. */
+static void walk_move(struct sos_index *s, uint32_t i, uint32_t from, uint32_t to,
+                      const struct lt_res *f)
+{
+    struct sos_block *bl = &s->blk[i / WALK_BLOCK];
+    uint32_t e = i % WALK_BLOCK;
+    uint64_t bit = UINT64_C(1) << e;
+    bool odd = false, redo = false;
+
+    if (s->odd[i])
+        odd_add(s, from / SUB2, false);
+    if (bl->present & bit) /* a summary maximum it held must be recomputed */
+        redo = bl->mx[bl->qm[e] >> WALK_LSHIFT] == bl->qc[e] + 1;
+    bl->present &= ~bit;
+    if (to != NO_CELL) {
+        uint32_t k = to / SUB2;
+
+        odd = offsets(&s->geo, f, s->coord[k][0], s->coord[k][1], k % s->geo.k[2], &bl->qc[e],
+                      &bl->qm[e]);
+        if (odd)
+            odd_add(s, k, true);
+        else
+            bl->present |= bit;
+    }
+    s->odd[i] = odd;
+    if (redo) {
+        block_summary(s, i / WALK_BLOCK, bl->mx);
+    } else if (bl->present & bit) {
+        uint32_t top = bl->qm[e] >> WALK_LSHIFT;
+        uint16_t v = (uint16_t)(bl->qc[e] + 1);
+
+        for (uint32_t l = 0; l <= top; l++)
+            bl->mx[l] = v > bl->mx[l] ? v : bl->mx[l];
+    }
 }
 
 static void box_join(struct lt_res *lo, struct lt_res *hi, const struct lt__cell *cl)
@@ -245,6 +441,8 @@ static void cell_add(struct sos_index *s, uint32_t cell, uint32_t i, const struc
     s->bkt[k].mask |= UINT64_C(1) << (cell % SUB2);
     s->bkt[k].smin[cell % SUB2] = s->cells[cell].min_i;
     bucket_box(s, k);
+    nz_count_changed(s, k);
+    low_update(s, k);
 }
 
 static void cell_del(struct sos_index *s, uint32_t cell, uint32_t i)
@@ -259,6 +457,8 @@ static void cell_del(struct sos_index *s, uint32_t cell, uint32_t i)
         s->bkt[k].mask &= ~(UINT64_C(1) << (cell % SUB2));
     s->bkt[k].smin[cell % SUB2] = s->cells[cell].n > 0 ? s->cells[cell].min_i : UINT32_MAX;
     bucket_box(s, k);
+    nz_count_changed(s, k);
+    low_update(s, k);
 }
 
 static int sos_prepare(struct lt_index *ix, const struct lt_cluster *c, size_t i,
@@ -288,13 +488,14 @@ static void sos_commit(struct lt_index *ix, const struct lt_cluster *c, size_t i
             lt__cell_update(&s->cells[to], (uint32_t)i, &f);
             bucket_box(s, to / SUB2);
         }
-        return;
+    } else {
+        if (from != NO_CELL)
+            cell_del(s, from, (uint32_t)i);
+        if (to != NO_CELL)
+            cell_add(s, to, (uint32_t)i, &f);
+        s->cell[i] = to;
     }
-    if (from != NO_CELL)
-        cell_del(s, from, (uint32_t)i);
-    if (to != NO_CELL)
-        cell_add(s, to, (uint32_t)i, &f);
-    s->cell[i] = to;
+    walk_move(s, (uint32_t)i, from, to, &f);
 }
 
 static void sos_free(struct lt_index *ix)
@@ -312,7 +513,75 @@ static void sos_free(struct lt_index *ix)
     lt_free(s->count);
     lt_free(s->cell);
     lt_free(s->coord);
+    lt_free(s->lows);
+    lt_free(s->nodd);
+    lt_free(s->odd);
+    lt_free(s->blk);
     lt_free(s);
+}
+
+/* The small-request structures against the counts, masks and machines (already checked). */
+static int small_check(const struct sos_index *s, const struct lt_cluster *c, struct lt_err *err)
+{
+    const char *name = s->base.policy->name;
+    uint32_t nodd[SOS_MAX_CELLS];
+
+    memset(nodd, 0, s->geo.n * sizeof(*nodd));
+    for (size_t i = 0; i < c->n; i++) {
+        struct lt_res f = lt__free(&c->m[i]);
+        uint64_t bit = UINT64_C(1) << (i % WALK_BLOCK);
+        bool present = (s->blk[i / WALK_BLOCK].present & bit) != 0, odd = false;
+        uint16_t qc = 0, qm = 0;
+        const struct sos_block *bl = &s->blk[i / WALK_BLOCK];
+
+        if (s->cell[i] != NO_CELL) {
+            uint32_t k = s->cell[i] / SUB2;
+            odd = offsets(&s->geo, &f, s->coord[k][0], s->coord[k][1], k % s->geo.k[2], &qc, &qm);
+            nodd[k] += odd;
+        }
+        if (odd != (s->odd[i] != 0) || present != (s->cell[i] != NO_CELL && !odd) ||
+            (present && (qc != bl->qc[i % WALK_BLOCK] || qm != bl->qm[i % WALK_BLOCK])))
+            return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: machine %zu's walk entry wrong",
+                              name, i);
+    }
+    for (uint32_t bi = 0; bi <= (uint32_t)(c->n / WALK_BLOCK); bi++) {
+        uint16_t mx[WALK_LEVELS];
+
+        block_summary(s, bi, mx);
+        if (memcmp(mx, s->blk[bi].mx, sizeof(mx)) != 0)
+            return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: block %u's summary wrong", name,
+                              (unsigned)bi);
+    }
+    for (uint32_t k = 0; k < s->geo.n; k++) {
+        uint32_t lo[2];
+
+        mask_lows(s->bkt[k].mask, lo);
+        if (nodd[k] != s->nodd[k] || ((s->oddb[k / 64] >> (k % 64)) & 1) != (nodd[k] > 0))
+            return lt_err_set(err, LT_EINVAL, 0, 0,
+                              "%s index: bucket %u has %u odd members, "
+                              "not %u",
+                              name, (unsigned)k, (unsigned)nodd[k], (unsigned)s->nodd[k]);
+        for (int d = 0; d < 2; d++) {
+            if (lo[d] != s->lows[k][d])
+                return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: bucket %u lowest slice wrong",
+                                  name, (unsigned)k);
+            for (uint32_t sl = 0; sl < SUB; sl++) {
+                if (((s->low[d][sl][k / 64] >> (k % 64)) & 1) != (sl >= lo[d]))
+                    return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: bucket %u low bit wrong",
+                                      name, (unsigned)k);
+            }
+        }
+        for (uint32_t cl = 1; cl < 4; cl++) {
+            bool neg, zero;
+
+            nz_bits(s, k, cl, &neg, &zero);
+            if (((s->neg[cl - 1][k / 64] >> (k % 64)) & 1) != neg ||
+                ((s->zero[cl - 1][k / 64] >> (k % 64)) & 1) != zero)
+                return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: bucket %u class %u bits wrong",
+                                  name, (unsigned)k, (unsigned)cl);
+        }
+    }
+    return 0;
 }
 
 static int sos_check(const struct lt_index *ix, const struct lt_cluster *c, struct lt_err *err)
@@ -371,7 +640,7 @@ static int sos_check(const struct lt_index *ix, const struct lt_cluster *c, stru
     if (sumsq != s->sumsq)
         return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: sum of squares %lld, recomputed %lld",
                           name, (long long)s->sumsq, (long long)sumsq);
-    return 0;
+    return small_check(s, c, err);
 }
 
 static const struct lt__index_ops sos_ops = {sos_prepare, sos_commit, sos_check, sos_free};
@@ -400,13 +669,19 @@ static int sos_index_new(const struct lt_policy *p, const struct lt_cluster *c,
     s->count = lt_calloc(s->geo.n, sizeof(*s->count));
     s->cell = lt_calloc(c->n, sizeof(*s->cell));
     s->coord = lt_calloc(s->geo.n, sizeof(*s->coord));
-    if (s->coord == NULL)
+    s->lows = lt_calloc(s->geo.n, sizeof(*s->lows));
+    s->nodd = lt_calloc(s->geo.n, sizeof(*s->nodd));
+    s->odd = lt_calloc(c->n + 1, sizeof(*s->odd));
+    s->blk = lt_calloc(c->n / WALK_BLOCK + 1, sizeof(*s->blk));
+    if (s->coord == NULL || s->lows == NULL)
         goto out_nomem;
     for (uint32_t k = 0; k < s->geo.n; k++) {
         s->coord[k][0] = (uint8_t)(k / s->geo.k[2] / s->geo.k[1]);
         s->coord[k][1] = (uint8_t)(k / s->geo.k[2] % s->geo.k[1]);
+        s->lows[k][0] = s->lows[k][1] = SUB; /* empty */
     }
-    if (s->cells == NULL || s->bkt == NULL || s->count == NULL || s->cell == NULL)
+    if (s->cells == NULL || s->bkt == NULL || s->count == NULL || s->cell == NULL ||
+        s->nodd == NULL || s->odd == NULL || s->blk == NULL)
         goto out_nomem;
     for (size_t i = 0; i < c->n; i++) {
         struct lt_res f = lt__free(&c->m[i]);
@@ -420,6 +695,7 @@ static int sos_index_new(const struct lt_policy *p, const struct lt_cluster *c,
             goto out_nomem;
         cell_add(s, k, (uint32_t)i, &f);
         s->cell[i] = k;
+        walk_move(s, (uint32_t)i, NO_CELL, k, &f);
     }
     *out = &s->base;
     return 0;
@@ -746,73 +1022,232 @@ static void fast_scan(const struct sos_index *s, const struct sos_query *q, uint
     }
 }
 
+/* What the first look at a bucket leaves to do. */
+enum { LOOK_DONE, LOOK_GENERAL, LOOK_FAST };
+
+/* The first look at bucket k: its bound, and at once its sure sub-cells (O(1) each). Says
+ * whether its straddling sub-cells (LOOK_FAST, facts in *fb) or the general path
+ * (LOOK_GENERAL) may still improve the best, with bound *lb. */
+static int look_sure(const struct sos_index *s, const struct sos_query *q, uint32_t k,
+                     const struct lt_res *r, struct sos_best *b, struct sos_fb *fb, int64_t *lb)
+{
+    const struct sos_bucket *bk = &s->bkt[k];
+    int64_t v, cd[4];
+
+    if (!(q->ok && fast_prep(s, k, r, fb) && !(fb->unsure & bk->mask))) {
+        v = box_bound(s, k, &bk->lo, &bk->hi, r);
+        *lb = v;
+        return v != INT64_MAX && improves(v, bk->min_i, b) ? LOOK_GENERAL : LOOK_DONE;
+    }
+    class_deltas(s, q, k, fb, cd);
+    v = INT64_MAX;
+    for (uint32_t cl = 0; cl < 4; cl++) {
+        if ((q->ext[cl] & bk->mask) && cd[cl] < v)
+            v = cd[cl];
+    }
+    if (v == INT64_MAX || !improves(v, bk->min_i, b))
+        return LOOK_DONE;
+    fast_sure(s, q, k, fb, cd, b);
+    *lb = v;
+    return (q->straddle & bk->mask) && improves(v, bk->min_i, b) ? LOOK_FAST : LOOK_DONE;
+}
+
+/* The second look: the scans look_sure left, if the best still leaves them a chance. */
+static void look_scan(const struct sos_index *s, const struct sos_query *q, uint32_t k, int look,
+                      const struct sos_fb *fb, int64_t lb, const struct lt_res *r,
+                      struct sos_best *b)
+{
+    int64_t cd[4];
+
+    if (look == LOOK_DONE || !improves(lb, s->bkt[k].min_i, b))
+        return;
+    if (look == LOOK_FAST) {
+        class_deltas(s, q, k, fb, cd);
+        fast_scan(s, q, k, fb, cd, lb, r, b);
+    } else {
+        scan_bucket(s, k, s->bkt[k].mask, lb, r, b);
+    }
+}
+
+/* Bucket k in full. */
+static void look(const struct sos_index *s, const struct sos_query *q, uint32_t k,
+                 const struct lt_res *r, struct sos_best *b)
+{
+    struct sos_fb fb;
+    int64_t lb = INT64_MAX;
+    int l = look_sure(s, q, k, r, b, &fb, &lb);
+
+    look_scan(s, q, k, l, &fb, lb, r, b);
+}
+
+/* A small request's thresholds: in cpu and mem, a walked machine whose quantised offset is
+ * below lo surely drops a bucket, one at hi or above surely stays; slices up to sl may hold
+ * members that drop. The walk skips a block whose summary has mx[lq] < tc. */
+struct sos_small {
+    uint32_t lo[2], hi[2], sl[2];
+    uint32_t lq, tc;
+};
+
+/* False unless r is a small request (the comment above struct sos_block). */
+static bool small_init(const struct sos_index *s, const struct sos_query *q, const struct lt_res *r,
+                       struct sos_small *sm)
+{
+    const struct sos_geom *g = &s->geo;
+    const double req[2] = {r->cpu, r->mem}, one = (double)(1u << QBITS);
+
+    if (!q->ok || q->drop[0][0] != 0 || q->drop[1][0] != 0 ||
+        !(r->disk >= 0.0 && r->disk * g->scale[2] <= DISK_SAFE - SLICE_EPS))
+        return false;
+    for (int d = 0; d < 2; d++) {
+        double phi = req[d] * g->scale[d], lo = floor((phi - SLICE_EPS) * one);
+        uint32_t sl = 0;
+
+        sm->lo[d] = lo > 0.0 ? (uint32_t)lo : 0;
+        sm->hi[d] = (uint32_t)ceil((phi + SLICE_EPS) * one);
+        while (sl + 1 < SUB && (double)(sl + 1) / SUB < phi + SLICE_EPS)
+            sl++;
+        sm->sl[d] = sl;
+    }
+    sm->lq = sm->lo[1] >> WALK_LSHIFT;
+    sm->tc = sm->lo[0] + 1;
+    return true;
+}
+
+/* The lowest-index walked machine below `limit` that stays in its bucket (so fits, with
+ * score change 0); UINT32_MAX if none. */
+static uint32_t walk_stayer(const struct sos_index *s, const struct lt_cluster *c,
+                            const struct sos_small *sm, const struct lt_res *r, uint32_t limit)
+{
+    uint32_t nb = (uint32_t)((s->n + WALK_BLOCK - 1) / WALK_BLOCK);
+
+    for (uint32_t bi = 0; bi < nb && bi * WALK_BLOCK < limit; bi++) {
+        const struct sos_block *bl = &s->blk[bi];
+        uint8_t may[WALK_BLOCK];
+        uint64_t m = 0;
+
+        if (bl->mx[sm->lq] < sm->tc)
+            continue; /* no member can stay in cpu and mem at once */
+        /* The members that may stay, as a mask: a flag a byte (vectorised), then eight flags
+         * at a time gathered into a byte by a multiplication. */
+        for (uint32_t e = 0; e < WALK_BLOCK; e++)
+            may[e] = (uint8_t)((bl->qc[e] >= sm->lo[0]) & (bl->qm[e] >= sm->lo[1]));
+        for (uint32_t g = 0; g < WALK_BLOCK / 8; g++) {
+            uint64_t x;
+
+            memcpy(&x, may + 8 * g, sizeof(x));
+            m |= ((x * UINT64_C(0x0102040810204080)) >> 56) << (8 * g);
+        }
+        for (m &= bl->present; m != 0; m &= m - 1) {
+            uint32_t e = (uint32_t)__builtin_ctzll(m), i = bi * WALK_BLOCK + e, k;
+            struct lt_res f;
+
+            if (i >= limit)
+                return UINT32_MAX;
+            if (bl->qc[e] >= sm->hi[0] && bl->qm[e] >= sm->hi[1])
+                return i;
+            /* near the line: fast_scan's exact test */
+            k = s->cell[i] / SUB2;
+            f = lt__free(&c->m[i]);
+            if ((f.cpu - r->cpu) * s->geo.scale[0] >= (double)s->coord[k][0] &&
+                (f.mem - r->mem) * s->geo.scale[1] >= (double)s->coord[k][1])
+                return i;
+        }
+    }
+    return UINT32_MAX;
+}
+
+/* A small request: the buckets with a class that may lower the score (and those with odd
+ * members) in full, then the lowest-index stayer, then the buckets with a class that ties with
+ * staying and a member below the best. False if the answer raises the score (no machine
+ * stays or moves to a bucket as full as its own): the caller then looks at every bucket. */
+static bool choose_small(const struct sos_index *s, const struct lt_cluster *c,
+                         const struct sos_query *q, const struct sos_small *sm,
+                         const struct lt_res *r, struct sos_best *b)
+{
+    uint32_t nw = (s->geo.n + 63) / 64, st, limit;
+    uint64_t zc[SOS_MAX_CELLS / 64];
+
+    for (uint32_t w = 0; w < nw; w++) {
+        uint64_t lc = s->low[0][sm->sl[0]][w], lm = s->low[1][sm->sl[1]][w];
+        uint64_t neg = (s->neg[0][w] & lc) | (s->neg[1][w] & lm) | (s->neg[2][w] & lc & lm) |
+                       (s->oddb[w] & s->nonempty[w]);
+
+        zc[w] = ((s->zero[0][w] & lc) | (s->zero[1][w] & lm) | (s->zero[2][w] & lc & lm)) & ~neg;
+        for (; neg != 0; neg &= neg - 1)
+            look(s, q, w * 64 + (uint32_t)__builtin_ctzll(neg), r, b);
+    }
+    if (b->d < 0)
+        return true;
+    limit = b->d == 0 ? (uint32_t)b->i : UINT32_MAX;
+    st = walk_stayer(s, c, sm, r, limit);
+    if (st != UINT32_MAX) {
+        b->d = 0;
+        b->i = st;
+    }
+    for (uint32_t w = 0; w < nw; w++) {
+        for (uint64_t z = zc[w]; z != 0; z &= z - 1) {
+            uint32_t k = w * 64 + (uint32_t)__builtin_ctzll(z);
+            if (b->d != 0 || s->bkt[k].min_i < b->i)
+                look(s, q, k, r, b);
+        }
+    }
+    return b->i != LT_NO_MACHINE && b->d <= 0;
+}
+
+/* Every non-empty bucket: the first looks, so that the best is already close when the scans
+ * start (the best so far, if any, is a machine's true change and index), then the scans of
+ * the buckets that may still improve it, lowest bounds first (negative changes are rare and
+ * decide the answer when they exist). */
+static void choose_full(const struct sos_index *s, const struct sos_query *q,
+                        const struct lt_res *r, struct sos_best *b)
+{
+    int64_t lb[SOS_MAX_CELLS];
+    uint16_t id[SOS_MAX_CELLS];
+    struct sos_fb fbs[SOS_MAX_CELLS]; /* fast-path facts of listed bucket j (FAST_BIT set) */
+    size_t n = 0;
+    /* A bucket m or more below the request's width in cpu or mem cannot fit it (its members
+     * have less free than m widths, and m <= rho; only the top bucket holds more, and it is
+     * not below m, since q->ok says rho < k). */
+    uint32_t m0 = q->ok ? q->drop[0][0] : 0, m1 = q->ok ? q->drop[1][0] : 0;
+
+    for (uint32_t w = 0; w < (s->geo.n + 63) / 64; w++) {
+        for (uint64_t bits = s->nonempty[w]; bits != 0; bits &= bits - 1) {
+            uint32_t k = w * 64 + (uint32_t)__builtin_ctzll(bits);
+            int l;
+
+            if (s->coord[k][0] < m0 || s->coord[k][1] < m1)
+                continue;
+            l = look_sure(s, q, k, r, b, &fbs[n], &lb[n]);
+
+            if (l != LOOK_DONE)
+                id[n++] = (uint16_t)(k | (l == LOOK_FAST ? FAST_BIT : 0));
+        }
+    }
+    for (int neg = 1; neg >= 0; neg--) {
+        for (size_t j = 0; j < n; j++) {
+            if ((lb[j] < 0) != (neg == 1))
+                continue;
+            look_scan(s, q, id[j] & ~FAST_BIT, (id[j] & FAST_BIT) ? LOOK_FAST : LOOK_GENERAL,
+                      &fbs[j], lb[j], r, b);
+        }
+    }
+}
+
 static int sos_choose(const struct lt_policy *p, const struct lt_index *ix,
                       const struct lt_cluster *c, const struct lt_task *t, struct lt_rng *rng,
                       size_t *out, struct lt_err *err)
 {
     const struct sos_index *s = (const struct sos_index *)ix;
-    int64_t lb[SOS_MAX_CELLS];
-    uint16_t id[SOS_MAX_CELLS];
-    struct sos_fb fbs[SOS_MAX_CELLS]; /* fast-path facts of listed bucket j (FAST_BIT set) */
     struct sos_best b = {INT64_MAX, LT_NO_MACHINE};
     struct sos_query q;
-    size_t n = 0;
+    struct sos_small sm;
 
-    (void)c;
     (void)p;
     (void)rng;
     (void)err;
     query_init(&q, &s->geo, &t->req);
-    /* Pass 1: every non-empty bucket's bound, and at once its sure sub-cells (O(1) each), so
-     * that the best is already close when the scans start; a bucket that may still improve
-     * it through straddling sub-cells (or the general path) is listed. */
-    for (uint32_t w = 0; w < (s->geo.n + 63) / 64; w++) {
-        for (uint64_t bits = s->nonempty[w]; bits != 0; bits &= bits - 1) {
-            uint32_t k = w * 64 + (uint32_t)__builtin_ctzll(bits);
-            const struct sos_bucket *bk = &s->bkt[k];
-            struct sos_fb *fb = &fbs[n];
-            int64_t v, cd[4];
-
-            if (!(q.ok && fast_prep(s, k, &t->req, fb) && !(fb->unsure & bk->mask))) {
-                v = box_bound(s, k, &bk->lo, &bk->hi, &t->req);
-                if (v != INT64_MAX && improves(v, bk->min_i, &b)) {
-                    lb[n] = v;
-                    id[n++] = (uint16_t)k;
-                }
-                continue;
-            }
-            class_deltas(s, &q, k, fb, cd);
-            v = INT64_MAX;
-            for (uint32_t cl = 0; cl < 4; cl++) {
-                if ((q.ext[cl] & bk->mask) && cd[cl] < v)
-                    v = cd[cl];
-            }
-            if (v == INT64_MAX || !improves(v, bk->min_i, &b))
-                continue;
-            fast_sure(s, &q, k, fb, cd, &b);
-            if ((q.straddle & bk->mask) && improves(v, bk->min_i, &b)) {
-                lb[n] = v;
-                id[n++] = (uint16_t)(k | FAST_BIT);
-            }
-        }
-    }
-    /* Pass 2: the listed buckets' scans, lowest bounds first (negative changes are rare and
-     * decide the answer when they exist). */
-    for (int neg = 1; neg >= 0; neg--) {
-        for (size_t j = 0; j < n; j++) {
-            uint32_t k = id[j] & ~FAST_BIT;
-            int64_t cd[4];
-
-            if ((lb[j] < 0) != (neg == 1) || !improves(lb[j], s->bkt[k].min_i, &b))
-                continue;
-            if (id[j] & FAST_BIT) {
-                class_deltas(s, &q, k, &fbs[j], cd);
-                fast_scan(s, &q, k, &fbs[j], cd, lb[j], &t->req, &b);
-            } else {
-                scan_bucket(s, k, s->bkt[k].mask, lb[j], &t->req, &b);
-            }
-        }
-    }
+    if (!(small_init(s, &q, &t->req, &sm) && choose_small(s, c, &q, &sm, &t->req, &b)))
+        choose_full(s, &q, &t->req, &b);
     *out = b.i;
     return 0;
 }
