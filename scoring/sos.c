@@ -1156,41 +1156,88 @@ static uint32_t walk_stayer(const struct sos_index *s, const struct lt_cluster *
     return UINT32_MAX;
 }
 
-/* A small request: the buckets with a class that may lower the score (and those with odd
- * members) in full, then the lowest-index stayer, then the buckets with a class that ties with
- * staying and a member below the best. False if the answer raises the score (no machine
- * stays or moves to a bucket as full as its own): the caller then looks at every bucket. */
+/* The buckets of `set`: each one's bound from the counts alone, then the buckets in rounds of
+ * equal bounds, lowest first, until no bound can beat the best. For a request that leaves
+ * every machine that is not odd in its disk bucket (disk under DISK_SAFE), so that a member's
+ * change is its class's, and the classes a bucket may hold are in its sub-cell mask. Buckets
+ * with odd members are scored at once. */
+static void choose_rounds(const struct sos_index *s, const struct sos_query *q,
+                          const struct lt_res *r, const uint64_t *set, struct sos_best *b)
+{
+    const struct sos_geom *g = &s->geo;
+    int64_t bound[SOS_MAX_CELLS];
+    uint16_t id[SOS_MAX_CELLS];
+    uint32_t m0 = q->drop[0][0], m1 = q->drop[1][0];
+    size_t n = 0;
+
+    for (uint32_t w = 0; w < (g->n + 63) / 64; w++) {
+        for (uint64_t bits = set[w]; bits != 0; bits &= bits - 1) {
+            uint32_t k = w * 64 + (uint32_t)__builtin_ctzll(bits);
+            uint32_t a = s->coord[k][0], bb = s->coord[k][1];
+            uint64_t mask = s->bkt[k].mask;
+            int64_t v = INT64_MAX;
+
+            if (a < m0 || bb < m1)
+                continue; /* cannot fit (choose_full) */
+            if ((s->oddb[w] >> (k % 64)) & 1) {
+                look(s, q, k, r, b);
+                continue;
+            }
+            for (uint32_t c = 0; c < 4; c++) {
+                uint32_t da = q->drop[0][c & 1], db = q->drop[1][c >> 1];
+                int64_t d;
+
+                if (da > a || db > bb || !(q->ext[c] & mask))
+                    continue;
+                d = delta(s->count, k, k - (da * g->k[1] + db) * g->k[2]);
+                v = d < v ? d : v;
+            }
+            if (v != INT64_MAX) {
+                bound[n] = v;
+                id[n++] = (uint16_t)k;
+            }
+        }
+    }
+    for (;;) {
+        int64_t low = INT64_MAX;
+
+        for (size_t j = 0; j < n; j++)
+            low = bound[j] < low ? bound[j] : low;
+        if (low == INT64_MAX || low > b->d)
+            return;
+        for (size_t j = 0; j < n; j++) {
+            if (bound[j] != low)
+                continue;
+            bound[j] = INT64_MAX; /* done */
+            if (improves(low, s->bkt[id[j]].min_i, b))
+                look(s, q, id[j], r, b);
+        }
+    }
+}
+
+/* A small request: the lowest-index stayer (score change 0), then, in rounds by bound, the
+ * buckets with a class that may lower the score or tie with staying (a member in a low slice
+ * and a lower neighbour with fewer machines; see the comment above struct sos_block), and the
+ * buckets with odd members. False if the answer raises the score (no machine stays or moves
+ * to a bucket as full as its own): the caller then looks at every bucket. */
 static bool choose_small(const struct sos_index *s, const struct lt_cluster *c,
                          const struct sos_query *q, const struct sos_small *sm,
                          const struct lt_res *r, struct sos_best *b)
 {
-    uint32_t nw = (s->geo.n + 63) / 64, st, limit;
-    uint64_t zc[SOS_MAX_CELLS / 64];
+    uint32_t st = walk_stayer(s, c, sm, r, UINT32_MAX);
+    uint64_t set[SOS_MAX_CELLS / 64];
 
-    for (uint32_t w = 0; w < nw; w++) {
-        uint64_t lc = s->low[0][sm->sl[0]][w], lm = s->low[1][sm->sl[1]][w];
-        uint64_t neg = (s->neg[0][w] & lc) | (s->neg[1][w] & lm) | (s->neg[2][w] & lc & lm) |
-                       (s->oddb[w] & s->nonempty[w]);
-
-        zc[w] = ((s->zero[0][w] & lc) | (s->zero[1][w] & lm) | (s->zero[2][w] & lc & lm)) & ~neg;
-        for (; neg != 0; neg &= neg - 1)
-            look(s, q, w * 64 + (uint32_t)__builtin_ctzll(neg), r, b);
-    }
-    if (b->d < 0)
-        return true;
-    limit = b->d == 0 ? (uint32_t)b->i : UINT32_MAX;
-    st = walk_stayer(s, c, sm, r, limit);
     if (st != UINT32_MAX) {
         b->d = 0;
         b->i = st;
     }
-    for (uint32_t w = 0; w < nw; w++) {
-        for (uint64_t z = zc[w]; z != 0; z &= z - 1) {
-            uint32_t k = w * 64 + (uint32_t)__builtin_ctzll(z);
-            if (b->d != 0 || s->bkt[k].min_i < b->i)
-                look(s, q, k, r, b);
-        }
+    for (uint32_t w = 0; w < (s->geo.n + 63) / 64; w++) {
+        uint64_t lc = s->low[0][sm->sl[0]][w], lm = s->low[1][sm->sl[1]][w];
+
+        set[w] = ((s->neg[0][w] | s->zero[0][w]) & lc) | ((s->neg[1][w] | s->zero[1][w]) & lm) |
+                 ((s->neg[2][w] | s->zero[2][w]) & lc & lm) | (s->oddb[w] & s->nonempty[w]);
     }
+    choose_rounds(s, q, r, set, b);
     return b->i != LT_NO_MACHINE && b->d <= 0;
 }
 
@@ -1246,8 +1293,14 @@ static int sos_choose(const struct lt_policy *p, const struct lt_index *ix,
     (void)rng;
     (void)err;
     query_init(&q, &s->geo, &t->req);
-    if (!(small_init(s, &q, &t->req, &sm) && choose_small(s, c, &q, &sm, &t->req, &b)))
+    if (small_init(s, &q, &t->req, &sm)) {
+        if (!choose_small(s, c, &q, &sm, &t->req, &b))
+            choose_rounds(s, &q, &t->req, s->nonempty, &b);
+    } else if (q.ok && t->req.disk * s->geo.scale[2] <= DISK_SAFE - SLICE_EPS) {
+        choose_rounds(s, &q, &t->req, s->nonempty, &b);
+    } else {
         choose_full(s, &q, &t->req, &b);
+    }
     *out = b.i;
     return 0;
 }
