@@ -801,7 +801,10 @@ static void scan_bucket(const struct sos_index *s, uint32_t k, uint64_t mask, in
 /* Score changes are even numbers of magnitude at most 2 (machines + 1) < 2^31: biased, they
  * pack above a 32-bit machine index into one unsigned key ordered as (change, index). */
 #define KEY_BIAS ((int64_t)1 << 31)
-#define FAST_BIT 0x8000u /* in choose's bucket list: the bucket takes the fast path */
+#define FAST_BIT 0x8000u
+#define SCAN_BLOCK                                                                                 \
+    16 /* fast_scan's members between checks for an early stop */ /* in choose's bucket list: the  \
+                                                                     bucket takes the fast path */
 
 struct sos_query {
     bool ok;             /* false: rho is within SLICE_EPS of a whole number (general path) */
@@ -998,17 +1001,25 @@ static void fast_scan(const struct sos_index *s, const struct sos_query *q, uint
             uint64_t best = UINT64_MAX, key[4];
             uint32_t mx = xs ? 0u : 1u, my = ys ? 0u : 2u;
 
+            /* In blocks of SCAN_BLOCK members: members are in index order, so once a member
+             * reaches the sub-cell's bound the rest cannot beat it. */
+            uint64_t enough = (uint64_t)(bound + KEY_BIAS + 1) << 32;
+
             for (uint32_t c = 0; c < 4; c++)
                 key[c] = cd[c] == INT64_MAX ? UINT64_MAX : (uint64_t)(cd[c] + KEY_BIAS) << 32;
-            for (uint32_t e = 0; e < n; e++) {
-                const struct lt_res *f = &cl->f[e];
-                uint32_t c = base | (((f->cpu - r->cpu) * sx < tx) ? mx : 0u) |
-                             (((f->mem - r->mem) * sy < ty) ? my : 0u);
-                uint64_t v = key[c] | cl->mem[e];
-                bool fits = f->cpu >= r->cpu && f->mem >= r->mem && f->disk >= r->disk;
+            for (uint32_t e0 = 0; e0 < n && best >= enough; e0 += SCAN_BLOCK) {
+                uint32_t e1 = n - e0 < SCAN_BLOCK ? n : e0 + SCAN_BLOCK;
 
-                v = fits ? v : UINT64_MAX;
-                best = v < best ? v : best;
+                for (uint32_t e = e0; e < e1; e++) {
+                    const struct lt_res *f = &cl->f[e];
+                    uint32_t c = base | (((f->cpu - r->cpu) * sx < tx) ? mx : 0u) |
+                                 (((f->mem - r->mem) * sy < ty) ? my : 0u);
+                    uint64_t v = key[c] | cl->mem[e];
+                    bool fits = f->cpu >= r->cpu && f->mem >= r->mem && f->disk >= r->disk;
+
+                    v = fits ? v : UINT64_MAX;
+                    best = v < best ? v : best;
+                }
             }
             if (best != UINT64_MAX) {
                 int64_t d = (int64_t)(best >> 32) - KEY_BIAS;
