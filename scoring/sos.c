@@ -172,8 +172,9 @@ static int sos_rank(const struct lt_policy *p, const struct lt_cluster *c, const
  * edges (the only ones a small task moves to another bucket) are apart from the rest, and a
  * sub-cell's box says which of them can fit and where they can go. */
 struct sos_bucket {
-    struct lt_res lo, hi; /* union of the sub-cells' boxes (valid when count > 0) */
+    struct lt_res lo, hi; /* holds every member's free vector (when count > 0); may be loose */
     uint32_t min_i;       /* the lowest member index (valid when count > 0) */
+    uint32_t loose;       /* removals and moves inside since the box was recomputed */
     uint64_t mask;        /* bit j set iff sub-cell j is non-empty */
     uint32_t smin[SUB2];  /* sub-cell j's lowest member index (UINT32_MAX if empty) */
 };
@@ -414,11 +415,12 @@ static void box_join(struct lt_res *lo, struct lt_res *hi, const struct lt__cell
     hi->disk = cl->hi.disk > hi->disk ? cl->hi.disk : hi->disk;
 }
 
-/* Recomputes bucket k's box and lowest member from its sub-cells (O(SUB2)). */
+/* Recomputes bucket k's box (the union of its sub-cells' boxes) and lowest member (O(SUB2)). */
 static void bucket_box(struct sos_index *s, uint32_t k)
 {
     struct sos_bucket *bk = &s->bkt[k];
 
+    bk->loose = 0;
     bk->lo.cpu = bk->lo.mem = bk->lo.disk = HUGE_VAL;
     bk->hi.cpu = bk->hi.mem = bk->hi.disk = -HUGE_VAL;
     bk->min_i = UINT32_MAX;
@@ -430,17 +432,45 @@ static void bucket_box(struct sos_index *s, uint32_t k)
     }
 }
 
+/* Bucket k's box grows to hold f. */
+static void bucket_grow(struct sos_bucket *bk, const struct lt_res *f)
+{
+    bk->lo.cpu = f->cpu < bk->lo.cpu ? f->cpu : bk->lo.cpu;
+    bk->lo.mem = f->mem < bk->lo.mem ? f->mem : bk->lo.mem;
+    bk->lo.disk = f->disk < bk->lo.disk ? f->disk : bk->lo.disk;
+    bk->hi.cpu = f->cpu > bk->hi.cpu ? f->cpu : bk->hi.cpu;
+    bk->hi.mem = f->mem > bk->hi.mem ? f->mem : bk->hi.mem;
+    bk->hi.disk = f->disk > bk->hi.disk ? f->disk : bk->hi.disk;
+}
+
+/* A member of bucket k left its place (removed, or moved inside the bucket): the box may be
+ * loose, a valid bound that prunes less; it is recomputed once more changes than members have
+ * piled up, O(1) amortised, as cells.c does for cells. */
+static void bucket_loosen(struct sos_index *s, uint32_t k)
+{
+    if (++s->bkt[k].loose > s->count[k])
+        bucket_box(s, k);
+}
+
 static void cell_add(struct sos_index *s, uint32_t cell, uint32_t i, const struct lt_res *f)
 {
     uint32_t k = cell / SUB2;
+    struct sos_bucket *bk = &s->bkt[k];
 
     s->sumsq += 2 * (int64_t)s->count[k] + 1;
     s->count[k]++;
     s->nonempty[k / 64] |= UINT64_C(1) << (k % 64);
     lt__cell_insert(&s->cells[cell], i, f);
-    s->bkt[k].mask |= UINT64_C(1) << (cell % SUB2);
-    s->bkt[k].smin[cell % SUB2] = s->cells[cell].min_i;
-    bucket_box(s, k);
+    bk->mask |= UINT64_C(1) << (cell % SUB2);
+    bk->smin[cell % SUB2] = s->cells[cell].min_i;
+    if (s->count[k] == 1) {
+        bk->lo = bk->hi = *f;
+        bk->min_i = i;
+        bk->loose = 0;
+    } else {
+        bucket_grow(bk, f);
+        bk->min_i = i < bk->min_i ? i : bk->min_i;
+    }
     nz_count_changed(s, k);
     low_update(s, k);
 }
@@ -448,15 +478,24 @@ static void cell_add(struct sos_index *s, uint32_t cell, uint32_t i, const struc
 static void cell_del(struct sos_index *s, uint32_t cell, uint32_t i)
 {
     uint32_t k = cell / SUB2;
+    struct sos_bucket *bk = &s->bkt[k];
 
     s->sumsq -= 2 * (int64_t)s->count[k] - 1;
     if (--s->count[k] == 0)
         s->nonempty[k / 64] &= ~(UINT64_C(1) << (k % 64));
     lt__cell_remove(&s->cells[cell], i);
     if (s->cells[cell].n == 0)
-        s->bkt[k].mask &= ~(UINT64_C(1) << (cell % SUB2));
-    s->bkt[k].smin[cell % SUB2] = s->cells[cell].n > 0 ? s->cells[cell].min_i : UINT32_MAX;
-    bucket_box(s, k);
+        bk->mask &= ~(UINT64_C(1) << (cell % SUB2));
+    bk->smin[cell % SUB2] = s->cells[cell].n > 0 ? s->cells[cell].min_i : UINT32_MAX;
+    if (s->count[k] > 0 && i == bk->min_i) {
+        bk->min_i = UINT32_MAX;
+        for (uint64_t m = bk->mask; m != 0; m &= m - 1) {
+            uint32_t v = bk->smin[__builtin_ctzll(m)];
+            bk->min_i = v < bk->min_i ? v : bk->min_i;
+        }
+    }
+    if (s->count[k] > 0)
+        bucket_loosen(s, k);
     nz_count_changed(s, k);
     low_update(s, k);
 }
@@ -486,7 +525,8 @@ static void sos_commit(struct lt_index *ix, const struct lt_cluster *c, size_t i
     if (from == to) {
         if (to != NO_CELL) {
             lt__cell_update(&s->cells[to], (uint32_t)i, &f);
-            bucket_box(s, to / SUB2);
+            bucket_grow(&s->bkt[to / SUB2], &f);
+            bucket_loosen(s, to / SUB2);
         }
     } else {
         if (from != NO_CELL)
