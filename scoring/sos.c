@@ -854,6 +854,8 @@ struct sos_query {
     uint64_t low[2];     /* per dimension: sub-cells whose slice is surely below phi */
     uint64_t sure[2];    /* per dimension: sub-cells whose slice is sure (above or below) */
     uint32_t drop[2][2]; /* [dim][low]: buckets dropped, m + low */
+    bool walked;         /* a small request whose stayers the walk has settled: class 0 of a
+                          * bucket without odd members cannot improve the best */
 };
 
 static void query_init(struct sos_query *q, const struct sos_geom *g, const struct lt_res *r)
@@ -951,6 +953,8 @@ static void class_deltas(const struct sos_index *s, const struct sos_query *q, u
 {
     for (uint32_t c = 0; c < 4; c++)
         cd[c] = class_delta(s, q, k, fb, c);
+    if (q->walked && !((s->oddb[k / 64] >> (k % 64)) & 1))
+        cd[0] = INT64_MAX;
 }
 
 /* Bucket k's sure sub-cells (O(1) each). */
@@ -1234,7 +1238,7 @@ static void choose_rounds(const struct sos_index *s, const struct sos_query *q,
                 look(s, q, k, r, b);
                 continue;
             }
-            for (uint32_t c = 0; c < 4; c++) {
+            for (uint32_t c = q->walked ? 1 : 0; c < 4; c++) {
                 uint32_t da = q->drop[0][c & 1], db = q->drop[1][c >> 1];
                 int64_t d;
 
@@ -1269,14 +1273,18 @@ static void choose_rounds(const struct sos_index *s, const struct sos_query *q,
 /* A small request: the lowest-index stayer (score change 0), then, in rounds by bound, the
  * buckets with a class that may lower the score or tie with staying (a member in a low slice
  * and a lower neighbour with fewer machines; see the comment above struct sos_block), and the
- * buckets with odd members. False if the answer raises the score (no machine stays or moves
- * to a bucket as full as its own): the caller then looks at every bucket. */
-static bool choose_small(const struct sos_index *s, const struct lt_cluster *c,
-                         const struct sos_query *q, const struct sos_small *sm,
+ * buckets with odd members. If the answer raises the score (no machine stays or moves to a
+ * bucket as full as its own), every bucket in rounds. The walk settles the stayers that are
+ * not odd (none, or none below the best's index), so the rounds leave out their class. */
+static void choose_small(const struct sos_index *s, const struct lt_cluster *c,
+                         const struct sos_query *q0, const struct sos_small *sm,
                          const struct lt_res *r, struct sos_best *b)
 {
     uint32_t st = walk_stayer(s, c, sm, r, UINT32_MAX);
     uint64_t set[SOS_MAX_CELLS / 64];
+    struct sos_query q[1] = {*q0};
+
+    q->walked = true;
 
     if (st != UINT32_MAX) {
         b->d = 0;
@@ -1289,7 +1297,11 @@ static bool choose_small(const struct sos_index *s, const struct lt_cluster *c,
                  ((s->neg[2][w] | s->zero[2][w]) & lc & lm) | (s->oddb[w] & s->nonempty[w]);
     }
     choose_rounds(s, q, r, set, b);
-    return b->i != LT_NO_MACHINE && b->d <= 0;
+    if (b->i != LT_NO_MACHINE && b->d <= 0)
+        return;
+    for (uint32_t w = 0; w < (s->geo.n + 63) / 64; w++)
+        set[w] = s->nonempty[w] & ~set[w]; /* the rest */
+    choose_rounds(s, q, r, set, b);
 }
 
 /* Every non-empty bucket: the first looks, so that the best is already close when the scans
@@ -1345,8 +1357,7 @@ static int sos_choose(const struct lt_policy *p, const struct lt_index *ix,
     (void)err;
     query_init(&q, &s->geo, &t->req);
     if (small_init(s, &q, &t->req, &sm)) {
-        if (!choose_small(s, c, &q, &sm, &t->req, &b))
-            choose_rounds(s, &q, &t->req, s->nonempty, &b);
+        choose_small(s, c, &q, &sm, &t->req, &b);
     } else if (q.ok && t->req.disk * s->geo.scale[2] <= DISK_SAFE - SLICE_EPS) {
         choose_rounds(s, &q, &t->req, s->nonempty, &b);
     } else {
