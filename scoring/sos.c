@@ -31,14 +31,18 @@
  *   request within 1e-9 of a whole number of widths, takes the general path: a lower bound
  *   from the box shifted by the request (bucket() is monotone, so the range of targets is
  *   exact), members scored with bucket_after().
- *   For a small request (the comment above struct sos_block) choose() scores only the
- *   buckets whose move can lower the score or tie with staying, and finds the lowest-index
- *   stayer by a walk over the machines in index order. Otherwise, and when that answer would
- *   raise the score, it bounds every non-empty bucket and takes its sure sub-cells in one
- *   pass, then scans the straddling sub-cells of the buckets that can still beat (or tie
- *   with a lower index) the best, negative bounds first. Cost: O(non-empty buckets) plus the
+ *   For a small request (the comment above struct sos_block) choose() finds the lowest-index
+ *   stayer by a walk over the machines in index order, then scores only the buckets whose
+ *   move can lower the score or tie with staying (choose_small). Buckets are scored in rounds
+ *   of equal bounds from the counts, lowest first, until no bound can beat the best
+ *   (choose_rounds), which larger requests that leave every disk bucket alone use over every
+ *   bucket. The rest (large disk requests, requests within 1e-9 of a whole number of widths)
+ *   bound every non-empty bucket and take its sure sub-cells in one pass, then scan the
+ *   straddling sub-cells of the buckets that can still beat (or tie with a lower index) the
+ *   best, negative bounds first (choose_full). Cost: O(non-empty buckets) at most, plus the
  *   members of straddling sub-cells below the best's index, independent of the number of
- *   machines.
+ *   machines; for small requests, the few buckets that can lower the score and a walk over
+ *   the blocks below the stayer.
  * Tests: tests/unit/test_sos.c (the DESIGN.md worked example, requests wider than a bucket,
  *   small requests on crowded clusters), test_property.c (choose equals the naive rank scan
  *   on random states).
