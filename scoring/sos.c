@@ -1172,14 +1172,14 @@ static bool small_init(const struct sos_index *s, const struct sos_query *q, con
     return true;
 }
 
-/* The lowest-index walked machine below `limit` that stays in its bucket (so fits, with
- * score change 0); UINT32_MAX if none. */
+/* The lowest-index walked machine that stays in its bucket (so fits, with score change 0);
+ * UINT32_MAX if none. */
 static uint32_t walk_stayer(const struct sos_index *s, const struct lt_cluster *c,
-                            const struct sos_small *sm, const struct lt_res *r, uint32_t limit)
+                            const struct sos_small *sm, const struct lt_res *r)
 {
     uint32_t nb = (uint32_t)((s->n + WALK_BLOCK - 1) / WALK_BLOCK);
 
-    for (uint32_t bi = 0; bi < nb && bi * WALK_BLOCK < limit; bi++) {
+    for (uint32_t bi = 0; bi < nb; bi++) {
         const struct sos_block *bl = &s->blk[bi];
         uint8_t may[WALK_BLOCK];
         uint64_t m = 0;
@@ -1187,21 +1187,25 @@ static uint32_t walk_stayer(const struct sos_index *s, const struct lt_cluster *
         if (bl->mx[sm->lq] < sm->tc)
             continue; /* no member can stay in cpu and mem at once */
         /* The members that may stay, as a mask: a flag a byte (vectorised), then eight flags
-         * at a time gathered into a byte by a multiplication. */
+         * at a time gathered into a byte by a multiplication (byte j of a little-endian word
+         * lands on bit 56 + j; no two partial products meet, so nothing carries). */
         for (uint32_t e = 0; e < WALK_BLOCK; e++)
             may[e] = (uint8_t)((bl->qc[e] >= sm->lo[0]) & (bl->qm[e] >= sm->lo[1]));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
         for (uint32_t g = 0; g < WALK_BLOCK / 8; g++) {
             uint64_t x;
 
             memcpy(&x, may + 8 * g, sizeof(x));
             m |= ((x * UINT64_C(0x0102040810204080)) >> 56) << (8 * g);
         }
+#else
+        for (uint32_t e = 0; e < WALK_BLOCK; e++)
+            m |= (uint64_t)may[e] << e;
+#endif
         for (m &= bl->present; m != 0; m &= m - 1) {
             uint32_t e = (uint32_t)__builtin_ctzll(m), i = bi * WALK_BLOCK + e, k;
             struct lt_res f;
 
-            if (i >= limit)
-                return UINT32_MAX;
             if (bl->qc[e] >= sm->hi[0] && bl->qm[e] >= sm->hi[1])
                 return i;
             /* near the line: fast_scan's exact test */
@@ -1281,15 +1285,14 @@ static void choose_rounds(const struct sos_index *s, const struct sos_query *q,
  * bucket as full as its own), every bucket in rounds. The walk settles the stayers that are
  * not odd (none, or none below the best's index), so the rounds leave out their class. */
 static void choose_small(const struct sos_index *s, const struct lt_cluster *c,
-                         const struct sos_query *q0, const struct sos_small *sm,
+                         const struct sos_query *q, const struct sos_small *sm,
                          const struct lt_res *r, struct sos_best *b)
 {
-    uint32_t st = walk_stayer(s, c, sm, r, UINT32_MAX);
+    uint32_t st = walk_stayer(s, c, sm, r);
     uint64_t set[SOS_MAX_CELLS / 64];
-    struct sos_query q[1] = {*q0};
+    struct sos_query qw = *q;
 
-    q->walked = true;
-
+    qw.walked = true;
     if (st != UINT32_MAX) {
         b->d = 0;
         b->i = st;
@@ -1300,12 +1303,12 @@ static void choose_small(const struct sos_index *s, const struct lt_cluster *c,
         set[w] = ((s->neg[0][w] | s->zero[0][w]) & lc) | ((s->neg[1][w] | s->zero[1][w]) & lm) |
                  ((s->neg[2][w] | s->zero[2][w]) & lc & lm) | (s->oddb[w] & s->nonempty[w]);
     }
-    choose_rounds(s, q, r, set, b);
+    choose_rounds(s, &qw, r, set, b);
     if (b->i != LT_NO_MACHINE && b->d <= 0)
         return;
     for (uint32_t w = 0; w < (s->geo.n + 63) / 64; w++)
         set[w] = s->nonempty[w] & ~set[w]; /* the rest */
-    choose_rounds(s, q, r, set, b);
+    choose_rounds(s, &qw, r, set, b);
 }
 
 /* Every non-empty bucket: the first looks, so that the best is already close when the scans
