@@ -228,7 +228,6 @@ struct sos_index {
     uint64_t oddb[SOS_MAX_CELLS / 64];        /* bit k set iff bucket k has an odd member */
     uint8_t (*lows)[2];                       /* bucket -> lowest occupied slice in cpu, mem */
     uint32_t *nodd;                           /* bucket -> odd members */
-    uint8_t *odd;                             /* machine -> 1 if online and odd */
     struct sos_block *blk;                    /* machines by index, WALK_BLOCK a block */
 };
 
@@ -372,16 +371,16 @@ static void odd_add(struct sos_index *s, uint32_t k, bool add)
 }
 
 /* Machine i went from sub-cell `from` to `to` (NO_CELL: offline) with free vector f: its odd
- * flag, offsets and block. */
+ * count, offsets and block. An online machine is odd exactly when its block does not walk it. */
 static void walk_move(struct sos_index *s, uint32_t i, uint32_t from, uint32_t to,
                       const struct lt_res *f)
 {
     struct sos_block *bl = &s->blk[i / WALK_BLOCK];
     uint32_t e = i % WALK_BLOCK;
     uint64_t bit = UINT64_C(1) << e;
-    bool odd = false, redo = false;
+    bool redo = false;
 
-    if (s->odd[i])
+    if (from != NO_CELL && !(bl->present & bit))
         odd_add(s, from / SUB2, false);
     if (bl->present & bit) /* a summary maximum it held must be recomputed */
         redo = bl->mx[bl->qm[e] >> WALK_LSHIFT] == bl->qc[e] + 1;
@@ -389,14 +388,12 @@ static void walk_move(struct sos_index *s, uint32_t i, uint32_t from, uint32_t t
     if (to != NO_CELL) {
         uint32_t k = to / SUB2;
 
-        odd = offsets(&s->geo, f, s->coord[k][0], s->coord[k][1], k % s->geo.k[2], &bl->qc[e],
-                      &bl->qm[e]);
-        if (odd)
+        if (offsets(&s->geo, f, s->coord[k][0], s->coord[k][1], k % s->geo.k[2], &bl->qc[e],
+                    &bl->qm[e]))
             odd_add(s, k, true);
         else
             bl->present |= bit;
     }
-    s->odd[i] = odd;
     if (redo) {
         block_summary(s, i / WALK_BLOCK, bl->mx);
     } else if (bl->present & bit) {
@@ -408,15 +405,29 @@ static void walk_move(struct sos_index *s, uint32_t i, uint32_t from, uint32_t t
     }
 }
 
-static void box_join(struct lt_res *lo, struct lt_res *hi, const struct lt__cell *cl)
+/* The box [lo, hi] grows to hold the box [alo, ahi]. */
+static void box_join(struct lt_res *lo, struct lt_res *hi, const struct lt_res *alo,
+                     const struct lt_res *ahi)
 {
     /* plain comparisons: without -ffinite-math-only, fmin and fmax are calls into libm */
-    lo->cpu = cl->lo.cpu < lo->cpu ? cl->lo.cpu : lo->cpu;
-    lo->mem = cl->lo.mem < lo->mem ? cl->lo.mem : lo->mem;
-    lo->disk = cl->lo.disk < lo->disk ? cl->lo.disk : lo->disk;
-    hi->cpu = cl->hi.cpu > hi->cpu ? cl->hi.cpu : hi->cpu;
-    hi->mem = cl->hi.mem > hi->mem ? cl->hi.mem : hi->mem;
-    hi->disk = cl->hi.disk > hi->disk ? cl->hi.disk : hi->disk;
+    lo->cpu = alo->cpu < lo->cpu ? alo->cpu : lo->cpu;
+    lo->mem = alo->mem < lo->mem ? alo->mem : lo->mem;
+    lo->disk = alo->disk < lo->disk ? alo->disk : lo->disk;
+    hi->cpu = ahi->cpu > hi->cpu ? ahi->cpu : hi->cpu;
+    hi->mem = ahi->mem > hi->mem ? ahi->mem : hi->mem;
+    hi->disk = ahi->disk > hi->disk ? ahi->disk : hi->disk;
+}
+
+/* The lowest of the sub-cell minima of bucket bk's sub-cells in mask m (UINT32_MAX if none). */
+static uint32_t smin_of(const struct sos_bucket *bk, uint64_t m)
+{
+    uint32_t mi = UINT32_MAX;
+
+    for (; m != 0; m &= m - 1) {
+        uint32_t v = bk->smin[__builtin_ctzll(m)];
+        mi = v < mi ? v : mi;
+    }
+    return mi;
 }
 
 /* Recomputes bucket k's box (the union of its sub-cells' boxes) and lowest member (O(SUB2)). */
@@ -430,21 +441,10 @@ static void bucket_box(struct sos_index *s, uint32_t k)
     bk->min_i = UINT32_MAX;
     for (uint64_t m = bk->mask; m != 0; m &= m - 1) {
         const struct lt__cell *cl = &s->cells[k * SUB2 + (uint32_t)__builtin_ctzll(m)];
-        box_join(&bk->lo, &bk->hi, cl);
+        box_join(&bk->lo, &bk->hi, &cl->lo, &cl->hi);
         if (cl->min_i < bk->min_i)
             bk->min_i = cl->min_i;
     }
-}
-
-/* Bucket k's box grows to hold f. */
-static void bucket_grow(struct sos_bucket *bk, const struct lt_res *f)
-{
-    bk->lo.cpu = f->cpu < bk->lo.cpu ? f->cpu : bk->lo.cpu;
-    bk->lo.mem = f->mem < bk->lo.mem ? f->mem : bk->lo.mem;
-    bk->lo.disk = f->disk < bk->lo.disk ? f->disk : bk->lo.disk;
-    bk->hi.cpu = f->cpu > bk->hi.cpu ? f->cpu : bk->hi.cpu;
-    bk->hi.mem = f->mem > bk->hi.mem ? f->mem : bk->hi.mem;
-    bk->hi.disk = f->disk > bk->hi.disk ? f->disk : bk->hi.disk;
 }
 
 /* A member of bucket k left its place (removed, or moved inside the bucket): the box may be
@@ -472,7 +472,7 @@ static void cell_add(struct sos_index *s, uint32_t cell, uint32_t i, const struc
         bk->min_i = i;
         bk->loose = 0;
     } else {
-        bucket_grow(bk, f);
+        box_join(&bk->lo, &bk->hi, f, f);
         bk->min_i = i < bk->min_i ? i : bk->min_i;
     }
     nz_count_changed(s, k);
@@ -491,13 +491,8 @@ static void cell_del(struct sos_index *s, uint32_t cell, uint32_t i)
     if (s->cells[cell].n == 0)
         bk->mask &= ~(UINT64_C(1) << (cell % SUB2));
     bk->smin[cell % SUB2] = s->cells[cell].n > 0 ? s->cells[cell].min_i : UINT32_MAX;
-    if (s->count[k] > 0 && i == bk->min_i) {
-        bk->min_i = UINT32_MAX;
-        for (uint64_t m = bk->mask; m != 0; m &= m - 1) {
-            uint32_t v = bk->smin[__builtin_ctzll(m)];
-            bk->min_i = v < bk->min_i ? v : bk->min_i;
-        }
-    }
+    if (s->count[k] > 0 && i == bk->min_i)
+        bk->min_i = smin_of(bk, bk->mask);
     if (s->count[k] > 0)
         bucket_loosen(s, k);
     nz_count_changed(s, k);
@@ -529,7 +524,7 @@ static void sos_commit(struct lt_index *ix, const struct lt_cluster *c, size_t i
     if (from == to) {
         if (to != NO_CELL) {
             lt__cell_update(&s->cells[to], (uint32_t)i, &f);
-            bucket_grow(&s->bkt[to / SUB2], &f);
+            box_join(&s->bkt[to / SUB2].lo, &s->bkt[to / SUB2].hi, &f, &f);
             bucket_loosen(s, to / SUB2);
         }
     } else {
@@ -559,7 +554,6 @@ static void sos_free(struct lt_index *ix)
     lt_free(s->coord);
     lt_free(s->lows);
     lt_free(s->nodd);
-    lt_free(s->odd);
     lt_free(s->blk);
     lt_free(s);
 }
@@ -583,7 +577,7 @@ static int small_check(const struct sos_index *s, const struct lt_cluster *c, st
             odd = offsets(&s->geo, &f, s->coord[k][0], s->coord[k][1], k % s->geo.k[2], &qc, &qm);
             nodd[k] += odd;
         }
-        if (odd != (s->odd[i] != 0) || present != (s->cell[i] != NO_CELL && !odd) ||
+        if (present != (s->cell[i] != NO_CELL && !odd) ||
             (present && (qc != bl->qc[i % WALK_BLOCK] || qm != bl->qm[i % WALK_BLOCK])))
             return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: machine %zu's walk entry wrong",
                               name, i);
@@ -715,7 +709,6 @@ static int sos_index_new(const struct lt_policy *p, const struct lt_cluster *c,
     s->coord = lt_calloc(s->geo.n, sizeof(*s->coord));
     s->lows = lt_calloc(s->geo.n, sizeof(*s->lows));
     s->nodd = lt_calloc(s->geo.n, sizeof(*s->nodd));
-    s->odd = lt_calloc(c->n + 1, sizeof(*s->odd));
     s->blk = lt_calloc(c->n / WALK_BLOCK + 1, sizeof(*s->blk));
     if (s->coord == NULL || s->lows == NULL)
         goto out_nomem;
@@ -725,7 +718,7 @@ static int sos_index_new(const struct lt_policy *p, const struct lt_cluster *c,
         s->lows[k][0] = s->lows[k][1] = SUB; /* empty */
     }
     if (s->cells == NULL || s->bkt == NULL || s->count == NULL || s->cell == NULL ||
-        s->nodd == NULL || s->odd == NULL || s->blk == NULL)
+        s->nodd == NULL || s->blk == NULL)
         goto out_nomem;
     for (size_t i = 0; i < c->n; i++) {
         struct lt_res f = lt__free(&c->m[i]);
@@ -969,14 +962,11 @@ static void fast_sure(const struct sos_index *s, const struct sos_query *q, uint
 
     for (uint32_t c = 0; c < 4; c++) {
         uint64_t m = q->cls[c] & bk->mask & ~fb->unsure;
-        uint32_t mi = UINT32_MAX;
+        uint32_t mi;
 
         if (m == 0 || cd[c] == INT64_MAX || !improves(cd[c], bk->min_i, b))
             continue;
-        for (; m != 0; m &= m - 1) {
-            uint32_t v = bk->smin[__builtin_ctzll(m)];
-            mi = v < mi ? v : mi;
-        }
+        mi = smin_of(bk, m);
         if (improves(cd[c], mi, b)) {
             b->d = cd[c];
             b->i = mi;
