@@ -629,7 +629,8 @@ typedef double corner_fn(const struct query *q, uint32_t a, uint32_t b, double d
 typedef double kb_fn(const struct query *q, double k, double d, uint32_t a, uint32_t b);
 /* Keyed formulas, optional: a lower bound of the score of a member with free vector f and key
  * key, close enough to the score that few members but the answer get their exact score (three
- * exp calls for bestfit4 and bestfit5). */
+ * exp calls for bestfit5). bestfit4 has none: its cell bound (corr) is nearly as tight, and a
+ * member bound measured slower than the exact scores it saved (docs/benchmarks.md). */
 typedef double mb_fn(const struct query *q, const struct lt_res *f, double key);
 #define FORMULA                                                                                    \
     lt__fit_score_fn *score, prep_fn *prep, corr_fn *corr, corner_fn *corner, kb_fn *kb, mb_fn *mb
@@ -641,7 +642,8 @@ struct query {
     const struct lt_cluster *c;
     const struct grid_cfg *g;
     const struct lt_res *r;
-    double u, v;     /* the request over the configuration's capacity: cpu, mem */
+    double u, v, w;  /* the request over the configuration's capacity: cpu, mem, disk */
+    double pu, pv;   /* 1 + u ln 10, 1 + v ln 10: lower bounds of 10^u, 10^v */
     double k[3];     /* per-formula terms of corr, set by its prep_fn */
     double e[3];     /* per-formula terms of corner */
     double zb, zc;   /* per-formula disk terms of corr and corner */
@@ -758,13 +760,12 @@ static inline __attribute__((always_inline)) double corr_epvm2(const struct quer
 static inline __attribute__((always_inline)) void prep_bestfit5(struct query *q)
 {
     const struct grid_cfg *g = q->g;
-    double w = q->r->disk / g->cap.disk;
 
     q->k[0] = low_p10(q->u * LT__LN10);
     q->k[1] = low_p10(q->v * LT__LN10);
-    q->k[2] = low_p10(w * LT__LN10);
-    q->zb = q->k[2] * p10_lower(q, dmax(g->dlo / g->cap.disk, w));
-    q->zc = (1.0 - q->k[2]) * p10_upper(q, g->dhi / g->cap.disk);
+    q->k[2] = low_p10(q->w * LT__LN10);
+    q->zb = q->k[2] * p10_lower(q, dmax(g->dlo * g->inv_disk, q->w));
+    q->zc = (1.0 - q->k[2]) * p10_upper(q, g->dhi * g->inv_disk);
 }
 
 /* bestfit5 at the high corner (a + 1, b + 1, dhi) bounds every member of the cells (<= a,
@@ -788,8 +789,8 @@ static inline __attribute__((always_inline)) double
 corr_bestfit5(const struct query *q, uint32_t a, uint32_t b, uint32_t a1, uint32_t b1)
 {
     const double *lp10 = q->g->lp10;
-    double px = dmax(lp10[a], 1.0 + q->u * LT__LN10);
-    double py = dmax(lp10[b], 1.0 + q->v * LT__LN10);
+    double px = dmax(lp10[a], q->pu);
+    double py = dmax(lp10[b], q->pv);
     double f;
 
     if (a >= b1 + 1)
@@ -808,11 +809,11 @@ static inline __attribute__((always_inline)) void prep_bestfit4(struct query *q)
 
     q->k[0] = high_p10(q->u * LT__LN10);
     q->k[1] = high_p10(q->v * LT__LN10);
-    q->k[2] = high_p10(q->r->disk / g->cap.disk * LT__LN10);
-    q->zb = q->k[2] * p10_upper(q, g->dhi / g->cap.disk);
+    q->k[2] = high_p10(q->w * LT__LN10);
+    q->zb = q->k[2] * p10_upper(q, g->dhi * g->inv_disk);
     q->e[0] = high_exp(q->u * LT__LN10);
     q->e[1] = high_exp(q->v * LT__LN10);
-    q->e[2] = high_exp(q->r->disk / g->cap.disk * LT__LN10);
+    q->e[2] = high_exp(q->w * LT__LN10);
     q->m[0] = low_exp_mul(q->e[0]);
     q->m[1] = low_exp_mul(q->e[1]);
     q->m[2] = low_exp_mul(q->e[2]);
@@ -825,11 +826,9 @@ static inline __attribute__((always_inline)) double
 corner_bestfit4(const struct query *q, uint32_t a, uint32_t b, double d)
 {
     const double *lp10 = q->g->lp10;
-    double w = q->r->disk / q->g->cap.disk;
 
-    return padded(low_exp_mul(q->e[0]) * dmax(lp10[a], 1.0 + q->u * LT__LN10) +
-                  low_exp_mul(q->e[1]) * dmax(lp10[b], 1.0 + q->v * LT__LN10) +
-                  low_exp_mul(q->e[2]) * p10_lower(q, dmax(d / q->g->cap.disk, w)));
+    return padded(q->m[0] * dmax(lp10[a], q->pu) + q->m[1] * dmax(lp10[b], q->pv) +
+                  q->m[2] * p10_lower(q, dmax(d * q->g->inv_disk, q->w)));
 }
 
 /* bestfit4 from the key: with lu, lv, lw lower bounds of 10^-u, 10^-v, 10^-w and l the least,
@@ -844,10 +843,9 @@ static inline __attribute__((always_inline)) double kb_bestfit4(const struct que
 
     if (!(k > -HUGE_VAL))
         return HUGE_VAL; /* no member */
-    return -q->m[3] * k + (q->m[0] - q->m[3]) * dmax(lp10[a], 1.0 + q->u * LT__LN10) +
-           (q->m[1] - q->m[3]) * dmax(lp10[b], 1.0 + q->v * LT__LN10) +
-           (q->m[2] - q->m[3]) *
-               p10_lower(q, dmax(d / q->g->cap.disk, q->r->disk / q->g->cap.disk));
+    return -q->m[3] * k + (q->m[0] - q->m[3]) * dmax(lp10[a], q->pu) +
+           (q->m[1] - q->m[3]) * dmax(lp10[b], q->pv) +
+           (q->m[2] - q->m[3]) * p10_lower(q, dmax(d * q->g->inv_disk, q->w));
 }
 
 static inline __attribute__((always_inline)) double
@@ -858,29 +856,6 @@ corr_bestfit4(const struct query *q, uint32_t a0, uint32_t b0, uint32_t a, uint3
     (void)a0;
     (void)b0;
     return -(q->k[0] * lp10[a + 1] + q->k[1] * lp10[b + 1] + q->zb);
-}
-
-/* An upper bound of 10^z for 0 <= z <= 1 from the table: 10^z = p10[k] e^s with s = (z - k/64)
- * ln 10 in [0, ln 10 / 64), and e^s <= 1 + s + s^2/2 + e^s s^3/6 < 1 + s + s^2/2 + 0.175 s^3. */
-static double p10_upper_tight(const struct query *q, double z)
-{
-    double x = z * GRID_MAX;
-    uint32_t k = x >= GRID_MAX ? GRID_MAX : (uint32_t)x;
-    double s = (z - (double)k / GRID_MAX) * LT__LN10;
-
-    return q->gi->p10[k] * (1.0 + s + s * s * (0.5 + 0.175 * s));
-}
-
-/* bestfit4 of one member: score = -key - sum (1 - 10^-u) 10^x >= -key - sum h_u 10^x, with h
- * the upper bounds of 1 - 10^-u (prep) and 10^x bounded above from the table. */
-static inline __attribute__((always_inline)) double mb_bestfit4(const struct query *q,
-                                                                const struct lt_res *f, double key)
-{
-    const struct grid_cfg *g = q->g;
-
-    return -key - (q->k[0] * p10_upper_tight(q, f->cpu * g->inv_cpu) +
-                   q->k[1] * p10_upper_tight(q, f->mem * g->inv_mem) +
-                   q->k[2] * p10_upper_tight(q, f->disk * g->inv_disk));
 }
 
 /* bestfit5 of one member: score = -key + max(x - u, y - v) - max(x, y) + sum (1 - 10^-u) 10^x,
@@ -1174,8 +1149,11 @@ static bool config_usable(const struct grid_cfg *g, const struct lt_res *r)
 static void set_config(struct query *q, size_t k, prep_fn *prep)
 {
     q->g = &q->gi->cfg[k];
-    q->u = q->r->cpu / q->g->cap.cpu;
-    q->v = q->r->mem / q->g->cap.mem;
+    q->u = q->r->cpu * q->g->inv_cpu;
+    q->v = q->r->mem * q->g->inv_mem;
+    q->w = q->r->disk * q->g->inv_disk;
+    q->pu = 1.0 + q->u * LT__LN10;
+    q->pv = 1.0 + q->v * LT__LN10;
     q->qa = coord(q->g, q->r->cpu, q->g->inv_cpu, q->g->sc_cpu);
     q->qb = coord(q->g, q->r->mem, q->g->inv_mem, q->g->sc_mem);
     if (prep != NULL)
@@ -1188,9 +1166,9 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
                               const struct lt_task *t, size_t *out, FORMULA)
 {
     const struct grid_index *gi = (const struct grid_index *)ix;
-    struct query q = {gi,        gi->fp,    c, NULL, &t->req, 0, 0,
-                      {0, 0, 0}, {0, 0, 0}, 0, 0,    0,       0, {0, 0, 0, 0}};
+    struct query q = {.gi = gi, .fp = gi->fp, .c = c, .r = &t->req};
     struct lt__best b = {LT_SCORE_INFEASIBLE, LT_NO_MACHINE};
+    struct query qs[SORT_CONFIGS];
     uint32_t order[SORT_CONFIGS];
     double bound[SORT_CONFIGS];
     size_t n = 0;
@@ -1208,20 +1186,28 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
         return 0;
     }
     /* Few configurations: visit them in order of their bound, so the first one visited
-     * usually holds the answer and the rest are pruned whole. */
+     * usually holds the answer and the rest are pruned whole. A keyed formula's query, whose
+     * set-up (prep) costs more than a copy, is kept per configuration (qs[k]) for the walk. */
     for (size_t k = 0; k < gi->n_cfg; k++) {
+        struct query *qk = prep != NULL ? &qs[k] : &q;
         double s;
 
         if (!config_usable(&gi->cfg[k], q.r))
             continue;
-        set_config(&q, k, prep);
-        s = config_bound(&q, PASS);
+        if (prep != NULL)
+            qs[k] = q;
+        set_config(qk, k, prep);
+        s = config_bound(qk, PASS);
         if (s < HUGE_VAL)
             n = lt__order_insert(bound, order, n, s, (uint32_t)k);
     }
     for (size_t j = 0; j < n && !(bound[j] > b.s); j++) {
-        set_config(&q, order[j], prep);
-        walk(&q, &b, PASS);
+        if (prep != NULL) {
+            walk(&qs[order[j]], &b, PASS);
+        } else {
+            set_config(&q, order[j], prep);
+            walk(&q, &b, PASS);
+        }
     }
     *out = b.i;
     return 0;
@@ -1239,7 +1225,7 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
 GRID_CHOOSE(bestfit1, NULL, NULL, NULL, NULL, NULL)
 GRID_CHOOSE(bestfit2, NULL, NULL, NULL, NULL, NULL)
 GRID_CHOOSE(bestfit3, NULL, NULL, NULL, NULL, NULL)
-GRID_CHOOSE(bestfit4, prep_bestfit4, corr_bestfit4, corner_bestfit4, kb_bestfit4, mb_bestfit4)
+GRID_CHOOSE(bestfit4, prep_bestfit4, corr_bestfit4, corner_bestfit4, kb_bestfit4, NULL)
 GRID_CHOOSE(bestfit5, prep_bestfit5, corr_bestfit5, corner_bestfit5, NULL, mb_bestfit5)
 GRID_CHOOSE(epvm2, prep_epvm2, corr_epvm2, NULL, NULL, NULL)
 GRID_CHOOSE(brfs_norm, NULL, NULL, NULL, NULL, NULL)
