@@ -5,10 +5,13 @@
  * by lt__cell_check), so a scan reads one contiguous array instead of chasing machines across
  * the cluster. Sorted members let a scan find the lowest-index machine of a tie by scanning in
  * order, and let a point box (every member has the same free vector, hence the same score)
- * answer in O(1) with its first member. The box grows on insert; when a member on its boundary
- * leaves, a small cell recomputes it at once, a large one once more members have left than remain,
- * so it stays a valid bound at amortised O(1) per removal (a loose box is still a correct
- * bound; it only prunes less).
+ * answer in O(1) with its first member. An index-ordered cell shifts the shorter side of a
+ * member that comes or goes: the arrays keep free entries before the first member (`off`),
+ * so that the members that leave a crowded cell in index order (the empty machines, as a
+ * first or best fit fills them) each cost O(1), not a move of the whole cell. The box grows on
+ * insert; when a member on its boundary leaves, a small cell recomputes it at once, a large one
+ * once more members have left than remain, so it stays a valid bound at amortised O(1) per removal
+ * (a loose box is still a correct bound; it only prunes less).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -28,17 +31,27 @@ int lt__cell_reserve(struct lt__cell *cl)
     uint32_t *t;
     struct lt_res *f;
 
-    if (cl->n < cl->cap)
+    if (cl->off + cl->n < cl->cap)
         return 0;
+    if (cl->off > 0 && cl->off >= cl->cap / 4) {
+        /* A quarter or more of the room is before the members: move them to the front
+         * (O(n), after at least n/4 removals at the front since the room was made). */
+        memmove(cl->mem - cl->off, cl->mem, (size_t)cl->n * sizeof(*cl->mem));
+        memmove(cl->f - cl->off, cl->f, (size_t)cl->n * sizeof(*cl->f));
+        cl->mem -= cl->off;
+        cl->f -= cl->off;
+        cl->off = 0;
+        return 0;
+    }
     cap = cl->cap ? 2 * cl->cap : 4;
-    t = lt_reallocarray(cl->mem, cap, sizeof(*t));
+    t = lt_reallocarray(cl->mem - cl->off, cap, sizeof(*t));
     if (t == NULL)
         return LT_ENOMEM;
-    cl->mem = t;
-    f = lt_reallocarray(cl->f, cap, sizeof(*f));
+    cl->mem = t + cl->off;
+    f = lt_reallocarray(cl->f - cl->off, cap, sizeof(*f));
     if (f == NULL)
         return LT_ENOMEM; /* mem grew, f did not: cap is unchanged, so nothing is wrong */
-    cl->f = f;
+    cl->f = f + cl->off;
     if (cl->heap) {
         double *k = lt_reallocarray(cl->key, cap, sizeof(*k));
         if (k == NULL)
@@ -84,11 +97,20 @@ void lt__cell_insert(struct lt__cell *cl, uint32_t i, const struct lt_res *f)
 {
     uint32_t pos;
 
-    assert(cl->n < cl->cap);
+    assert(cl->off + cl->n < cl->cap);
     pos = lower_bound(cl, i);
     assert(pos == cl->n || cl->mem[pos] != i);
-    memmove(cl->mem + pos + 1, cl->mem + pos, (size_t)(cl->n - pos) * sizeof(*cl->mem));
-    memmove(cl->f + pos + 1, cl->f + pos, (size_t)(cl->n - pos) * sizeof(*cl->f));
+    if (cl->off > 0 && pos < cl->n - pos) {
+        /* the members before pos move one entry towards the front */
+        memmove(cl->mem - 1, cl->mem, (size_t)pos * sizeof(*cl->mem));
+        memmove(cl->f - 1, cl->f, (size_t)pos * sizeof(*cl->f));
+        cl->mem--;
+        cl->f--;
+        cl->off--;
+    } else {
+        memmove(cl->mem + pos + 1, cl->mem + pos, (size_t)(cl->n - pos) * sizeof(*cl->mem));
+        memmove(cl->f + pos + 1, cl->f + pos, (size_t)(cl->n - pos) * sizeof(*cl->f));
+    }
     cl->mem[pos] = i;
     cl->f[pos] = *f;
     cl->min_i = cl->mem[0];
@@ -132,8 +154,17 @@ void lt__cell_remove(struct lt__cell *cl, uint32_t i)
 
     assert(pos < cl->n && cl->mem[pos] == i);
     boundary = on_boundary(cl, &cl->f[pos]);
-    memmove(cl->mem + pos, cl->mem + pos + 1, (size_t)(cl->n - pos - 1) * sizeof(*cl->mem));
-    memmove(cl->f + pos, cl->f + pos + 1, (size_t)(cl->n - pos - 1) * sizeof(*cl->f));
+    if (pos < cl->n - pos - 1) {
+        /* the members before pos move one entry towards the end */
+        memmove(cl->mem + 1, cl->mem, (size_t)pos * sizeof(*cl->mem));
+        memmove(cl->f + 1, cl->f, (size_t)pos * sizeof(*cl->f));
+        cl->mem++;
+        cl->f++;
+        cl->off++;
+    } else {
+        memmove(cl->mem + pos, cl->mem + pos + 1, (size_t)(cl->n - pos - 1) * sizeof(*cl->mem));
+        memmove(cl->f + pos, cl->f + pos + 1, (size_t)(cl->n - pos - 1) * sizeof(*cl->f));
+    }
     cl->n--;
     cl->min_i = cl->n > 0 ? cl->mem[0] : UINT32_MAX;
     box_after_leave(cl, boundary);
@@ -159,9 +190,10 @@ bool lt__cell_is_point(const struct lt__cell *cl)
 int lt__cell_check(const struct lt__cell *cl, const struct lt_cluster *c, const char *what,
                    struct lt_err *err)
 {
-    if (cl->n > cl->cap)
-        return lt_err_set(err, LT_EINVAL, 0, 0, "%s: %u members exceed capacity %u", what,
-                          (unsigned)cl->n, (unsigned)cl->cap);
+    if (cl->off > cl->cap || cl->n > cl->cap - cl->off)
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "%s: %u members after %u free entries exceed capacity %u", what,
+                          (unsigned)cl->n, (unsigned)cl->off, (unsigned)cl->cap);
     for (uint32_t k = 0; k < cl->n; k++) {
         struct lt_res f;
         if (k > 0 && cl->mem[k - 1] >= cl->mem[k])
@@ -188,8 +220,8 @@ void lt__cell_release(struct lt__cell *cl)
 {
     bool heap = cl->heap;
 
-    lt_free(cl->mem);
-    lt_free(cl->f);
+    lt_free(cl->mem - cl->off);
+    lt_free(cl->f - cl->off);
     lt_free(cl->key);
     memset(cl, 0, sizeof(*cl));
     cl->heap = heap;
@@ -290,7 +322,7 @@ int lt__cell_heap_check(const struct lt__cell *cl, const struct lt_cluster *c, c
 {
     uint32_t min_i = UINT32_MAX;
 
-    if (!cl->heap || cl->n > cl->cap)
+    if (!cl->heap || cl->off != 0 || cl->n > cl->cap)
         return lt_err_set(err, LT_EINVAL, 0, 0, "%s: not a heap cell, or %u members exceed %u",
                           what, (unsigned)cl->n, (unsigned)cl->cap);
     for (uint32_t k = 0; k < cl->n; k++) {

@@ -414,7 +414,8 @@ struct lt__cell {
     uint32_t *mem;      /* member machine indexes: strictly increasing, or in heap order */
     struct lt_res *f;   /* f[k]: free vector of machine mem[k], equal to the cluster's */
     double *key;        /* heap cells only: key[k] of mem[k], key[(k - 1) / 2] >= key[k] */
-    uint32_t n, cap;    /* members and allocated */
+    uint32_t n, cap;    /* members and allocated (from mem - off) */
+    uint32_t off;       /* index-ordered cells: free entries before mem[0] and f[0] (cells.c) */
     uint32_t n_removed; /* removals since the box was last recomputed */
     uint32_t min_i;     /* the lowest member index (n > 0): mem[0] in an index-ordered cell */
     bool heap;          /* set before the first reserve: heap order by key, not index order */
