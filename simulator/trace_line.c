@@ -291,11 +291,32 @@ static const unsigned char b64[256] = {
     ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1,
     ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1};
 
+#if defined(__GNUC__)
+#define B64_VECTOR 1
+/* 16 bytes as one value: GCC and Clang vector extensions, SSE2 or NEON code where the target
+ * has it, plain code elsewhere. */
+typedef unsigned char b64_v16 __attribute__((vector_size(16)));
+
+/* True if the 16 bytes at p are all in the base64 alphabet: a comparison a byte, no branch. */
+static bool b64_block(const char *p)
+{
+    b64_v16 x;
+    uint64_t h[2];
+
+    memcpy(&x, p, sizeof(x));
+    b64_v16 ok = (b64_v16)((b64_v16)(x - 'A') < 26) | (b64_v16)((b64_v16)(x - 'a') < 26) |
+                 (b64_v16)((b64_v16)(x - '0') < 10) | (b64_v16)(x == '+') | (b64_v16)(x == '/');
+    memcpy(h, &ok, sizeof(h));
+    return (h[0] & h[1]) == UINT64_MAX;
+}
+#endif
+
 /* A hash: empty, or base64 characters followed by at most two '='. The alphabet check has
- * no branch per byte (hashes are 44 of a task line's ~107 bytes). */
+ * no branch per byte (hashes are 44 of a task line's ~107 bytes): 16 bytes at a time where the
+ * compiler has vector types. */
 static int get_hash(struct field f, struct where w, struct lt_err *err)
 {
-    size_t i, end = f.n;
+    size_t i = 0, end = f.n;
     unsigned ok = 1;
 
     if (f.n == 0)
@@ -304,7 +325,11 @@ static int get_hash(struct field f, struct where w, struct lt_err *err)
         return bad_value(err, w, f, "is too long for a base64 hash");
     while (end > 0 && f.n - end < 2 && f.s[end - 1] == '=')
         end--;
-    for (i = 0; i < end; i++)
+#ifdef B64_VECTOR
+    for (; i + 16 <= end; i += 16)
+        ok &= b64_block(f.s + i);
+#endif
+    for (; i < end; i++)
         ok &= b64[(unsigned char)f.s[i]];
     if (end == 0 || !ok)
         return bad_value(err, w, f, "is not a base64 hash");
@@ -575,10 +600,35 @@ static bool fast_field(const char *p, const char *end, bool last, struct field *
     return true;
 }
 
-/* A float field, empty or as parse_f64 reads it; *p moves past its separator. */
+/* A float field, empty or as parse_f64 reads it; *p moves past its separator. The usual
+ * form (digits, '.', digits, at most 19 digits in all: parse_f64's fast path, the same value)
+ * is read in one pass that also finds the separator; anything else takes fast_field and
+ * parse_f64. */
 static bool fast_f64(const char **p, const char *end, bool last, double *v, bool *present)
 {
+    const char *q = *p;
     struct field f;
+    uint64_t m = 0;
+    size_t whole, frac = 0;
+
+#if FLT_EVAL_METHOD == 0
+    while (q < end && is_digit(*q))
+        m = m * 10 + (unsigned)(*q++ - '0');
+    whole = (size_t)(q - *p);
+    if (whole > 0 && q < end && *q == '.') {
+        const char *d = ++q;
+        while (q < end && is_digit(*q))
+            m = m * 10 + (unsigned)(*q++ - '0');
+        frac = (size_t)(q - d);
+    }
+    if (whole > 0 && (last ? q == end : q < end && *q == ',') && (frac > 0 || q[-1] != '.') &&
+        whole + frac <= 19 && frac <= 22 && m < ((uint64_t)1 << 53)) {
+        *present = true;
+        *v = (double)m / pow10_exact[frac];
+        *p = q + !last;
+        return true;
+    }
+#endif
     if (!fast_field(*p, end, last, &f))
         return false;
     *present = f.n != 0;
@@ -589,56 +639,66 @@ static bool fast_f64(const char **p, const char *end, bool last, double *v, bool
     return true;
 }
 
+/* The usual shape of a task_events line, or false (tr_parse_task_line_general then decides).
+ * The fields are parsed into locals and stored into *out one by one at the end: *out is left
+ * untouched on failure, and a whole-struct copy of a row just written in pieces would reread
+ * it in other widths than it was written (store forwarding fails). */
 static bool task_line_fast(const char *line, size_t len, struct tr_task_row *out)
 {
     const char *p = line, *end = line + len;
-    struct tr_task_row r;
     struct field f;
-    uint64_t v;
-    int code;
-    bool has_cpu, has_mem, has_disk;
+    uint64_t v, job_id, machine_id = 0;
+    int64_t time;
+    uint32_t task_index;
+    int missing, type, cls, prio, diff;
+    bool has_machine, has_cpu, has_mem, has_disk;
+    double cpu, mem, disk;
 
     if (!(p = fast_digits(p, end, 19, &v)) || p == end || *p++ != ',')
         return false;
-    r.time = v >= (uint64_t)TR_TIME_AFTER ? TR_TIME_AFTER : (int64_t)v;
-    if (!(p = fast_code(p, end, 2, true, false, &code)))
+    time = v >= (uint64_t)TR_TIME_AFTER ? TR_TIME_AFTER : (int64_t)v;
+    if (!(p = fast_code(p, end, 2, true, false, &missing)))
         return false;
-    r.missing = (int8_t)code;
-    if (!(p = fast_digits(p, end, 18, &r.job_id)) || p == end || *p++ != ',')
+    if (!(p = fast_digits(p, end, 18, &job_id)) || p == end || *p++ != ',')
         return false;
     if (!(p = fast_digits(p, end, 9, &v)) || p == end || *p++ != ',')
         return false;
-    r.task_index = (uint32_t)v;
-    r.has_machine = p < end && *p != ',';
-    r.machine_id = 0;
-    if (r.has_machine && !(p = fast_digits(p, end, 18, &r.machine_id)))
+    task_index = (uint32_t)v;
+    has_machine = p < end && *p != ',';
+    if (has_machine && !(p = fast_digits(p, end, 18, &machine_id)))
         return false;
     if (p == end || *p++ != ',')
         return false;
-    if (!(p = fast_code(p, end, TR_N_TYPES - 1, false, false, &code)))
+    if (!(p = fast_code(p, end, TR_N_TYPES - 1, false, false, &type)))
         return false;
-    r.type = (uint8_t)code;
     if (!fast_field(p, end, false, &f) || get_hash(f, AT(task_names, 7), NULL) != 0)
         return false;
     p = f.s + f.n + 1;
-    if (!(p = fast_code(p, end, 3, true, false, &code)))
+    if (!(p = fast_code(p, end, 3, true, false, &cls)))
         return false;
-    r.sched_class = (int8_t)code;
     if (end - p >= 3 && p[0] == '1' && (p[1] == '0' || p[1] == '1') && p[2] == ',') {
-        r.priority = (uint8_t)(10 + (p[1] - '0')); /* priorities 10 and 11 */
+        prio = 10 + (p[1] - '0'); /* priorities 10 and 11 */
         p += 3;
-    } else if ((p = fast_code(p, end, 9, false, false, &code)) != NULL) {
-        r.priority = (uint8_t)code;
-    } else {
+    } else if (!(p = fast_code(p, end, 9, false, false, &prio))) {
         return false;
     }
-    if (!fast_f64(&p, end, false, &r.cpu, &has_cpu) ||
-        !fast_f64(&p, end, false, &r.mem, &has_mem) ||
-        !fast_f64(&p, end, false, &r.disk, &has_disk) || !fast_code(p, end, 1, true, true, &code))
+    if (!fast_f64(&p, end, false, &cpu, &has_cpu) || !fast_f64(&p, end, false, &mem, &has_mem) ||
+        !fast_f64(&p, end, false, &disk, &has_disk) || !fast_code(p, end, 1, true, true, &diff))
         return false;
-    r.diff_machines = (int8_t)code;
-    r.has_req = has_cpu || has_mem || has_disk;
-    *out = r;
+    out->time = time;
+    out->job_id = job_id;
+    out->machine_id = machine_id;
+    out->cpu = cpu;
+    out->mem = mem;
+    out->disk = disk;
+    out->task_index = task_index;
+    out->missing = (int8_t)missing;
+    out->has_machine = has_machine;
+    out->type = (uint8_t)type;
+    out->sched_class = (int8_t)cls;
+    out->priority = (uint8_t)prio;
+    out->has_req = has_cpu || has_mem || has_disk;
+    out->diff_machines = (int8_t)diff;
     return true;
 }
 
