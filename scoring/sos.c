@@ -217,6 +217,9 @@ struct sos_index {
     struct sos_bucket *bkt;                /* per bucket */
     uint32_t *count;                       /* b(k) */
     uint64_t nonempty[SOS_MAX_CELLS / 64]; /* bit k set iff b(k) > 0 */
+    uint64_t used[SOS_MAX_CELLS / 64];     /* bit k set once a sub-cell of bucket k reserved
+                                            * room: the others hold nothing and own nothing,
+                                            * so the checker and sos_free skip them */
     uint32_t *cell;                        /* machine -> sub-cell, or NO_CELL if offline */
     size_t n;                              /* machines covered */
     int64_t sumsq;                         /* sum over buckets of b(k)^2 */
@@ -509,7 +512,10 @@ static int sos_prepare(struct lt_index *ix, const struct lt_cluster *c, size_t i
     if (!non)
         return 0;
     to = cell_of(&s->geo, nf);
-    return to == s->cell[i] ? 0 : lt__cell_reserve(&s->cells[to]);
+    if (to == s->cell[i])
+        return 0;
+    bit_put(s->used, to / SUB2, true);
+    return lt__cell_reserve(&s->cells[to]);
 }
 
 static void sos_commit(struct lt_index *ix, const struct lt_cluster *c, size_t i,
@@ -543,9 +549,11 @@ static void sos_free(struct lt_index *ix)
 
     if (s == NULL)
         return;
-    if (s->cells != NULL) {
-        for (uint32_t k = 0; k < s->geo.n * SUB2; k++)
-            lt__cell_release(&s->cells[k]);
+    for (uint32_t k = 0; s->cells != NULL && k < s->geo.n; k++) {
+        if ((s->used[k / 64] >> (k % 64)) & 1) {
+            for (uint32_t j = 0; j < SUB2; j++)
+                lt__cell_release(&s->cells[k * SUB2 + j]);
+        }
     }
     lt_free(s->cells);
     lt_free(s->bkt);
@@ -647,6 +655,13 @@ static int sos_check(const struct lt_index *ix, const struct lt_cluster *c, stru
         bool bit = (s->nonempty[k / 64] >> (k % 64)) & 1;
         uint32_t members = 0, min_i = UINT32_MAX;
 
+        if (!((s->used[k / 64] >> (k % 64)) & 1)) {
+            /* never reserved room: its sub-cells are as calloc left them */
+            if (cnt[k] != 0 || s->count[k] != 0 || bit || bk->mask != 0)
+                return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: unused bucket %u not empty",
+                                  name, (unsigned)k);
+            continue;
+        }
         for (uint32_t j = 0; j < SUB2; j++) {
             const struct lt__cell *cl = &s->cells[k * SUB2 + j];
             int rc = lt__cell_check(cl, c, name, err);
@@ -728,6 +743,7 @@ static int sos_index_new(const struct lt_policy *p, const struct lt_cluster *c,
         if (!c->m[i].online)
             continue;
         k = cell_of(&s->geo, &f);
+        bit_put(s->used, k / SUB2, true);
         if (lt__cell_reserve(&s->cells[k]) < 0)
             goto out_nomem;
         cell_add(s, k, (uint32_t)i, &f);
