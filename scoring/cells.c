@@ -25,6 +25,17 @@
  * leaves (O(n), cheap); larger ones wait until more members left than remain. */
 #define EAGER_BOX 64
 
+/* The allocations behind mem and f (no arithmetic on a cell that has none). */
+static uint32_t *mem_base(const struct lt__cell *cl)
+{
+    return cl->off > 0 ? cl->mem - cl->off : cl->mem;
+}
+
+static struct lt_res *f_base(const struct lt__cell *cl)
+{
+    return cl->off > 0 ? cl->f - cl->off : cl->f;
+}
+
 int lt__cell_reserve(struct lt__cell *cl)
 {
     uint32_t cap;
@@ -36,19 +47,22 @@ int lt__cell_reserve(struct lt__cell *cl)
     if (cl->off > 0 && cl->off >= cl->cap / 4) {
         /* A quarter or more of the room is before the members: move them to the front
          * (O(n), after at least n/4 removals at the front since the room was made). */
-        memmove(cl->mem - cl->off, cl->mem, (size_t)cl->n * sizeof(*cl->mem));
-        memmove(cl->f - cl->off, cl->f, (size_t)cl->n * sizeof(*cl->f));
-        cl->mem -= cl->off;
-        cl->f -= cl->off;
+        uint32_t *m0 = mem_base(cl);
+        struct lt_res *f0 = f_base(cl);
+
+        memmove(m0, cl->mem, (size_t)cl->n * sizeof(*cl->mem));
+        memmove(f0, cl->f, (size_t)cl->n * sizeof(*cl->f));
+        cl->mem = m0;
+        cl->f = f0;
         cl->off = 0;
         return 0;
     }
     cap = cl->cap ? 2 * cl->cap : 4;
-    t = lt_reallocarray(cl->mem - cl->off, cap, sizeof(*t));
+    t = lt_reallocarray(mem_base(cl), cap, sizeof(*t));
     if (t == NULL)
         return LT_ENOMEM;
     cl->mem = t + cl->off;
-    f = lt_reallocarray(cl->f - cl->off, cap, sizeof(*f));
+    f = lt_reallocarray(f_base(cl), cap, sizeof(*f));
     if (f == NULL)
         return LT_ENOMEM; /* mem grew, f did not: cap is unchanged, so nothing is wrong */
     cl->f = f + cl->off;
@@ -220,8 +234,8 @@ void lt__cell_release(struct lt__cell *cl)
 {
     bool heap = cl->heap;
 
-    lt_free(cl->mem - cl->off);
-    lt_free(cl->f - cl->off);
+    lt_free(mem_base(cl));
+    lt_free(f_base(cl));
     lt_free(cl->key);
     memset(cl, 0, sizeof(*cl));
     cl->heap = heap;
