@@ -642,8 +642,10 @@ struct query {
     const struct lt_cluster *c;
     const struct grid_cfg *g;
     const struct lt_res *r;
-    double u, v, w;  /* the request over the configuration's capacity: cpu, mem, disk */
-    double pu, pv;   /* 1 + u ln 10, 1 + v ln 10: lower bounds of 10^u, 10^v */
+    double u, v;     /* the request over the configuration's capacity: cpu, mem */
+    double w;        /* bestfit4/5 (prep_p10): and disk */
+    double pu, pv;   /* bestfit4/5 (prep_p10): 1 + u ln 10, 1 + v ln 10, lower bounds of 10^u,
+                      * 10^v */
     double k[3];     /* per-formula terms of corr, set by its prep_fn */
     double e[3];     /* per-formula terms of corner */
     double zb, zc;   /* per-formula disk terms of corr and corner */
@@ -756,11 +758,20 @@ static inline __attribute__((always_inline)) double corr_epvm2(const struct quer
     return 2 * (q->u * dmax(ln[a], q->u) + q->v * dmax(ln[b], q->v)) - q->k[0];
 }
 
+/* The terms bestfit4 and bestfit5 share: the disk fraction and the lower bounds of 10^u, 10^v. */
+static inline __attribute__((always_inline)) void prep_p10(struct query *q)
+{
+    q->w = q->r->disk * q->g->inv_disk;
+    q->pu = 1.0 + q->u * LT__LN10;
+    q->pv = 1.0 + q->v * LT__LN10;
+}
+
 /* bestfit5 + key = max(x - u, y - v) - max(x, y) + sum (1 - 10^-u) 10^x (corr_bestfit5). */
 static inline __attribute__((always_inline)) void prep_bestfit5(struct query *q)
 {
     const struct grid_cfg *g = q->g;
 
+    prep_p10(q);
     q->k[0] = low_p10(q->u * LT__LN10);
     q->k[1] = low_p10(q->v * LT__LN10);
     q->k[2] = low_p10(q->w * LT__LN10);
@@ -807,6 +818,7 @@ static inline __attribute__((always_inline)) void prep_bestfit4(struct query *q)
 {
     const struct grid_cfg *g = q->g;
 
+    prep_p10(q);
     q->k[0] = high_p10(q->u * LT__LN10);
     q->k[1] = high_p10(q->v * LT__LN10);
     q->k[2] = high_p10(q->w * LT__LN10);
@@ -1151,9 +1163,6 @@ static void set_config(struct query *q, size_t k, prep_fn *prep)
     q->g = &q->gi->cfg[k];
     q->u = q->r->cpu * q->g->inv_cpu;
     q->v = q->r->mem * q->g->inv_mem;
-    q->w = q->r->disk * q->g->inv_disk;
-    q->pu = 1.0 + q->u * LT__LN10;
-    q->pv = 1.0 + q->v * LT__LN10;
     q->qa = coord(q->g, q->r->cpu, q->g->inv_cpu, q->g->sc_cpu);
     q->qb = coord(q->g, q->r->mem, q->g->inv_mem, q->g->sc_mem);
     if (prep != NULL)

@@ -371,31 +371,51 @@ static enum f64_status slow_f64(struct field f, double *out)
 
 static enum f64_status parse_f64_general(struct field f, double *out);
 
-/* Parses a non-empty f: [0-9]+ ( '.' [0-9]+ )? ( [eE] [+-]? [0-9]+ )?, correctly rounded.
- * The common case first: at most 19 digits in all, so m cannot overflow and every digit is
- * kept (parse_f64_general finds the same m and e for these), no exponent, and Clinger's fast
- * path applies. Everything else goes to parse_f64_general. */
-static enum f64_status parse_f64(struct field f, double *out)
+/* The common form of a decimal at s, before end: [0-9]+ ( '.' [0-9]+ )?, at most 19 digits in
+ * all, so m cannot overflow and every digit is kept (parse_f64_general finds the same m and e
+ * for these), and Clinger's fast path applies. Returns the byte after it, with its value in
+ * *out, or NULL when the form does not apply; the caller decides what may follow. */
+static inline const char *f64_common(const char *s, const char *end, double *out)
 {
 #if FLT_EVAL_METHOD == 0
-    const char *s = f.s;
-    size_t i = 0, n = f.n, frac = 0;
+    const char *q = s;
     uint64_t m = 0;
+    size_t frac = 0;
 
-    while (i < n && is_digit(s[i]))
-        m = m * 10 + (unsigned)(s[i++] - '0');
-    if (i > 0 && i < n && s[i] == '.') {
-        size_t j = ++i;
-        while (i < n && is_digit(s[i]))
-            m = m * 10 + (unsigned)(s[i++] - '0');
-        frac = i - j;
+    while (q < end && is_digit(*q))
+        m = m * 10 + (unsigned)(*q++ - '0');
+    if (q == s)
+        return NULL;
+    if (q < end && *q == '.') {
+        const char *d = ++q;
+        while (q < end && is_digit(*q))
+            m = m * 10 + (unsigned)(*q++ - '0');
+        frac = (size_t)(q - d);
+        if (frac == 0)
+            return NULL; /* "1." */
     }
-    if (i == n && i > 0 && i - (frac > 0) <= 19 && s[i - 1] != '.' && frac <= 22 &&
-        m < ((uint64_t)1 << 53)) {
-        *out = (double)m / pow10_exact[frac];
+    if ((size_t)(q - s) - (frac > 0) > 19 || frac > 22 || m >= ((uint64_t)1 << 53))
+        return NULL;
+    *out = (double)m / pow10_exact[frac];
+    return q;
+#else
+    (void)s;
+    (void)end;
+    (void)out;
+    return NULL;
+#endif
+}
+
+/* Parses a non-empty f: [0-9]+ ( '.' [0-9]+ )? ( [eE] [+-]? [0-9]+ )?, correctly rounded.
+ * The common form (f64_common) first; everything else goes to parse_f64_general. */
+static enum f64_status parse_f64(struct field f, double *out)
+{
+    double v = 0.0;
+
+    if (f64_common(f.s, f.s + f.n, &v) == f.s + f.n) {
+        *out = v;
         return F64_OK;
     }
-#endif
     return parse_f64_general(f, out);
 }
 
@@ -600,35 +620,22 @@ static bool fast_field(const char *p, const char *end, bool last, struct field *
     return true;
 }
 
-/* A float field, empty or as parse_f64 reads it; *p moves past its separator. The usual
- * form (digits, '.', digits, at most 19 digits in all: parse_f64's fast path, the same value)
- * is read in one pass that also finds the separator; anything else takes fast_field and
- * parse_f64. */
+/* A float field, empty or as parse_f64 reads it; *p moves past its separator. The common
+ * form (f64_common) is read in one pass that also finds the separator; anything else takes
+ * fast_field and parse_f64. */
 static bool fast_f64(const char **p, const char *end, bool last, double *v, bool *present)
 {
-    const char *q = *p;
+    const char *q;
     struct field f;
-    uint64_t m = 0;
-    size_t whole, frac = 0;
+    double x = 0.0;
 
-#if FLT_EVAL_METHOD == 0
-    while (q < end && is_digit(*q))
-        m = m * 10 + (unsigned)(*q++ - '0');
-    whole = (size_t)(q - *p);
-    if (whole > 0 && q < end && *q == '.') {
-        const char *d = ++q;
-        while (q < end && is_digit(*q))
-            m = m * 10 + (unsigned)(*q++ - '0');
-        frac = (size_t)(q - d);
-    }
-    if (whole > 0 && (last ? q == end : q < end && *q == ',') && (frac > 0 || q[-1] != '.') &&
-        whole + frac <= 19 && frac <= 22 && m < ((uint64_t)1 << 53)) {
+    q = f64_common(*p, end, &x);
+    if (q != NULL && (last ? q == end : q < end && *q == ',')) {
         *present = true;
-        *v = (double)m / pow10_exact[frac];
+        *v = x;
         *p = q + !last;
         return true;
     }
-#endif
     if (!fast_field(*p, end, last, &f))
         return false;
     *present = f.n != 0;
