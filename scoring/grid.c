@@ -64,12 +64,34 @@
 #define GRID_EPS      1e-3 /* fine grid lines: about linear above it, logarithmic below */
 
 struct grid_cfg {
+    /* What choose() reads of every configuration first, together (a cache line or two). */
     struct lt_res cap;         /* the configuration's capacity */
     uint32_t g;                /* cells per dimension (power of two, 1..GRID_MAX) */
+    uint32_t n;                /* online machines of this configuration in the grid */
     double inv_cpu, inv_mem;   /* 1 / cap.cpu, 1 / cap.mem: free -> free fraction */
     double inv_disk;           /* 1 / cap.disk */
     double sc_cpu, sc_mem, gd; /* g / cap.cpu, g / cap.mem, g: for coord() on a linear grid */
     bool linear;               /* line[a] = a / g: coord() multiplies instead of searching */
+    double dlo, dhi;           /* bounds of the members' free disk (loose, valid when n > 0) */
+    uint64_t cols;             /* bit a set iff rows[a] != 0 */
+    uint64_t any;              /* bit b set iff row_n[b] > 0 */
+    double *skey;           /* keyed formulas: [b * g + a], the largest key in column a at rows >= b
+                             * (-inf if none); stored by row, so that a row's maxima over a range
+                             * of columns are contiguous (config_bound, walk_best_fit); row 0
+                             * holds each column's largest key */
+    uint32_t rc[3];         /* keyed formulas: its cpu, mem and disk capacities' numbers among the
+                             * distinct ones (grid_index.rinv) */
+    uint32_t shift;         /* log2(GRID_MAX / g): a column at GRID_MAX resolution >> shift is one
+                             * of this grid's (the fine lines of g are every 2^shift-th of GRID_MAX's) */
+    uint64_t *rows;         /* g masks: bit b of rows[a] set iff cell (a, b) is non-empty */
+    struct lt__cell *cells; /* g * g cells; (a, b) = (cpu column, mem row) at a * g + b */
+    double *col_dlo;    /* per column: a lower bound of its members' free disk (loose); kept only
+                         * for formulas that use disk (fp->disk) */
+    uint32_t *row_n;    /* per row: non-empty cells in it */
+    uint32_t *col_n;    /* per column: members */
+    uint32_t *col_rm;   /* per column: departures since col_dlo was recomputed */
+    double key_max;     /* keyed formulas: the largest key of the configuration (-inf if none) */
+    uint32_t n_changes; /* updates since dlo/dhi were recomputed */
     double line[GRID_MAX + 1]; /* [0, g]: the grid lines as fractions of the capacity:
                                 * column a holds cpu fractions in [line[a], line[a + 1]), row b
                                 * likewise in mem; line[0] = 0, line[g] = 1 (which the top
@@ -77,23 +99,6 @@ struct grid_cfg {
     double lp10[GRID_MAX + 1]; /* [0, g]: 10^line[a] */
     double lcpu[GRID_MAX + 1]; /* [0, g]: the lines in units, line[a] * cap.cpu */
     double lmem[GRID_MAX + 1]; /* [0, g]: line[a] * cap.mem */
-    struct lt__cell *cells;    /* g * g cells; (a, b) = (cpu column, mem row) at a * g + b */
-    uint64_t *rows;            /* g masks: bit b of rows[a] set iff cell (a, b) is non-empty */
-    uint64_t cols;             /* bit a set iff rows[a] != 0 */
-    uint32_t *row_n;           /* per row: non-empty cells in it */
-    uint64_t any;              /* bit b set iff row_n[b] > 0 */
-    double dlo, dhi;           /* bounds of the members' free disk (loose, valid when n > 0) */
-    double *col_dlo;    /* per column: a lower bound of its members' free disk (loose); kept only
-                         * for formulas that use disk (fp->disk) */
-    uint32_t *col_n;    /* per column: members */
-    uint32_t *col_rm;   /* per column: departures since col_dlo was recomputed */
-    double *skey;       /* keyed formulas: [b * g + a], the largest key in column a at rows >= b
-                         * (-inf if none); stored by row, so that a row's maxima over a range
-                         * of columns are contiguous (config_bound, walk_best_fit); row 0
-                         * holds each column's largest key */
-    double key_max;     /* keyed formulas: the largest key of the configuration (-inf if none) */
-    uint32_t n;         /* online machines of this configuration in the grid */
-    uint32_t n_changes; /* updates since dlo/dhi were recomputed */
 };
 
 struct grid_index {
@@ -105,6 +110,12 @@ struct grid_index {
     uint32_t *pos;            /* keyed formulas (fp->key): machine -> position in its heap cell */
     size_t n;                 /* machines covered by `cell` */
     double p10[GRID_MAX + 1]; /* p10[k] = 10^(k / GRID_MAX): free disk's bounds (p10_*) */
+    /* Keyed formulas: the distinct capacities of each resource among the configurations, as
+     * 1 / capacity (rinv[d * n_cfg + j], j < n_r[d]), so that choose() sets up the request's
+     * terms once per capacity rather than once per configuration (struct rterm). */
+    double *rinv;
+    uint32_t n_r[3];
+    double line64[GRID_MAX + 1]; /* the fine lines at GRID_MAX cells per dimension */
 };
 
 /* The column (or row) of free amount f, inv_cap = 1 / capacity, scale = g / capacity: the
@@ -370,6 +381,7 @@ static void grid_free(struct lt_index *ix)
     lt_free(gi->cfg);
     lt_free(gi->cell);
     lt_free(gi->pos);
+    lt_free(gi->rinv);
     lt_free(gi);
 }
 
@@ -550,8 +562,12 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
         goto out_nomem;
     if (gi->fp->key != NULL && (gi->pos = lt_calloc(c->n, sizeof(*gi->pos))) == NULL)
         goto out_nomem;
-    for (uint32_t k = 0; k <= GRID_MAX; k++)
+    for (uint32_t k = 0; k <= GRID_MAX; k++) {
         gi->p10[k] = lt__p10((double)k / GRID_MAX);
+        gi->line64[k] = line_at((double)k / GRID_MAX, true);
+    }
+    if (gi->fp->key != NULL && (gi->rinv = lt_calloc(3 * c->n_cfg, sizeof(*gi->rinv))) == NULL)
+        goto out_nomem;
     for (size_t k = 0; k < c->n_cfg; k++) {
         struct grid_cfg *g = &gi->cfg[k];
         g->cap = c->cfg[k].cap;
@@ -573,6 +589,18 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
             g->col_n == NULL || g->col_rm == NULL || g->skey == NULL)
             goto out_nomem;
         grid_lines(g, gi->fp->key != NULL);
+        for (uint32_t s = GRID_MAX; s > g->g; s /= 2)
+            g->shift++;
+        for (int d = 0; gi->rinv != NULL && d < 3; d++) {
+            double inv = d == 0 ? g->inv_cpu : d == 1 ? g->inv_mem : g->inv_disk;
+            double *ri = &gi->rinv[(size_t)d * c->n_cfg];
+            uint32_t j = 0;
+            while (j < gi->n_r[d] && (ri[j] < inv || ri[j] > inv))
+                j++;
+            if (j == gi->n_r[d])
+                ri[gi->n_r[d]++] = inv;
+            g->rc[d] = j;
+        }
         for (size_t j = 0; j < (size_t)g->g * g->g; j++)
             g->skey[j] = -HUGE_VAL;
         g->key_max = -HUGE_VAL;
@@ -616,12 +644,24 @@ out_nomem:
 /* ---- choose ---- */
 
 struct query;
-/* Keyed formulas: per-configuration set-up of the request's terms, and a lower bound of
- * score + key over the feasible members of cell (a, b) (see the corr_* functions). The
- * search passes the formula, prep and corr as arguments, constants in each instance (not
- * fields of the query, whose address the calls would otherwise see escape), so that they
- * are inlined. */
-typedef void prep_fn(struct query *q);
+/* Keyed formulas: the request's terms for one resource over one capacity, shared by every
+ * configuration with that capacity (the Google cell's ten configurations have three cpu
+ * capacities and one disk capacity), set up once per choose by the formula's term_fn. */
+struct rterm {
+    double u;   /* the request over the capacity */
+    double p;   /* bestfit4/5: 1 + u ln 10, a lower bound of 10^u */
+    double k;   /* bestfit4: an upper bound of 1 - 10^-u; bestfit5: a lower bound */
+    double m;   /* bestfit4: a lower bound of 10^-u */
+    uint32_t c; /* cpu, mem: the request's column on the fine lines at GRID_MAX resolution */
+};
+/* Keyed formulas: the per-resource terms (term_fn, from t->u), the per-configuration set-up
+ * of the query from them (prep_fn), and a lower bound of score + key over the feasible
+ * members of cell (a, b) (see the corr_* functions). The search passes the formula, prep and
+ * corr as arguments, constants in each instance (not fields of the query, whose address the
+ * calls would otherwise see escape), so that they are inlined. */
+typedef void term_fn(struct rterm *t);
+typedef void prep_fn(struct query *q, const struct rterm *tc, const struct rterm *tm,
+                     const struct rterm *td);
 typedef double corr_fn(const struct query *q, uint32_t a0, uint32_t b0, uint32_t a1, uint32_t b1);
 typedef double corner_fn(const struct query *q, uint32_t a, uint32_t b, double d);
 /* Keyed best fits, optional: a lower bound of the score of every member that fits with key <= k
@@ -633,8 +673,9 @@ typedef double kb_fn(const struct query *q, double k, double d, uint32_t a, uint
  * member bound measured slower than the exact scores it saved (docs/benchmarks.md). */
 typedef double mb_fn(const struct query *q, const struct lt_res *f, double key);
 #define FORMULA                                                                                    \
-    lt__fit_score_fn *score, prep_fn *prep, corr_fn *corr, corner_fn *corner, kb_fn *kb, mb_fn *mb
-#define PASS score, prep, corr, corner, kb, mb
+    lt__fit_score_fn *score, term_fn *term, prep_fn *prep, corr_fn *corr, corner_fn *corner,       \
+        kb_fn *kb, mb_fn *mb
+#define PASS score, term, prep, corr, corner, kb, mb
 
 struct query {
     const struct grid_index *gi;
@@ -647,7 +688,6 @@ struct query {
     double pu, pv;   /* bestfit4/5 (prep_p10): 1 + u ln 10, 1 + v ln 10, lower bounds of 10^u,
                       * 10^v */
     double k[3];     /* per-formula terms of corr, set by its prep_fn */
-    double e[3];     /* per-formula terms of corner */
     double zb, zc;   /* per-formula disk terms of corr and corner */
     uint32_t qa, qb; /* the request's column and row */
     double m[4];     /* kb_bestfit4: lower bounds of 10^-u, 10^-v, 10^-w, and the least of them */
@@ -743,8 +783,17 @@ static double high_p10(double t) /* an upper bound of 1 - e^-t, t >= 0 */
 }
 
 /* epvm2 + key = 2 (u x + v y) - (u^2 + v^2): at the low edges, clamped to the request. */
-static inline __attribute__((always_inline)) void prep_epvm2(struct query *q)
+static inline __attribute__((always_inline)) void term_epvm2(struct rterm *t)
 {
+    (void)t;
+}
+
+static inline __attribute__((always_inline)) void
+prep_epvm2(struct query *q, const struct rterm *tc, const struct rterm *tm, const struct rterm *td)
+{
+    (void)td;
+    q->u = tc->u;
+    q->v = tm->u;
     q->k[0] = q->u * q->u + q->v * q->v;
 }
 
@@ -758,23 +807,36 @@ static inline __attribute__((always_inline)) double corr_epvm2(const struct quer
     return 2 * (q->u * dmax(ln[a], q->u) + q->v * dmax(ln[b], q->v)) - q->k[0];
 }
 
-/* The terms bestfit4 and bestfit5 share: the disk fraction and the lower bounds of 10^u, 10^v. */
-static inline __attribute__((always_inline)) void prep_p10(struct query *q)
+/* The terms bestfit4 and bestfit5 share: the fractions, the lower bounds of 10^u, 10^v, and
+ * the coefficients k. */
+static inline __attribute__((always_inline)) void
+prep_p10(struct query *q, const struct rterm *tc, const struct rterm *tm, const struct rterm *td)
 {
-    q->w = q->r->disk * q->g->inv_disk;
-    q->pu = 1.0 + q->u * LT__LN10;
-    q->pv = 1.0 + q->v * LT__LN10;
+    q->u = tc->u;
+    q->v = tm->u;
+    q->w = td->u;
+    q->pu = tc->p;
+    q->pv = tm->p;
+    q->k[0] = tc->k;
+    q->k[1] = tm->k;
+    q->k[2] = td->k;
 }
 
 /* bestfit5 + key = max(x - u, y - v) - max(x, y) + sum (1 - 10^-u) 10^x (corr_bestfit5). */
-static inline __attribute__((always_inline)) void prep_bestfit5(struct query *q)
+static inline __attribute__((always_inline)) void term_bestfit5(struct rterm *t)
+{
+    t->p = 1.0 + t->u * LT__LN10;
+    t->k = low_p10(t->u * LT__LN10);
+}
+
+static inline __attribute__((always_inline)) void prep_bestfit5(struct query *q,
+                                                                const struct rterm *tc,
+                                                                const struct rterm *tm,
+                                                                const struct rterm *td)
 {
     const struct grid_cfg *g = q->g;
 
-    prep_p10(q);
-    q->k[0] = low_p10(q->u * LT__LN10);
-    q->k[1] = low_p10(q->v * LT__LN10);
-    q->k[2] = low_p10(q->w * LT__LN10);
+    prep_p10(q, tc, tm, td);
     q->zb = q->k[2] * p10_lower(q, dmax(g->dlo * g->inv_disk, q->w));
     q->zc = (1.0 - q->k[2]) * p10_upper(q, g->dhi * g->inv_disk);
 }
@@ -814,21 +876,25 @@ corr_bestfit5(const struct query *q, uint32_t a, uint32_t b, uint32_t a1, uint32
 }
 
 /* bestfit4 + key = -sum (1 - 10^-u) 10^x: at the high edges. */
-static inline __attribute__((always_inline)) void prep_bestfit4(struct query *q)
+static inline __attribute__((always_inline)) void term_bestfit4(struct rterm *t)
+{
+    t->p = 1.0 + t->u * LT__LN10;
+    t->k = high_p10(t->u * LT__LN10);
+    t->m = low_exp_mul(high_exp(t->u * LT__LN10));
+}
+
+static inline __attribute__((always_inline)) void prep_bestfit4(struct query *q,
+                                                                const struct rterm *tc,
+                                                                const struct rterm *tm,
+                                                                const struct rterm *td)
 {
     const struct grid_cfg *g = q->g;
 
-    prep_p10(q);
-    q->k[0] = high_p10(q->u * LT__LN10);
-    q->k[1] = high_p10(q->v * LT__LN10);
-    q->k[2] = high_p10(q->w * LT__LN10);
+    prep_p10(q, tc, tm, td);
     q->zb = q->k[2] * p10_upper(q, g->dhi * g->inv_disk);
-    q->e[0] = high_exp(q->u * LT__LN10);
-    q->e[1] = high_exp(q->v * LT__LN10);
-    q->e[2] = high_exp(q->w * LT__LN10);
-    q->m[0] = low_exp_mul(q->e[0]);
-    q->m[1] = low_exp_mul(q->e[1]);
-    q->m[2] = low_exp_mul(q->e[2]);
+    q->m[0] = tc->m;
+    q->m[1] = tm->m;
+    q->m[2] = td->m;
     q->m[3] = dmin(dmin(q->m[0], q->m[1]), q->m[2]);
 }
 
@@ -956,6 +1022,7 @@ static void scan_heap(const struct query *q, const struct lt__cell *cl, uint32_t
 static double corner_of(const struct query *q, uint32_t a, uint32_t b, double d, FORMULA)
 {
     (void)prep;
+    (void)term;
     (void)corr;
     (void)kb;
     (void)mb;
@@ -983,6 +1050,7 @@ static void visit(const struct query *q, uint32_t a, uint32_t bb, struct lt__bes
 {
     const struct lt__cell *cl = &q->g->cells[a * q->g->g + bb];
 
+    (void)term;
     (void)prep;
     (void)corner;
     (void)kb;
@@ -996,14 +1064,20 @@ static void walk_best_fit(const struct query *q, struct lt__best *b, FORMULA)
 {
     const struct grid_cfg *g = q->g;
     uint32_t qa = q->qa, qb = q->qb;
-    uint64_t cm = g->cols & (~UINT64_C(0) << qa);
-    double sdlo[GRID_MAX];  /* sdlo[a]: disk bound of the columns >= a */
+    uint64_t cm = g->cols & (~UINT64_C(0) << qa), live = 0;
+    double sdlo[GRID_MAX];  /* disk: sdlo[a], the least col_dlo of the columns of live >= a */
     double skmax[GRID_MAX]; /* kb: skmax[a], the largest key at columns >= a, rows >= qb */
-    double d = g->dlo, k = -HUGE_VAL;
+    double d = HUGE_VAL, k = -HUGE_VAL;
     bool disk = q->fp->disk;
 
+    /* With suffix bounds to set up, only the columns with a member at rows >= qb (live: no
+     * other can fit) take part; the others are then not visited at all. */
     for (uint64_t m = disk || kb != NULL ? cm : 0; m != 0;) {
         uint32_t a = 63u - (uint32_t)__builtin_clzll(m);
+        m &= ~(UINT64_C(1) << a);
+        if (g->rows[a] >> qb == 0)
+            continue;
+        live |= UINT64_C(1) << a;
         if (disk)
             d = dmin(d, g->col_dlo[a]);
         sdlo[a] = d;
@@ -1011,18 +1085,21 @@ static void walk_best_fit(const struct query *q, struct lt__best *b, FORMULA)
             k = dmax(k, g->skey[qb * g->g + a]);
             skmax[a] = k;
         }
-        m &= ~(UINT64_C(1) << a);
     }
+    if (disk || kb != NULL)
+        cm = live;
     while (cm != 0) {
         uint32_t a = (uint32_t)__builtin_ctzll(cm);
         uint64_t rm = g->rows[a] & (~UINT64_C(0) << qb);
 
         cm &= cm - 1;
+        if (rm == 0)
+            continue; /* the bounds below only grow with a: the next column tests them */
         if (corner_of(q, a, qb, disk ? sdlo[a] : g->dlo, PASS) > b->s)
             break;
         if (kb != NULL && padded(kb(q, skmax[a], sdlo[a], a, qb)) > b->s)
             break;
-        if (rm == 0 || !column_open(q, a, rm, b, corr, kb))
+        if (!column_open(q, a, rm, b, corr, kb))
             continue;
         while (rm != 0) {
             uint32_t bb = (uint32_t)__builtin_ctzll(rm);
@@ -1128,6 +1205,7 @@ static double config_bound(const struct query *q, FORMULA)
     const struct grid_cfg *g = q->g;
     double s;
 
+    (void)term;
     (void)prep;
     if (q->fp->dir < 0)
         s = corner_of(q, g->g - 1, g->g - 1, 0, PASS);
@@ -1157,16 +1235,42 @@ static bool config_usable(const struct grid_cfg *g, const struct lt_res *r)
     return g->n > 0 && lt__res_ge(&g->cap, r) && g->dhi >= r->disk;
 }
 
-/* Points the query at configuration k. */
-static void set_config(struct query *q, size_t k, prep_fn *prep)
+/* Points the query at configuration k, with the request's terms (keyed formulas) set up
+ * for it alone. */
+static void set_config(struct query *q, size_t k, FORMULA)
 {
+    struct rterm t[3];
+
     q->g = &q->gi->cfg[k];
     q->u = q->r->cpu * q->g->inv_cpu;
     q->v = q->r->mem * q->g->inv_mem;
     q->qa = coord(q->g, q->r->cpu, q->g->inv_cpu, q->g->sc_cpu);
     q->qb = coord(q->g, q->r->mem, q->g->inv_mem, q->g->sc_mem);
-    if (prep != NULL)
-        prep(q);
+    if (prep == NULL)
+        return;
+    t[0].u = q->u;
+    t[1].u = q->v;
+    t[2].u = q->r->disk * q->g->inv_disk;
+    for (int d = 0; d < 3; d++)
+        term(&t[d]);
+    prep(q, &t[0], &t[1], &t[2]);
+    (void)score;
+    (void)corr;
+    (void)corner;
+    (void)kb;
+    (void)mb;
+}
+
+/* The column of fraction x on the fine lines at GRID_MAX resolution (coord's search). */
+static uint32_t coord64(const struct grid_index *gi, double x)
+{
+    uint32_t a = 0;
+
+    if (!(x > 0.0))
+        return 0;
+    for (uint32_t h = GRID_MAX / 2; h > 0; h /= 2)
+        a += gi->line64[a + h] <= x ? h : 0;
+    return a;
 }
 
 /* The search with the formula as a parameter; each instance below passes constants, and
@@ -1178,6 +1282,7 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
     struct query q = {.gi = gi, .fp = gi->fp, .c = c, .r = &t->req};
     struct lt__best b = {LT_SCORE_INFEASIBLE, LT_NO_MACHINE};
     struct query qs[SORT_CONFIGS];
+    struct rterm rt[3][SORT_CONFIGS];
     uint32_t order[SORT_CONFIGS];
     double bound[SORT_CONFIGS];
     size_t n = 0;
@@ -1186,7 +1291,7 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
         for (size_t k = 0; k < gi->n_cfg; k++) {
             if (!config_usable(&gi->cfg[k], q.r))
                 continue;
-            set_config(&q, k, prep);
+            set_config(&q, k, PASS);
             if (config_bound(&q, PASS) > b.s)
                 continue;
             walk(&q, &b, PASS);
@@ -1196,16 +1301,39 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
     }
     /* Few configurations: visit them in order of their bound, so the first one visited
      * usually holds the answer and the rest are pruned whole. A keyed formula's query, whose
-     * set-up (prep) costs more than a copy, is kept per configuration (qs[k]) for the walk. */
+     * set-up (prep) costs more than a copy, is kept per configuration (qs[k]) for the walk,
+     * and its terms are set up once per distinct capacity of each resource (rt). */
+    if (prep != NULL) {
+        const double req[3] = {t->req.cpu, t->req.mem, t->req.disk};
+        for (int d = 0; d < 3; d++) {
+            for (uint32_t j = 0; j < gi->n_r[d]; j++) {
+                struct rterm *rd = &rt[d][j];
+                rd->u = req[d] * gi->rinv[(size_t)d * gi->n_cfg + j];
+                term(rd);
+                rd->c = d < 2 ? coord64(gi, rd->u) : 0;
+            }
+        }
+    }
     for (size_t k = 0; k < gi->n_cfg; k++) {
+        const struct grid_cfg *g = &gi->cfg[k];
         struct query *qk = prep != NULL ? &qs[k] : &q;
         double s;
 
-        if (!config_usable(&gi->cfg[k], q.r))
+        if (!config_usable(g, q.r))
             continue;
-        if (prep != NULL)
-            qs[k] = q;
-        set_config(qk, k, prep);
+        if (prep != NULL) {
+            const struct rterm *tc = &rt[0][g->rc[0]], *tm = &rt[1][g->rc[1]];
+            qk->gi = gi;
+            qk->fp = q.fp;
+            qk->c = c;
+            qk->r = q.r;
+            qk->g = g;
+            qk->qa = tc->c >> g->shift;
+            qk->qb = tm->c >> g->shift;
+            prep(qk, tc, tm, &rt[2][g->rc[2]]);
+        } else {
+            set_config(qk, k, PASS);
+        }
         s = config_bound(qk, PASS);
         if (s < HUGE_VAL)
             n = lt__order_insert(bound, order, n, s, (uint32_t)k);
@@ -1214,7 +1342,7 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
         if (prep != NULL) {
             walk(&qs[order[j]], &b, PASS);
         } else {
-            set_config(&q, order[j], prep);
+            set_config(&q, order[j], PASS);
             walk(&q, &b, PASS);
         }
     }
@@ -1222,19 +1350,21 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
     return 0;
 }
 
-#define GRID_CHOOSE(name, prep, corr, corner, kb, mb)                                              \
+#define GRID_CHOOSE(name, term, prep, corr, corner, kb, mb)                                        \
     __attribute__((flatten)) LT__CHOOSE_DECL(lt__grid_choose_##name)                               \
     {                                                                                              \
         (void)p;                                                                                   \
         (void)rng;                                                                                 \
         (void)err;                                                                                 \
-        return choose_with(ix, c, t, out, lt__##name, prep, corr, corner, kb, mb);                 \
+        return choose_with(ix, c, t, out, lt__##name, term, prep, corr, corner, kb, mb);           \
     }
 
-GRID_CHOOSE(bestfit1, NULL, NULL, NULL, NULL, NULL)
-GRID_CHOOSE(bestfit2, NULL, NULL, NULL, NULL, NULL)
-GRID_CHOOSE(bestfit3, NULL, NULL, NULL, NULL, NULL)
-GRID_CHOOSE(bestfit4, prep_bestfit4, corr_bestfit4, corner_bestfit4, kb_bestfit4, NULL)
-GRID_CHOOSE(bestfit5, prep_bestfit5, corr_bestfit5, corner_bestfit5, NULL, mb_bestfit5)
-GRID_CHOOSE(epvm2, prep_epvm2, corr_epvm2, NULL, NULL, NULL)
-GRID_CHOOSE(brfs_norm, NULL, NULL, NULL, NULL, NULL)
+GRID_CHOOSE(bestfit1, NULL, NULL, NULL, NULL, NULL, NULL)
+GRID_CHOOSE(bestfit2, NULL, NULL, NULL, NULL, NULL, NULL)
+GRID_CHOOSE(bestfit3, NULL, NULL, NULL, NULL, NULL, NULL)
+GRID_CHOOSE(bestfit4, term_bestfit4, prep_bestfit4, corr_bestfit4, corner_bestfit4, kb_bestfit4,
+            NULL)
+GRID_CHOOSE(bestfit5, term_bestfit5, prep_bestfit5, corr_bestfit5, corner_bestfit5, NULL,
+            mb_bestfit5)
+GRID_CHOOSE(epvm2, term_epvm2, prep_epvm2, corr_epvm2, NULL, NULL, NULL)
+GRID_CHOOSE(brfs_norm, NULL, NULL, NULL, NULL, NULL, NULL)

@@ -114,7 +114,23 @@ static void check(struct world *w, const char *after)
     }
 }
 
-static void new_world(struct world *w, uint64_t seed)
+/* A capacity for one of many configurations: each component from the pool of random_cap or
+ * drawn, so that configurations are distinct but often share one resource's capacity (as the
+ * Google cell's share cpu 0.5 and disk 1). */
+static struct lt_res mixed_cap(struct world *w)
+{
+    static const double caps[] = {0.25, 0.5, 1.0, 0.75};
+    double v[3];
+
+    for (int d = 0; d < 3; d++)
+        v[d] = lt_rng_below(&w->r, 2) == 0 ? caps[lt_rng_below(&w->r, 4)]
+                                           : 0.05 + lt_rng_uniform(&w->r);
+    return (struct lt_res){v[0], v[1], v[2]};
+}
+
+/* A random cluster. many_cfg: 70-95 capacities (more than 64 configurations after equal ones merge,
+ * more than grid.c orders by bound) over 150-400 machines, each used, instead of 1-5. */
+static void new_world_cfgs(struct world *w, uint64_t seed, bool many_cfg)
 {
     struct lt_cluster_spec spec;
     struct lt_machine_spec *ms;
@@ -130,6 +146,8 @@ static void new_world(struct world *w, uint64_t seed)
     n = size_kind == 0   ? 0
         : size_kind < 36 ? 1 + lt_rng_below(&w->r, 40)
                          : 100 + lt_rng_below(&w->r, 400);
+    if (many_cfg)
+        n = 150 + lt_rng_below(&w->r, 250);
     w->grid = lt_rng_below(&w->r, 3) == 0 ? 0.0 : 1.0 / 16.0;
     ms = calloc(n + 1, sizeof(*ms));
     names = calloc(n + 1, sizeof(*names));
@@ -137,14 +155,14 @@ static void new_world(struct world *w, uint64_t seed)
     assert_non_null(names);
     {
         /* A few configurations, reused: machines share capacity vectors. */
-        struct lt_res cfg[5];
-        size_t n_cfg = 1 + lt_rng_below(&w->r, 5);
+        struct lt_res cfg[95];
+        size_t n_cfg = many_cfg ? 70 + lt_rng_below(&w->r, 26) : 1 + lt_rng_below(&w->r, 5);
         for (size_t k = 0; k < n_cfg; k++)
-            cfg[k] = random_cap(w);
+            cfg[k] = many_cfg ? mixed_cap(w) : random_cap(w);
         for (size_t i = 0; i < n; i++) {
             snprintf(names[i], sizeof(names[i]), "m%zu", i);
             ms[i].name = names[i];
-            ms[i].cap = cfg[lt_rng_below(&w->r, n_cfg)];
+            ms[i].cap = cfg[many_cfg && i < n_cfg ? i : lt_rng_below(&w->r, n_cfg)];
         }
     }
     w->n_named = n;
@@ -170,6 +188,11 @@ static void new_world(struct world *w, uint64_t seed)
         assert_int_equal(lt_policy_attach(lt_policy_at(k), w->c, &err), 0);
     grow_scratch(w);
     check(w, "creation");
+}
+
+static void new_world(struct world *w, uint64_t seed)
+{
+    new_world_cfgs(w, seed, false);
 }
 
 static void free_world(struct world *w)
@@ -297,6 +320,21 @@ static void test_choose_equals_naive_rank_on_random_states(void **state)
     }
 }
 
+/* More configurations than grid.c orders by bound (SORT_CONFIGS), sharing resources'
+ * capacities: the path that bounds and walks them one by one. */
+static void test_choose_equals_naive_rank_with_many_configurations(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 9001; seed <= 9040; seed++) {
+        struct world w;
+        new_world_cfgs(&w, seed, true);
+        assert_true(lt_cluster_n_configs(w.c) > 64);
+        for (int s = 0; s < STEPS; s++)
+            step(&w);
+        free_world(&w);
+    }
+}
+
 /* Long runs on one mid-sized cluster: cells fill, boxes go loose and are recomputed. */
 static void test_choose_equals_naive_rank_on_long_runs(void **state)
 {
@@ -407,6 +445,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_choose_equals_naive_rank_on_random_states),
         cmocka_unit_test(test_choose_equals_naive_rank_on_long_runs),
+        cmocka_unit_test(test_choose_equals_naive_rank_with_many_configurations),
         cmocka_unit_test(test_choose_equals_naive_rank_on_packed_cells),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
