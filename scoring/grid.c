@@ -79,6 +79,11 @@ struct grid_cfg {
                              * (-inf if none); stored by row, so that a row's maxima over a range
                              * of columns are contiguous (config_bound, walk_best_fit); row 0
                              * holds each column's largest key */
+    double *smax;           /* keyed best fits: [b * g + a], the largest key at columns >= a,
+                             * rows >= b (-inf if none), the row suffix maxima of skey, so that
+                             * the largest key of a quadrant is one load (config_bound,
+                             * walk_best_fit). NULL for the worst fits: their keys grow with
+                             * the columns, so that a change would reach down most of a row */
     uint32_t rc[3];         /* keyed formulas: its cpu, mem and disk capacities' numbers among the
                              * distinct ones (grid_index.rinv) */
     uint32_t shift;         /* log2(GRID_MAX / g): a column at GRID_MAX resolution >> shift is one
@@ -90,7 +95,6 @@ struct grid_cfg {
     uint32_t *row_n;    /* per row: non-empty cells in it */
     uint32_t *col_n;    /* per column: members */
     uint32_t *col_rm;   /* per column: departures since col_dlo was recomputed */
-    double key_max;     /* keyed formulas: the largest key of the configuration (-inf if none) */
     uint32_t n_changes; /* updates since dlo/dhi were recomputed */
     double line[GRID_MAX + 1]; /* [0, g]: the grid lines as fractions of the capacity:
                                 * column a holds cpu fractions in [line[a], line[a + 1]), row b
@@ -250,33 +254,47 @@ static void cell_insert(struct grid_index *gi, struct grid_cfg *g, uint32_t to, 
         lt__cell_insert(&g->cells[to], i, f);
 }
 
+/* Keyed formulas: skey[b][a] was set; recomputes row b's suffix maxima (smax) from column a
+ * leftwards, stopping at the first one unchanged (those left of it are then unchanged too). */
+static void smax_refresh(struct grid_cfg *g, uint32_t b, uint32_t a)
+{
+    const double *sk = &g->skey[(size_t)b * g->g];
+    double *sm = &g->smax[(size_t)b * g->g];
+    double right = a + 1 < g->g ? sm[a + 1] : -HUGE_VAL;
+
+    for (uint32_t c = a + 1; c-- > 0;) {
+        double v = dmax(sk[c], right);
+        if (c < a && !(v < sm[c]) && !(v > sm[c]))
+            return;
+        sm[c] = v;
+        right = v;
+    }
+}
+
 /* Keyed formulas: the cells of column a at rows low..top changed (their heap tops). Recomputes
  * the column's largest keys by row suffix from row top down, stopping below row low at the
- * first one unchanged (the rows under it are then unchanged too), and the configuration's
- * largest key when the column's changed. O(top - low) plus the rows until the suffix is held
- * by an unchanged cell; O(g) more when the configuration's largest key leaves. */
+ * first one unchanged (the rows under it are then unchanged too), and the suffix maxima over
+ * columns of each row it changed. O(top - low) plus the rows until the suffix is held by an
+ * unchanged cell, times the columns to the left whose suffix maximum changes. */
 static void key_refresh(struct grid_cfg *g, uint32_t a, uint32_t top, uint32_t low)
 {
     uint32_t n = g->g;
-    double *sk = g->skey, old = sk[a];
+    double *sk = g->skey;
     double k = top + 1 < n ? sk[(size_t)(top + 1) * n + a] : -HUGE_VAL;
 
     for (uint32_t b = top + 1; b-- > 0;) {
         double nk = k, *s = &sk[(size_t)b * n + a];
         if (g->rows[a] >> b & 1)
             nk = dmax(nk, g->cells[a * n + b].key[0]);
-        if (b < low && !(nk < *s) && !(nk > *s))
-            return; /* so are the rows below, row 0 included */
-        *s = nk;
+        if (!(nk < *s) && !(nk > *s)) {
+            if (b < low)
+                return; /* so are the rows below, row 0 included */
+        } else {
+            *s = nk;
+            if (g->smax != NULL)
+                smax_refresh(g, b, a);
+        }
         k = nk;
-    }
-    if (k > g->key_max) {
-        g->key_max = k;
-    } else if (k < old && !(old < g->key_max)) {
-        k = -HUGE_VAL; /* the largest key left: recompute it from the columns' */
-        for (uint32_t c = 0; c < n; c++)
-            k = dmax(k, sk[c]);
-        g->key_max = k;
     }
 }
 
@@ -377,6 +395,7 @@ static void grid_free(struct lt_index *ix)
         lt_free(g->col_n);
         lt_free(g->col_rm);
         lt_free(g->skey);
+        lt_free(g->smax);
     }
     lt_free(gi->cfg);
     lt_free(gi->cell);
@@ -497,7 +516,19 @@ static int grid_check(const struct lt_index *ix, const struct lt_cluster *c, str
                 }
                 kmax = ks > kmax ? ks : kmax;
             }
-            if (kmax < g->key_max || kmax > g->key_max)
+            for (uint32_t bb = 0; g->smax != NULL && bb < g->g; bb++) {
+                double m = -HUGE_VAL;
+                for (uint32_t a = g->g; a-- > 0;) {
+                    m = dmax(m, g->skey[bb * g->g + a]);
+                    if (m < g->smax[bb * g->g + a] || m > g->smax[bb * g->g + a])
+                        return lt_err_set(err, LT_EINVAL, 0, 0,
+                                          "%s index: suffix key maximum of row %u from column %u",
+                                          name, (unsigned)bb, (unsigned)a);
+                }
+                if (bb == 0)
+                    kmax = m > kmax ? m : kmax;
+            }
+            if (g->smax != NULL && (kmax < g->smax[0] || kmax > g->smax[0]))
                 return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: configuration %zu key maximum",
                                   name, k);
         }
@@ -585,6 +616,9 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
         g->col_n = lt_calloc(g->g, sizeof(*g->col_n));
         g->col_rm = lt_calloc(g->g, sizeof(*g->col_rm));
         g->skey = lt_calloc((size_t)g->g * g->g, sizeof(*g->skey));
+        if (gi->fp->key != NULL && gi->fp->dir > 0 &&
+            (g->smax = lt_calloc((size_t)g->g * g->g, sizeof(*g->smax))) == NULL)
+            goto out_nomem;
         if (g->cells == NULL || g->rows == NULL || g->row_n == NULL || g->col_dlo == NULL ||
             g->col_n == NULL || g->col_rm == NULL || g->skey == NULL)
             goto out_nomem;
@@ -601,9 +635,11 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
                 ri[gi->n_r[d]++] = inv;
             g->rc[d] = j;
         }
-        for (size_t j = 0; j < (size_t)g->g * g->g; j++)
+        for (size_t j = 0; j < (size_t)g->g * g->g; j++) {
             g->skey[j] = -HUGE_VAL;
-        g->key_max = -HUGE_VAL;
+            if (g->smax != NULL)
+                g->smax[j] = -HUGE_VAL;
+        }
         for (uint32_t j = 0; j < g->g * g->g; j++)
             g->cells[j].heap = gi->pos != NULL;
     }
@@ -1064,47 +1100,28 @@ static void walk_best_fit(const struct query *q, struct lt__best *b, FORMULA)
 {
     const struct grid_cfg *g = q->g;
     uint32_t qa = q->qa, qb = q->qb;
-    uint64_t cm = g->cols & (~UINT64_C(0) << qa), live = 0;
-    double sdlo[GRID_MAX];  /* disk: sdlo[a], the least col_dlo of the columns of live >= a */
-    double skmax[GRID_MAX]; /* kb: skmax[a], the largest key at columns >= a, rows >= qb */
-    double d = HUGE_VAL, k = -HUGE_VAL;
-    bool disk = q->fp->disk;
+    uint64_t cm = g->cols & (~UINT64_C(0) << qa);
+    double dlo = g->dlo;
 
-    /* With suffix bounds to set up, only the columns with a member at rows >= qb (live: no
-     * other can fit) take part; the others are then not visited at all. */
-    for (uint64_t m = disk || kb != NULL ? cm : 0; m != 0;) {
-        uint32_t a = 63u - (uint32_t)__builtin_clzll(m);
-        m &= ~(UINT64_C(1) << a);
-        if (g->rows[a] >> qb == 0)
-            continue;
-        live |= UINT64_C(1) << a;
-        if (disk)
-            d = dmin(d, g->col_dlo[a]);
-        sdlo[a] = d;
-        if (kb != NULL) {
-            k = dmax(k, g->skey[qb * g->g + a]);
-            skmax[a] = k;
-        }
-    }
-    if (disk || kb != NULL)
-        cm = live;
     while (cm != 0) {
         uint32_t a = (uint32_t)__builtin_ctzll(cm);
         uint64_t rm = g->rows[a] & (~UINT64_C(0) << qb);
 
         cm &= cm - 1;
-        if (rm == 0)
+        if (corr != NULL && rm == 0)
             continue; /* the bounds below only grow with a: the next column tests them */
-        if (corner_of(q, a, qb, disk ? sdlo[a] : g->dlo, PASS) > b->s)
+        if (corner_of(q, a, qb, dlo, PASS) > b->s)
             break;
-        if (kb != NULL && padded(kb(q, skmax[a], sdlo[a], a, qb)) > b->s)
+        if (rm == 0)
+            continue;
+        if (kb != NULL && padded(kb(q, g->smax[qb * g->g + a], dlo, a, qb)) > b->s)
             break;
         if (!column_open(q, a, rm, b, corr, kb))
             continue;
         while (rm != 0) {
             uint32_t bb = (uint32_t)__builtin_ctzll(rm);
             rm &= rm - 1;
-            if (corner_of(q, a, bb, disk ? g->col_dlo[a] : g->dlo, PASS) > b->s)
+            if (corner_of(q, a, bb, q->fp->disk ? g->col_dlo[a] : g->dlo, PASS) > b->s)
                 break;
             if (kb != NULL && padded(kb(q, g->skey[bb * g->g + a], g->col_dlo[a], a, bb)) > b->s)
                 break; /* nor any row above */
@@ -1215,10 +1232,14 @@ static double config_bound(const struct query *q, FORMULA)
         /* Only members at columns and rows >= the request's can fit: their largest key, and
          * the bounds from it (for worst fits the configuration's largest key mostly belongs
          * to machines full in one dimension, which fit nothing). */
-        const double *row = &g->skey[q->qb * g->g];
         double k = -HUGE_VAL;
-        for (uint32_t a = q->qa; a < g->g; a++)
-            k = dmax(k, row[a]);
+        if (g->smax != NULL) {
+            k = g->smax[q->qb * g->g + q->qa];
+        } else {
+            const double *row = &g->skey[q->qb * g->g];
+            for (uint32_t a = q->qa; a < g->g; a++)
+                k = dmax(k, row[a]);
+        }
         if (!(k > -HUGE_VAL))
             return HUGE_VAL; /* no member there */
         if (kb != NULL)
