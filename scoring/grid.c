@@ -56,12 +56,14 @@
 
 #include "lt_mem.h"
 
-#define GRID_MAX      64 /* cells per dimension: a row of cells is one uint64_t mask */
-#define GRID_PER_CELL 2  /* size the grid for about this many machines per cell */
-#define NO_CELL       UINT32_MAX
-#define BOUND_SLACK   1e-9 /* relative: far above rounding error, far below score gaps */
-#define SORT_CONFIGS  64   /* configurations ordered by bound when there are at most this many */
-#define GRID_EPS      1e-3 /* fine grid lines: about linear above it, logarithmic below */
+#define GRID_MAX 64 /* cells per dimension: a row of cells is one uint64_t mask */
+#define GRID_PER_CELL                                                                              \
+    2 /* size the grid for about this many machines per cell (keyed formulas,                      \
+       * or more than SORT_CONFIGS configurations) */
+#define NO_CELL      UINT32_MAX
+#define BOUND_SLACK  1e-9 /* relative: far above rounding error, far below score gaps */
+#define SORT_CONFIGS 64   /* configurations ordered by bound when there are at most this many */
+#define GRID_EPS     1e-3 /* fine grid lines: about linear above it, logarithmic below */
 
 struct grid_cfg {
     /* What choose() reads of every configuration first, together (a cache line or two). */
@@ -566,11 +568,19 @@ static void grid_lines(struct grid_cfg *g, bool fine)
     }
 }
 
-static uint32_t grid_size(uint32_t n)
+/* Cells per dimension for a configuration of n machines among n_cfg. With few configurations
+ * (n_cfg <= SORT_CONFIGS, so that the memory is bounded), small ones get at least 16 (keyed
+ * formulas) or 32 cells per dimension and the others at least four (keyed: half a) cell per
+ * machine: finer cells bound tighter, and the walks through the few more of them cost less than
+ * the members their bounds spare (bench_choose: 5-7 % for the keyed formulas, 7-11 % for
+ * bestfit1-3 and brfs-norm, docs/benchmarks.md). */
+static uint32_t grid_size(uint32_t n, size_t n_cfg, bool keyed)
 {
-    uint32_t g = 1;
+    bool few = n_cfg <= SORT_CONFIGS;
+    uint32_t g = !few ? 1 : keyed ? 16 : 32;
+    uint32_t per4 = !few || keyed ? 4 * GRID_PER_CELL : 2; /* machines per 4 cells */
 
-    while (g < GRID_MAX && (uint64_t)g * g * GRID_PER_CELL < n)
+    while (g < GRID_MAX && (uint64_t)g * g * per4 < 4 * (uint64_t)n)
         g *= 2;
     return g;
 }
@@ -602,7 +612,7 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
     for (size_t k = 0; k < c->n_cfg; k++) {
         struct grid_cfg *g = &gi->cfg[k];
         g->cap = c->cfg[k].cap;
-        g->g = grid_size(c->cfg[k].n_machines);
+        g->g = grid_size(c->cfg[k].n_machines, c->n_cfg, gi->fp->key != NULL);
         g->inv_cpu = 1.0 / g->cap.cpu;
         g->inv_mem = 1.0 / g->cap.mem;
         g->inv_disk = 1.0 / g->cap.disk;
@@ -1076,7 +1086,7 @@ static bool column_open(const struct query *q, uint32_t a, uint64_t rm, const st
 
     if (corr == NULL)
         return true;
-    k = q->g->skey[lo * q->g->g + a];
+    k = q->g->skey[q->qb * q->g->g + a]; /* = at row lo: rows qb..lo - 1 of a are empty */
     if (kb != NULL && padded(kb(q, k, q->g->col_dlo[a], a, lo)) > b->s)
         return false;
     return !(padded(corr(q, a, lo, a, hi) - k) > b->s);
@@ -1162,7 +1172,9 @@ static void walk_worst_fit_keyed(const struct query *q, struct lt__best *b, FORM
             continue;
         lo = (uint32_t)__builtin_ctzll(rm);
         hi = 63u - (uint32_t)__builtin_clzll(rm);
-        s = padded(corr(q, a, lo, a, hi) - g->skey[lo * g->g + a]);
+        /* The column's largest key at rows >= qb is its largest at rows >= lo (the rows
+         * between are empty), and row qb's are contiguous. */
+        s = padded(corr(q, a, lo, a, hi) - g->skey[q->qb * g->g + a]);
         if (s > b->s)
             continue;
         cb[a] = s;
