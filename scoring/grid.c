@@ -778,9 +778,10 @@ static double corner_bound(const struct query *q, uint32_t a, uint32_t b, double
  *
  * x, y, z are a member's free cpu, mem, disk over capacity, u, v, w the request's; a member
  * of cell (a, b) has x in [line[a], line[a+1]] and y in [line[b], line[b+1]], and a feasible one
- * also x >= u, y >= v. With t = u ln 10, 1 - 10^-u = 1 - e^-t lies in [t - t^2/2, t - t^2/2 +
- * t^3/6] for every t >= 0 (alternating Taylor remainders), and 10^u >= 1 + t. Each corr_*
- * is a lower bound of score + key over the cell in exact arithmetic; scan_heap pads it. */
+ * also x >= u, y >= v. With t = u ln 10, 1 - 10^-u = 1 - e^-t lies between the Taylor
+ * polynomials of degree 4 and 5, t - t^2/2 + t^3/6 - t^4/24 (+ t^5/120), for every t >= 0
+ * (Lagrange remainders of alternating signs), and 10^u >= 1 + t. Each corr_* is a lower bound
+ * of score + key over the cell in exact arithmetic; scan_heap pads it. */
 
 /* Bounds of 10^z for 0 <= z from the table: 10^z = p10[k] 10^(z - k/64), and e^x >= 1 + x +
  * x^2/2 for x >= 0. */
@@ -808,14 +809,14 @@ static double p10_upper(const struct query *q, double z)
 
 static double low_p10(double t) /* a lower bound of 1 - e^-t, t >= 0 */
 {
-    return dmax(t - 0.5 * t * t, 0.0);
+    return dmax(t * (1.0 - t * (0.5 - t * (1.0 / 6.0 - t * (1.0 / 24.0)))), 0.0);
 }
 
-/* e^-t >= 1 - t + t^2/2 - t^3/6 for t >= 0; high_exp stores 1 - that (an upper bound of
- * 1 - e^-t) and low_exp_mul turns it back into the lower bound of e^-t. */
+/* e^-t >= 1 - t + t^2/2 - t^3/6 + t^4/24 - t^5/120 for t >= 0; high_exp stores 1 - that (an
+ * upper bound of 1 - e^-t) and low_exp_mul turns it back into the lower bound of e^-t. */
 static double high_exp(double t)
 {
-    return t - 0.5 * t * t + t * t * t / 6.0;
+    return t * (1.0 - t * (0.5 - t * (1.0 / 6.0 - t * (1.0 / 24.0 - t * (1.0 / 120.0)))));
 }
 
 static double low_exp_mul(double h)
@@ -825,7 +826,7 @@ static double low_exp_mul(double h)
 
 static double high_p10(double t) /* an upper bound of 1 - e^-t, t >= 0 */
 {
-    return dmin(t - 0.5 * t * t + t * t * t / 6.0, 1.0);
+    return dmin(high_exp(t), 1.0);
 }
 
 /* epvm2 + key = 2 (u x + v y) - (u^2 + v^2): at the low edges, clamped to the request. */
@@ -1158,31 +1159,24 @@ static void walk_column_down(const struct query *q, uint32_t a, uint64_t rm, str
 static void walk_worst_fit_keyed(const struct query *q, struct lt__best *b, FORMULA)
 {
     const struct grid_cfg *g = q->g;
+    const double *row = &g->skey[q->qb * g->g];
     double cb[GRID_MAX], best = HUGE_VAL;
     uint64_t open = 0;
     uint32_t first = 0;
 
-    for (uint64_t cm = g->cols & (~UINT64_C(0) << q->qa); cm != 0; cm &= cm - 1) {
-        uint32_t a = (uint32_t)__builtin_ctzll(cm);
+    /* Every column from qa up, without branches (their outcomes are coin tosses). */
+    for (uint32_t a = q->qa; a < g->g; a++) {
         uint64_t rm = g->rows[a] & (~UINT64_C(0) << q->qb);
-        uint32_t lo, hi;
-        double s;
-
-        if (rm == 0)
-            continue;
-        lo = (uint32_t)__builtin_ctzll(rm);
-        hi = 63u - (uint32_t)__builtin_clzll(rm);
+        uint32_t lo = (uint32_t)__builtin_ctzll(rm | UINT64_C(1) << 63);
+        uint32_t hi = 63u - (uint32_t)__builtin_clzll(rm | 1);
         /* The column's largest key at rows >= qb is its largest at rows >= lo (the rows
          * between are empty), and row qb's are contiguous. */
-        s = padded(corr(q, a, lo, a, hi) - g->skey[q->qb * g->g + a]);
-        if (s > b->s)
-            continue;
+        double s = rm != 0 ? padded(corr(q, a, lo, a, hi) - row[a]) : HUGE_VAL;
+        bool in = !(s > b->s) && rm != 0;
         cb[a] = s;
-        open |= UINT64_C(1) << a;
-        if (s < best) {
-            best = s;
-            first = a;
-        }
+        open |= (uint64_t)in << a;
+        first = s < best ? a : first;
+        best = s < best ? s : best;
     }
     if (open == 0)
         return;
