@@ -1,8 +1,9 @@
 /* grid.c -- the index behind choose() of bestfit1-5, epvm2 and brfs-norm.
  *
  * Design: machines are grouped by configuration (equal capacity), and within a configuration
- * by a g x g grid over (free cpu, free mem), g a power of two chosen so that a cell holds
- * about two machines (at most 64, so a row of cells is one uint64_t mask). Each cell keeps its
+ * by a g x g grid over (free cpu, free mem), g a power of two (at most 64, so a row of cells is
+ * one uint64_t mask; grid_size: about two machines a cell for the keyed formulas, two cells a
+ * machine for the others, and at least 16 or 32 with few configurations). Each cell keeps its
  * members sorted by index and a box bounding their free vectors (cells.c); each configuration
  * keeps a bound on its members' free disk. The grid lines are evenly spaced, except for the
  * keyed formulas below, whose lines are logarithmic below about 1e-3 of the capacity
@@ -39,6 +40,8 @@
  * key (cells.c), each column and configuration keep their largest key, and a cell, a column or
  * a configuration is bounded by the request term at its edges (corr_*) minus its largest key;
  * a cell is searched depth-first down its heap, skipping every subtree whose key is too low.
+ * bestfit4 also keeps each row's suffix maxima of the column keys (smax), so that the largest
+ * key of a quadrant is one load.
  * Their corner bounds come from a table of 10^(k/64) and Taylor bounds of 10^-u (corner_*),
  * with no call to exp.
  *
