@@ -572,16 +572,18 @@ static void grid_lines(struct grid_cfg *g, bool fine)
 }
 
 /* Cells per dimension for a configuration of n machines among n_cfg. With few configurations
- * (n_cfg <= SORT_CONFIGS, so that the memory is bounded), small ones get at least 16 (keyed
- * formulas) or 32 cells per dimension and the others at least four (keyed: half a) cell per
- * machine: finer cells bound tighter, and the walks through the few more of them cost less than
- * the members their bounds spare (bench_choose: 5-7 % for the keyed formulas, 7-11 % for
- * bestfit1-3 and brfs-norm, docs/benchmarks.md). */
+ * (n_cfg <= SORT_CONFIGS, so that the memory is bounded), at least 16 (keyed formulas) or 32
+ * (the others), and beyond that about eight machines a cell (keyed) or two cells a machine
+ * (the others): the small configurations' finer cells bound tighter; the keyed formulas' large
+ * ones have fewer, fuller columns to bound, whose heaps skip members by key. With more
+ * configurations, about two machines a cell. (bench_choose, in-process A/B against two
+ * machines a cell everywhere: 5-12 % for bestfit1-3 and brfs-norm, 12-15 % for the keyed
+ * formulas; docs/benchmarks.md.) */
 static uint32_t grid_size(uint32_t n, size_t n_cfg, bool keyed)
 {
     bool few = n_cfg <= SORT_CONFIGS;
     uint32_t g = !few ? 1 : keyed ? 16 : 32;
-    uint32_t per4 = !few || keyed ? 4 * GRID_PER_CELL : 2; /* machines per 4 cells */
+    uint32_t per4 = !few ? 4 * GRID_PER_CELL : keyed ? 32 : 2; /* machines per 4 cells */
 
     while (g < GRID_MAX && (uint64_t)g * g * per4 < 4 * (uint64_t)n)
         g *= 2;
