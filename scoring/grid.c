@@ -2,11 +2,11 @@
  *
  * Design: machines are grouped by configuration (equal capacity), and within a configuration
  * by a g x g grid over (free cpu, free mem), g a power of two (at most 64, so a row of cells is
- * one uint64_t mask; grid_size: about two machines a cell for the keyed formulas, two cells a
- * machine for the others, and at least 16 or 32 with few configurations). Each cell keeps its
- * members sorted by index and a box bounding their free vectors (cells.c); each configuration
- * keeps a bound on its members' free disk. The grid lines are evenly spaced, except for the
- * keyed formulas below, whose lines are logarithmic below about 1e-3 of the capacity
+ * one uint64_t mask; grid_size: with few configurations about eight machines a cell for the
+ * keyed formulas and two cells a machine for the others, at least 16 or 32 cells a side). Each cell
+ * keeps its members sorted by index and a box bounding their free vectors (cells.c); each
+ * configuration keeps a bound on its members' free disk. The grid lines are evenly spaced, except
+ * for the keyed formulas below, whose lines are logarithmic below about 1e-3 of the capacity
  * (grid_lines): most machines crowd into the first few hundredths of their capacity in one
  * dimension or both.
  *
@@ -59,14 +59,12 @@
 
 #include "lt_mem.h"
 
-#define GRID_MAX 64 /* cells per dimension: a row of cells is one uint64_t mask */
-#define GRID_PER_CELL                                                                              \
-    2 /* size the grid for about this many machines per cell (keyed formulas,                      \
-       * or more than SORT_CONFIGS configurations) */
-#define NO_CELL      UINT32_MAX
-#define BOUND_SLACK  1e-9 /* relative: far above rounding error, far below score gaps */
-#define SORT_CONFIGS 64   /* configurations ordered by bound when there are at most this many */
-#define GRID_EPS     1e-3 /* fine grid lines: about linear above it, logarithmic below */
+#define GRID_MAX      64 /* cells per dimension: a row of cells is one uint64_t mask */
+#define GRID_PER_CELL 2  /* machines per cell with many configurations (grid_size) */
+#define NO_CELL       UINT32_MAX
+#define BOUND_SLACK   1e-9 /* relative: far above rounding error, far below score gaps */
+#define SORT_CONFIGS  64   /* configurations ordered by bound when there are at most this many */
+#define GRID_EPS      1e-3 /* fine grid lines: about linear above it, logarithmic below */
 
 struct grid_cfg {
     /* What choose() reads of every configuration first, together (a cache line or two). */
