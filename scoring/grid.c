@@ -128,10 +128,23 @@ struct grid_index {
 /* The column (or row) of free amount f, inv_cap = 1 / capacity, scale = g / capacity: the
  * largest a < g with line[a] <= f * inv_cap (f * scale >= a on a linear grid), so that the
  * bounds, which read the lines, hold for every member up to rounding (which they pad for). */
+/* The largest a < g with line[a] <= x (binary search; line[0] = 0, g a power of two). */
+static uint32_t line_search(const double *line, uint32_t g, double x)
+{
+    uint32_t a = 0;
+
+    if (!(x > 0.0))
+        return 0;
+    for (uint32_t h = g / 2; h > 0; h /= 2) {
+        if (line[a + h] <= x)
+            a += h;
+    }
+    return a;
+}
+
 static uint32_t coord(const struct grid_cfg *g, double f, double inv_cap, double scale)
 {
     double x;
-    uint32_t a = 0;
 
     if (g->linear) {
         x = f * scale;
@@ -139,14 +152,7 @@ static uint32_t coord(const struct grid_cfg *g, double f, double inv_cap, double
             return 0;
         return x >= g->gd ? g->g - 1 : (uint32_t)x;
     }
-    x = f * inv_cap;
-    if (!(x > 0.0))
-        return 0;
-    for (uint32_t h = g->g / 2; h > 0; h /= 2) {
-        if (g->line[a + h] <= x)
-            a += h;
-    }
-    return a;
+    return line_search(g->line, g->g, f * inv_cap);
 }
 
 static uint32_t cell_number(const struct grid_cfg *g, const struct lt_res *f)
@@ -1267,7 +1273,7 @@ static bool config_usable(const struct grid_cfg *g, const struct lt_res *r)
 
 /* Points the query at configuration k, with the request's terms (keyed formulas) set up
  * for it alone. */
-static void set_config(struct query *q, size_t k, FORMULA)
+static void set_config(struct query *q, size_t k, term_fn *term, prep_fn *prep)
 {
     struct rterm t[3];
 
@@ -1284,23 +1290,6 @@ static void set_config(struct query *q, size_t k, FORMULA)
     for (int d = 0; d < 3; d++)
         term(&t[d]);
     prep(q, &t[0], &t[1], &t[2]);
-    (void)score;
-    (void)corr;
-    (void)corner;
-    (void)kb;
-    (void)mb;
-}
-
-/* The column of fraction x on the fine lines at GRID_MAX resolution (coord's search). */
-static uint32_t coord64(const struct grid_index *gi, double x)
-{
-    uint32_t a = 0;
-
-    if (!(x > 0.0))
-        return 0;
-    for (uint32_t h = GRID_MAX / 2; h > 0; h /= 2)
-        a += gi->line64[a + h] <= x ? h : 0;
-    return a;
 }
 
 /* The search with the formula as a parameter; each instance below passes constants, and
@@ -1321,7 +1310,7 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
         for (size_t k = 0; k < gi->n_cfg; k++) {
             if (!config_usable(&gi->cfg[k], q.r))
                 continue;
-            set_config(&q, k, PASS);
+            set_config(&q, k, term, prep);
             if (config_bound(&q, PASS) > b.s)
                 continue;
             walk(&q, &b, PASS);
@@ -1340,7 +1329,7 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
                 struct rterm *rd = &rt[d][j];
                 rd->u = req[d] * gi->rinv[(size_t)d * gi->n_cfg + j];
                 term(rd);
-                rd->c = d < 2 ? coord64(gi, rd->u) : 0;
+                rd->c = d < 2 ? line_search(gi->line64, GRID_MAX, rd->u) : 0;
             }
         }
     }
@@ -1362,7 +1351,7 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
             qk->qb = tm->c >> g->shift;
             prep(qk, tc, tm, &rt[2][g->rc[2]]);
         } else {
-            set_config(qk, k, PASS);
+            set_config(qk, k, term, prep);
         }
         s = config_bound(qk, PASS);
         if (s < HUGE_VAL)
@@ -1372,7 +1361,7 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
         if (prep != NULL) {
             walk(&qs[order[j]], &b, PASS);
         } else {
-            set_config(&q, order[j], PASS);
+            set_config(&q, order[j], term, prep);
             walk(&q, &b, PASS);
         }
     }
