@@ -87,6 +87,9 @@ struct grid_cfg {
                              * the largest key of a quadrant is one load (config_bound,
                              * walk_best_fit). NULL for the worst fits: their keys grow with
                              * the columns, so that a change would reach down most of a row */
+    double *ckey;           /* keyed formulas: [a * g + b], the largest key of cell (a, b) (its
+                             * heap top; -inf if empty): a column's are contiguous, so a walk
+                             * bounds its cells without touching them (visit) */
     uint32_t rc[3];         /* keyed formulas: its cpu, mem and disk capacities' numbers among the
                              * distinct ones (grid_index.rinv) */
     uint32_t shift;         /* log2(GRID_MAX / g): a column at GRID_MAX resolution >> shift is one
@@ -293,8 +296,10 @@ static void key_refresh(struct grid_cfg *g, uint32_t a, uint32_t top, uint32_t l
 
     for (uint32_t b = top + 1; b-- > 0;) {
         double nk = k, *s = &sk[(size_t)b * n + a];
-        if (g->rows[a] >> b & 1)
-            nk = dmax(nk, g->cells[a * n + b].key[0]);
+        double ck = g->rows[a] >> b & 1 ? g->cells[a * n + b].key[0] : -HUGE_VAL;
+        if (b >= low)
+            g->ckey[a * n + b] = ck;
+        nk = dmax(nk, ck);
         if (!(nk < *s) && !(nk > *s)) {
             if (b < low)
                 return; /* so are the rows below, row 0 included */
@@ -404,6 +409,7 @@ static void grid_free(struct lt_index *ix)
         lt_free(g->col_n);
         lt_free(g->col_rm);
         lt_free(g->skey);
+        lt_free(g->ckey);
         lt_free(g->smax);
     }
     lt_free(gi->cfg);
@@ -516,8 +522,14 @@ static int grid_check(const struct lt_index *ix, const struct lt_cluster *c, str
                 double ks = -HUGE_VAL;
                 for (uint32_t bb = g->g; bb-- > 0;) {
                     const struct lt__cell *cl = &g->cells[a * g->g + bb];
+                    double ck = -HUGE_VAL;
                     for (uint32_t j = 0; j < cl->n; j++)
-                        ks = cl->key[j] > ks ? cl->key[j] : ks;
+                        ck = cl->key[j] > ck ? cl->key[j] : ck;
+                    if (ck < g->ckey[a * g->g + bb] || ck > g->ckey[a * g->g + bb])
+                        return lt_err_set(err, LT_EINVAL, 0, 0,
+                                          "%s index: key maximum of cell %u, %u", name, (unsigned)a,
+                                          (unsigned)bb);
+                    ks = dmax(ks, ck);
                     if (ks < g->skey[bb * g->g + a] || ks > g->skey[bb * g->g + a])
                         return lt_err_set(err, LT_EINVAL, 0, 0,
                                           "%s index: row-suffix key maximum of cell %u, %u", name,
@@ -635,11 +647,12 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
         g->col_n = lt_calloc(g->g, sizeof(*g->col_n));
         g->col_rm = lt_calloc(g->g, sizeof(*g->col_rm));
         g->skey = lt_calloc((size_t)g->g * g->g, sizeof(*g->skey));
+        g->ckey = lt_calloc((size_t)g->g * g->g, sizeof(*g->ckey));
         if (gi->fp->key != NULL && gi->fp->dir > 0 &&
             (g->smax = lt_calloc((size_t)g->g * g->g, sizeof(*g->smax))) == NULL)
             goto out_nomem;
         if (g->cells == NULL || g->rows == NULL || g->row_n == NULL || g->col_dlo == NULL ||
-            g->col_n == NULL || g->col_rm == NULL || g->skey == NULL)
+            g->col_n == NULL || g->col_rm == NULL || g->skey == NULL || g->ckey == NULL)
             goto out_nomem;
         grid_lines(g, gi->fp->key != NULL);
         for (uint32_t s = GRID_MAX; s > g->g; s /= 2)
@@ -656,6 +669,7 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
         }
         for (size_t j = 0; j < (size_t)g->g * g->g; j++) {
             g->skey[j] = -HUGE_VAL;
+            g->ckey[j] = -HUGE_VAL;
             if (g->smax != NULL)
                 g->smax[j] = -HUGE_VAL;
         }
@@ -1034,16 +1048,12 @@ offer_member(const struct query *q, const struct lt__cell *cl, uint32_t k, uint3
     lt__best_offer(b, score(&q->g->cap, &cl->f[k], q->r, &q->c->ref), i);
 }
 
-static void scan_heap(const struct query *q, const struct lt__cell *cl, uint32_t a, uint32_t bb,
-                      struct lt__best *b, lt__fit_score_fn *score, corr_fn *corr_of, mb_fn *mb)
+static void scan_heap(const struct query *q, const struct lt__cell *cl, double corr,
+                      struct lt__best *b, lt__fit_score_fn *score, mb_fn *mb)
 {
     uint32_t stack[64], sp = 0; /* depth-first: at most one pending sibling per level */
-    double corr;
 
     if (!lt__res_ge(&cl->hi, q->r))
-        return;
-    corr = corr_of(q, a, bb, a, bb);
-    if (padded(corr - cl->key[0]) > b->s)
         return;
     if (lt__box_is_point(&cl->lo, &cl->hi)) {
         /* Every member has this free vector, hence this score: the lowest index wins. */
@@ -1110,10 +1120,14 @@ static void visit(const struct query *q, uint32_t a, uint32_t bb, struct lt__bes
     (void)prep;
     (void)corner;
     (void)kb;
-    if (corr != NULL)
-        scan_heap(q, cl, a, bb, b, score, corr, mb);
-    else
+    if (corr != NULL) {
+        /* The cell's bound from the dense ckey first: most cells end here, untouched. */
+        double cr = corr(q, a, bb, a, bb);
+        if (!(padded(cr - q->g->ckey[a * q->g->g + bb]) > b->s))
+            scan_heap(q, cl, cr, b, score, mb);
+    } else {
         scan_cell(q, cl, b, score);
+    }
 }
 
 static void walk_best_fit(const struct query *q, struct lt__best *b, FORMULA)
