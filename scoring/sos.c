@@ -194,9 +194,10 @@ struct sos_bucket {
  * inside their buckets. An "odd" machine (free beyond the reference capacity, or less than
  * DISK_SAFE of a disk bucket above its disk bucket's low edge) breaks these shortcuts: its
  * bucket is always scored in full and the walk skips it. */
-#define WALK_BLOCK  64
-#define QBITS       14 /* offsets quantised to 2^-14 of a bucket */
-#define QMAX        ((1u << QBITS) - 1)
+#define WALK_BLOCK 64
+#define QBITS      14 /* offsets quantised to 2^-14 of a bucket */
+#define QMAX       ((1u << QBITS) - 1)
+_Static_assert(QBITS <= 15, "walk_stayer compares offsets as int16_t");
 #define WALK_LSHIFT 8 /* mem level of a block's summary: qm >> WALK_LSHIFT */
 #define WALK_LEVELS ((QMAX >> WALK_LSHIFT) + 1)
 #define DISK_SAFE   (1.0 / 16)
@@ -1184,6 +1185,9 @@ static uint32_t walk_stayer(const struct sos_index *s, const struct lt_cluster *
                             const struct sos_small *sm, const struct lt_res *r)
 {
     uint32_t nb = (uint32_t)((s->n + WALK_BLOCK - 1) / WALK_BLOCK);
+    /* Offsets and thresholds are below 2^QBITS <= 2^15: compared as int16_t, eight lanes
+     * to an SSE2 compare (as unsigned, the compiler widened them to 32 bits first). */
+    const int16_t lc = (int16_t)sm->lo[0], lm = (int16_t)sm->lo[1];
 
     for (uint32_t bi = 0; bi < nb; bi++) {
         const struct sos_block *bl = &s->blk[bi];
@@ -1196,7 +1200,7 @@ static uint32_t walk_stayer(const struct sos_index *s, const struct lt_cluster *
          * at a time gathered into a byte by a multiplication (byte j of a little-endian word
          * lands on bit 56 + j; no two partial products meet, so nothing carries). */
         for (uint32_t e = 0; e < WALK_BLOCK; e++)
-            may[e] = (uint8_t)((bl->qc[e] >= sm->lo[0]) & (bl->qm[e] >= sm->lo[1]));
+            may[e] = (uint8_t)(((int16_t)bl->qc[e] >= lc) & ((int16_t)bl->qm[e] >= lm));
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
         for (uint32_t g = 0; g < WALK_BLOCK / 8; g++) {
             uint64_t x;
@@ -1225,8 +1229,31 @@ static uint32_t walk_stayer(const struct sos_index *s, const struct lt_cluster *
     return UINT32_MAX;
 }
 
-/* The buckets of `set`: each one's bound from the counts alone, then the buckets in rounds of
- * equal bounds, lowest first, until no bound can beat the best. For a request that leaves
+/* choose_rounds' queue: a min-heap of bound and bucket, packed as (bound + ROUND_BIAS) << 16 |
+ * bucket, so that equal bounds come out by bucket (|bound| <= 2 (SOS_MAX_MACHINES + 1) < 2^40,
+ * buckets < 2^16). */
+#define ROUND_BIAS (INT64_C(1) << 40)
+
+static void round_down(uint64_t *h, size_t n, size_t i)
+{
+    uint64_t x = h[i];
+
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && h[c + 1] < h[c])
+            c++;
+        if (!(h[c] < x))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = x;
+}
+
+/* The buckets of `set`: each one's bound from the counts alone, then the buckets by bound,
+ * lowest first, until no bound can beat the best. For a request that leaves
  * every machine that is not odd in its disk bucket (disk under DISK_SAFE), so that a member's
  * change is its class's, and the classes a bucket may hold are in its sub-cell mask. Buckets
  * with odd members are scored at once. */
@@ -1234,8 +1261,7 @@ static void choose_rounds(const struct sos_index *s, const struct sos_query *q,
                           const struct lt_res *r, const uint64_t *set, struct sos_best *b)
 {
     const struct sos_geom *g = &s->geo;
-    int64_t bound[SOS_MAX_CELLS];
-    uint16_t id[SOS_MAX_CELLS];
+    uint64_t h[SOS_MAX_CELLS];
     uint32_t m0 = q->drop[0][0], m1 = q->drop[1][0];
     size_t n = 0;
 
@@ -1261,26 +1287,22 @@ static void choose_rounds(const struct sos_index *s, const struct sos_query *q,
                 d = delta(s->count, k, k - (da * g->k[1] + db) * g->k[2]);
                 v = d < v ? d : v;
             }
-            if (v != INT64_MAX) {
-                bound[n] = v;
-                id[n++] = (uint16_t)k;
-            }
+            if (v != INT64_MAX)
+                h[n++] = (uint64_t)(v + ROUND_BIAS) << 16 | k;
         }
     }
-    for (;;) {
-        int64_t low = INT64_MAX;
+    for (size_t j = n / 2; j-- > 0;)
+        round_down(h, n, j);
+    while (n > 0) {
+        int64_t low = (int64_t)(h[0] >> 16) - ROUND_BIAS;
+        uint32_t k = (uint32_t)(h[0] & 0xffff);
 
-        for (size_t j = 0; j < n; j++)
-            low = bound[j] < low ? bound[j] : low;
-        if (low == INT64_MAX || low > b->d)
-            return;
-        for (size_t j = 0; j < n; j++) {
-            if (bound[j] != low)
-                continue;
-            bound[j] = INT64_MAX; /* done */
-            if (improves(low, s->bkt[id[j]].min_i, b))
-                look(s, q, id[j], r, b);
-        }
+        if (low > b->d)
+            return; /* and so are the rest */
+        h[0] = h[--n];
+        round_down(h, n, 0);
+        if (improves(low, s->bkt[k].min_i, b))
+            look(s, q, k, r, b);
     }
 }
 
