@@ -86,9 +86,10 @@ struct tr_reader {
     uint64_t bytes_done;  /* compressed bytes of the parts already closed */
     uint64_t bytes_total; /* compressed bytes of all parts */
     struct tr_counts counts;
-    int fail;               /* 0, or the code of the first error (sticky) */
-    struct lt_err fail_err; /* that error, as reported */
-    size_t n_bad;           /* messages kept in bad_text, <= TR_KEEP_BAD */
+    struct tr_task_memo memo; /* task_events: the last line's tail (trace_line.c) */
+    int fail;                 /* 0, or the code of the first error (sticky) */
+    struct lt_err fail_err;   /* that error, as reported */
+    size_t n_bad;             /* messages kept in bad_text, <= TR_KEEP_BAD */
     const char *bad[TR_KEEP_BAD];
     char bad_text[TR_KEEP_BAD][BAD_LEN];
 };
@@ -490,7 +491,7 @@ static void keep_bad(struct tr_reader *r, int col, const char *text)
 
 /* Parses line into out as r's table says; on success *time and *type get the row's time and
  * type. */
-static int parse_row(const struct tr_reader *r, const char *s, size_t n, void *out, int64_t *time,
+static int parse_row(struct tr_reader *r, const char *s, size_t n, void *out, int64_t *time,
                      unsigned *type, struct lt_err *le)
 {
     int rc;
@@ -517,7 +518,7 @@ static int parse_row(const struct tr_reader *r, const char *s, size_t n, void *o
     case TR_TASK_EVENTS:
     default: {
         struct tr_task_row *k = out;
-        rc = tr_parse_task_line(s, n, k, le);
+        rc = tr_parse_task_line_memo(s, n, &r->memo, k, le);
         if (rc < 0)
             return rc;
         *time = k->time;

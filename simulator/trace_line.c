@@ -650,16 +650,18 @@ static bool fast_f64(const char **p, const char *end, bool last, double *v, bool
  * The fields are parsed into locals and stored into *out one by one at the end: *out is left
  * untouched on failure, and a whole-struct copy of a row just written in pieces would reread
  * it in other widths than it was written (store forwarding fails). */
-static bool task_line_fast(const char *line, size_t len, struct tr_task_row *out)
+static bool task_line_fast(const char *line, size_t len, struct tr_task_memo *memo,
+                           struct tr_task_row *out)
 {
-    const char *p = line, *end = line + len;
+    const char *p = line, *end = line + len, *tail;
     struct field f;
     uint64_t v, job_id, machine_id = 0;
     int64_t time;
     uint32_t task_index;
     int missing, type, cls, prio, diff;
-    bool has_machine, has_cpu, has_mem, has_disk;
+    bool has_machine, has_cpu, has_mem, has_disk, has_req;
     double cpu, mem, disk;
+    size_t tn;
 
     if (!(p = fast_digits(p, end, 19, &v)) || p == end || *p++ != ',')
         return false;
@@ -678,6 +680,18 @@ static bool task_line_fast(const char *line, size_t len, struct tr_task_row *out
         return false;
     if (!(p = fast_code(p, end, TR_N_TYPES - 1, false, false, &type)))
         return false;
+    tail = p;
+    tn = (size_t)(end - p);
+    if (memo != NULL && memo->n == tn && memcmp(memo->tail, tail, tn) == 0) {
+        cpu = memo->cpu;
+        mem = memo->mem;
+        disk = memo->disk;
+        cls = memo->sched_class;
+        prio = memo->priority;
+        diff = memo->diff_machines;
+        has_req = memo->has_req;
+        goto store;
+    }
     if (!fast_field(p, end, false, &f) || get_hash(f, AT(task_names, 7), NULL) != 0)
         return false;
     p = f.s + f.n + 1;
@@ -692,6 +706,20 @@ static bool task_line_fast(const char *line, size_t len, struct tr_task_row *out
     if (!fast_f64(&p, end, false, &cpu, &has_cpu) || !fast_f64(&p, end, false, &mem, &has_mem) ||
         !fast_f64(&p, end, false, &disk, &has_disk) || !fast_code(p, end, 1, true, true, &diff))
         return false;
+    has_req = has_cpu || has_mem || has_disk;
+    if (memo != NULL) {
+        memo->n = tn <= sizeof(memo->tail) ? tn : 0;
+        if (memo->n != 0)
+            memcpy(memo->tail, tail, tn);
+        memo->cpu = cpu;
+        memo->mem = mem;
+        memo->disk = disk;
+        memo->sched_class = (int8_t)cls;
+        memo->priority = (uint8_t)prio;
+        memo->diff_machines = (int8_t)diff;
+        memo->has_req = has_req;
+    }
+store:
     out->time = time;
     out->job_id = job_id;
     out->machine_id = machine_id;
@@ -704,14 +732,20 @@ static bool task_line_fast(const char *line, size_t len, struct tr_task_row *out
     out->type = (uint8_t)type;
     out->sched_class = (int8_t)cls;
     out->priority = (uint8_t)prio;
-    out->has_req = has_cpu || has_mem || has_disk;
+    out->has_req = has_req;
     out->diff_machines = (int8_t)diff;
     return true;
 }
 
 int tr_parse_task_line(const char *line, size_t len, struct tr_task_row *out, struct lt_err *err)
 {
-    if (task_line_fast(line, len, out))
+    return tr_parse_task_line_memo(line, len, NULL, out, err);
+}
+
+int tr_parse_task_line_memo(const char *line, size_t len, struct tr_task_memo *memo,
+                            struct tr_task_row *out, struct lt_err *err)
+{
+    if (task_line_fast(line, len, memo, out))
         return 0;
     return tr_parse_task_line_general(line, len, out, err);
 }

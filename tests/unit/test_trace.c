@@ -1133,8 +1133,22 @@ static void task_fast_equals_general(const char *line, size_t len)
     memset(&b, 0, sizeof(b));
     lt_err_init(&ea, NULL);
     lt_err_init(&eb, NULL);
+    static struct tr_task_memo memo; /* across calls: lines in file order share tails */
+    struct tr_task_row c;
+    struct lt_err ec;
+    int rc;
+
     ra = tr_parse_task_line(line, len, &a, &ea);
     rb = tr_parse_task_line_general(line, len, &b, &eb);
+    memset(&c, 0, sizeof(c));
+    lt_err_init(&ec, NULL);
+    rc = tr_parse_task_line_memo(line, len, &memo, &c, &ec);
+    if (rc != ra || ec.code != ea.code || ec.column != ea.column || strcmp(ec.text, ea.text) != 0 ||
+        memcmp(&a, &c, sizeof(a)) != 0) {
+        print_error("'%.*s': with the memo %d '%s', without %d '%s'\n", (int)len, line, rc, ec.text,
+                    ra, ea.text);
+        fail();
+    }
     if (ra != rb || ea.code != eb.code || ea.column != eb.column || strcmp(ea.text, eb.text) != 0) {
         print_error("'%.*s': %d '%s' vs general %d '%s'\n", (int)len, line, ra, ea.text, rb,
                     eb.text);
@@ -1152,9 +1166,11 @@ static void task_fast_equals_general(const char *line, size_t len)
     }
 }
 
-/* tr_parse_task_line's fast path (trace_line.c) decides exactly as the general parser: on
- * every line of the demo subset, on every 40th line with each byte replaced by one of a few
- * troublemakers, deleted or the line cut there, and on numbers at the fast path's limits. */
+/* tr_parse_task_line's fast path (trace_line.c) decides exactly as the general parser, and
+ * tr_parse_task_line_memo exactly as tr_parse_task_line: on every line of the demo subset, on
+ * every 40th line with each byte replaced by one of a few troublemakers, deleted or the line
+ * cut there (each mutated line between lines that share its tail), and on numbers at the fast
+ * path's limits. */
 static void test_trace_task_fast_path_equals_general_parser(void **state)
 {
     static const char subst[] = {',', 'x', '9', '0', '1', '\r', '-', '.', 'e', '=', ' '};
