@@ -2,7 +2,8 @@
  * bytes must give a row within the schema's ranges or an LT_EPARSE naming a column, never a
  * crash, a read past the line or undefined behaviour. The input is copied to a buffer of its
  * exact size, so ASan catches any read beyond len. Built with -DLOTUS_FUZZ=ON (clang); seeds:
- * real lines of the demo subset (make fuzz-smoke).
+ * real lines of the demo subset (make fuzz-smoke). The task line parser with a memo
+ * (tr_parse_task_line_memo) must agree with it without.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -73,6 +74,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             __builtin_trap();
     } else {
         check_failure(rc, &err);
+    }
+
+    /* The memo: a line parsed after itself (its tail then comes from the memo) and after
+     * another line must give what the plain parser gave. */
+    {
+        static struct tr_task_memo memo; /* kept across inputs: the previous one's tail */
+        for (int k = 0; k < 2; k++) {
+            struct tr_task_row u;
+            struct lt_err e2;
+            int r2;
+
+            memset(&u, 0, sizeof(u));
+            lt_err_init(&e2, NULL);
+            r2 = tr_parse_task_line_memo(line, size, &memo, &u, &e2);
+            if (r2 != rc ||
+                (rc == 0 &&
+                 (u.time != t.time || u.job_id != t.job_id || u.task_index != t.task_index ||
+                  u.type != t.type || u.priority != t.priority || u.sched_class != t.sched_class ||
+                  u.has_req != t.has_req || u.diff_machines != t.diff_machines ||
+                  memcmp(&u.cpu, &t.cpu, sizeof(u.cpu)) != 0 ||
+                  memcmp(&u.mem, &t.mem, sizeof(u.mem)) != 0 ||
+                  memcmp(&u.disk, &t.disk, sizeof(u.disk)) != 0)))
+                __builtin_trap();
+        }
     }
     free(line);
     return 0;
