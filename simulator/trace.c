@@ -4,24 +4,23 @@
  * part-NNNNN-of-MMMMM.csv.gz or part-NNNNN-of-MMMMM.csv (anything else in the directory is
  * ignored: Google's bucket and the samples hold only parts, and a stray README must not stop
  * a run), sorts them by number and checks that they agree on MMMMM and run consecutively from
- * first_part. Parts are then opened one at a time with zlib's gzopen, which also reads the
- * uncompressed .csv form (gzdirect tells which one it found; the name must agree).
+ * first_part. Parts are then opened one at a time and read GZ_INBUF bytes a read(2); a part
+ * is gzip when it starts with gzip's magic bytes, and its name must agree (.csv.gz or .csv).
  *
- * Reading: gzread decompresses straight into one BUF_CHUNK block of our buffer (zlib skips
- * its own output copy for large reads; gzbuffer makes its input reads GZ_INBUF bytes), and
- * lines are cut with memchr, so each byte is touched by inflate, memchr and the field parser
- * and by nothing else. A line cut by the block end is moved to the front of the buffer before
- * the next read; a line longer than TR_MAX_LINE is an error (the longest line in the samples
- * is 160 bytes). Measured on task_events parts 00000-00001 (528 k rows, 57 MB decompressed,
- * 2-core Debian 12 VM, -O2): tr_next reads them in 0.14-0.17 s against 0.175-0.185 s for
- * `zcat` to /dev/null, i.e. 0.8-0.9x (zlib's inflate is faster than gzip's, which pays for
- * parsing);
- * inflate and its CRC take ~45% of the reader's time, the field parsers the rest.
+ * Reading: zlib's inflate (gzip members, one after another as gzread would) decompresses
+ * straight into one BUF_CHUNK block of our buffer, and lines are cut with memchr, so each
+ * byte is touched by inflate, the CRC, memchr and the field parser and by nothing else. The
+ * CRC-32 of each member is ours (crc32.c, carry-less multiplication where the CPU has it:
+ * zlib's own cost about a tenth of the replay's instructions), with zlib's check turned off
+ * (inflateValidate) and the member's trailer, CRC and length, compared here. A line cut by
+ * the block end is moved to the front of the buffer before the next read; a line longer than
+ * TR_MAX_LINE is an error (the longest line in the samples is 160 bytes).
  *
- * Errors: a truncated or corrupt gzip is detected by gzerror after every short read (zlib
- * reports the missing end as Z_BUF_ERROR) and by gzclose_r, and named LT_EIO with the part;
- * the complete lines before a truncation are still returned, so the error names the line
- * where the data stops.
+ * Errors: a truncated gzip (the input ends inside a member), corrupt deflate data, or a
+ * member whose CRC or length does not match its trailer is named LT_EIO with the part; the
+ * complete lines before a truncation are still returned, so the error names the line where
+ * the data stops. After the last member, bytes that do not start another one are ignored,
+ * as gzread ignores them.
  * Timestamps must never decrease, within a part and from one part to the next (the PDF:
  * "rows are sorted by the event timestamp"; parts are "numbered in order by time"). The first
  * error is kept in the reader and returned again by every later tr_next.
@@ -37,10 +36,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <zlib.h>
 
+#include "crc32.h"
 #include "lt_mem.h"
 
 /* Longest line accepted. Real lines are at most 160 bytes (three 44-byte hashes in
@@ -51,7 +53,7 @@
  * carry-over of the cut line vanish, small enough to stay in L2. */
 #define BUF_CHUNK (1024 * 1024)
 
-/* zlib's input buffer (gzbuffer): compressed bytes read from the file per read(2). */
+/* Bytes of a part read per read(2). */
 #define GZ_INBUF (256 * 1024)
 
 /* "PART:LINE:COLUMN: message" for tr_bad_messages. */
@@ -67,17 +69,31 @@ struct part {
 
 struct tr_reader {
     enum tr_table table;
-    bool skip_bad;        /* opts->skip_bad_lines */
-    struct part *parts;   /* owned; the parts to read, in order */
-    size_t n_parts;       /* >= 1 */
-    size_t cur;           /* index of the open part (or of the last one when done) */
-    gzFile gz;            /* the open part; NULL before the first and after the last */
+    bool skip_bad;         /* opts->skip_bad_lines */
+    struct part *parts;    /* owned; the parts to read, in order */
+    size_t n_parts;        /* >= 1 */
+    size_t cur;            /* index of the open part (or of the last one when done) */
+    int fd;                /* the open part; -1 before the first and after the last */
+    bool gzip;             /* the open part is gzip (inflated), not plain text (copied) */
+    bool zs_live;          /* zs is initialised (inflateEnd owed) */
+    bool member_end;       /* the last gzip member read has ended; another may follow */
+    z_stream zs;           /* inflate over in; next_in/avail_in are the unread input also for
+                            * plain parts */
+    unsigned char *in;     /* owned; GZ_INBUF bytes of the part as read */
+    bool in_eof;           /* read(2) has returned 0 for the open part */
+    uint64_t in_read;      /* bytes of the open part read so far */
+    unsigned char tail[8]; /* the last (up to 8) input bytes consumed before in[0]: a member's
+                            * trailer may straddle two reads */
+    size_t n_tail;
+    uint32_t crc;         /* CRC-32 of the current member's output so far */
+    uint32_t isize;       /* and its length, modulo 2^32 */
     bool done;            /* every part has been read */
     char *buf;            /* owned; BUF_CHUNK + TR_MAX_LINE bytes */
     size_t pos;           /* first unread byte in buf */
     size_t end;           /* end of the data in buf */
     bool eof;             /* the open part has no more data to read into buf */
-    bool truncated;       /* ... because its gzip stream ended early */
+    const char *bad_end;  /* ... because of this error (truncated, or a member's check failed),
+                           * reported once the complete lines before it are out; or NULL */
     int64_t line;         /* lines taken from the open part so far (1-based after a take) */
     bool have_prev;       /* a row has been returned (prev_* are valid) */
     int64_t prev_time;    /* time of the last row returned */
@@ -323,46 +339,222 @@ static int select_parts(const char *dir, struct part *parts, size_t *n, const st
     return 0;
 }
 
-/* Opens part r->cur. */
-static int open_part(struct tr_reader *r, struct lt_err *err)
+/* Keeps the last (up to 8) bytes of what has been consumed before p[n]. */
+static void keep_tail(struct tr_reader *r, const unsigned char *p, size_t n)
 {
-    const struct part *p = &r->parts[r->cur];
+    if (n >= sizeof(r->tail)) {
+        memcpy(r->tail, p + n - sizeof(r->tail), sizeof(r->tail));
+        r->n_tail = sizeof(r->tail);
+        return;
+    }
+    if (r->n_tail + n > sizeof(r->tail)) {
+        size_t drop = r->n_tail + n - sizeof(r->tail);
+        memmove(r->tail, r->tail + drop, r->n_tail - drop);
+        r->n_tail -= drop;
+    }
+    memcpy(r->tail + r->n_tail, p, n);
+    r->n_tail += n;
+}
 
-    r->pos = r->end = 0;
-    r->eof = false;
-    r->truncated = false;
-    r->line = 0;
-    r->gz = gzopen(p->path, "rb");
-    if (r->gz == NULL)
-        return reader_fail(r, err, LT_EIO, 0, 0, "cannot open trace part: %s",
-                           errno ? strerror(errno) : "out of memory");
-    if (gzbuffer(r->gz, GZ_INBUF) != 0)
-        return reader_fail(r, err, LT_EIO, 0, 0, "cannot set the gzip buffer size");
-    r->counts.parts++;
+/* Moves the unread input to the front of in (keeping the tail of what was consumed) and
+ * reads more of the part after it; sets in_eof when the part has no more. */
+static int in_fill(struct tr_reader *r, struct lt_err *err)
+{
+    size_t used = (size_t)(r->zs.next_in - r->in), rest = r->zs.avail_in;
+    ssize_t got;
+
+    keep_tail(r, r->in, used);
+    memmove(r->in, r->zs.next_in, rest);
+    r->zs.next_in = r->in;
+    do
+        got = read(r->fd, r->in + rest, GZ_INBUF - rest);
+    while (got < 0 && errno == EINTR);
+    if (got < 0)
+        return reader_fail(r, err, LT_EIO, r->line + 1, 0, "cannot read trace part: %s",
+                           strerror(errno));
+    if (got == 0)
+        r->in_eof = true;
+    r->zs.avail_in = (uInt)(rest + (size_t)got);
+    r->in_read += (uint64_t)got;
     return 0;
 }
 
-/* Closes the open part, reporting a gzip stream that did not end properly. */
+/* Starts a gzip member at next_in: zlib parses its header and inflates, without its own
+ * check (ours is faster; member_check compares it with the trailer). */
+static int member_start(struct tr_reader *r, struct lt_err *err)
+{
+    int zrc = inflateReset(&r->zs);
+
+    if (zrc == Z_OK)
+        zrc = inflateValidate(&r->zs, 0);
+    if (zrc != Z_OK)
+        return reader_fail(r, err, LT_EIO, r->line + 1, 0, "cannot read trace part (zlib error %d)",
+                           zrc);
+    r->crc = sim_crc32(0, NULL, 0);
+    r->isize = 0;
+    r->member_end = false;
+    return 0;
+}
+
+/* The member that inflate has just ended: its trailer, the 8 input bytes before next_in
+ * (little-endian CRC-32, then the length modulo 2^32), against what was inflated. NULL, or
+ * what is wrong. */
+static const char *member_check(struct tr_reader *r)
+{
+    size_t used = (size_t)(r->zs.next_in - r->in);
+    unsigned char t[8];
+    uint32_t crc, len;
+
+    if (used >= sizeof(t)) {
+        memcpy(t, r->zs.next_in - sizeof(t), sizeof(t));
+    } else {
+        memcpy(t, r->tail + r->n_tail - (sizeof(t) - used), sizeof(t) - used);
+        memcpy(t + sizeof(t) - used, r->in, used);
+    }
+    crc = (uint32_t)t[0] | (uint32_t)t[1] << 8 | (uint32_t)t[2] << 16 | (uint32_t)t[3] << 24;
+    len = (uint32_t)t[4] | (uint32_t)t[5] << 8 | (uint32_t)t[6] << 16 | (uint32_t)t[7] << 24;
+    if (crc != r->crc)
+        return "cannot read trace part: incorrect data check";
+    if (len != r->isize)
+        return "cannot read trace part: incorrect length check";
+    return NULL;
+}
+
+/* Opens part r->cur: reads its first bytes, and says whether it is gzip. */
+static int open_part(struct tr_reader *r, struct lt_err *err)
+{
+    const struct part *p = &r->parts[r->cur];
+    int rc;
+
+    r->pos = r->end = 0;
+    r->eof = false;
+    r->bad_end = NULL;
+    r->line = 0;
+    r->in_eof = false;
+    r->in_read = 0;
+    r->n_tail = 0;
+    r->zs.next_in = r->in;
+    r->zs.avail_in = 0;
+    r->fd = open(p->path, O_RDONLY | O_CLOEXEC);
+    if (r->fd < 0)
+        return reader_fail(r, err, LT_EIO, 0, 0, "cannot open trace part: %s", strerror(errno));
+    r->counts.parts++;
+    do
+        rc = in_fill(r, err);
+    while (rc == 0 && r->zs.avail_in < 2 && !r->in_eof);
+    if (rc < 0)
+        return rc;
+    r->gzip = r->zs.avail_in >= 2 && r->in[0] == 0x1f && r->in[1] == 0x8b;
+    if (r->zs.avail_in > 0 && r->gzip != p->gz)
+        return reader_fail(r, err, LT_EIO, 0, 0,
+                           p->gz ? "file named .csv.gz is not gzip-compressed"
+                                 : "file named .csv is gzip-compressed");
+    if (!r->gzip)
+        return 0;
+    if (!r->zs_live) {
+        r->zs.zalloc = Z_NULL;
+        r->zs.zfree = Z_NULL;
+        r->zs.opaque = Z_NULL;
+        if (inflateInit2(&r->zs, 16 + MAX_WBITS) != Z_OK) /* gzip only */
+            return reader_fail(r, err, LT_ENOMEM, 0, 0, "out of memory opening a trace part");
+        r->zs_live = true;
+    }
+    return member_start(r, err);
+}
+
+/* Closes the open part. */
 static int close_part(struct tr_reader *r, struct lt_err *err)
 {
-    int zrc = gzclose_r(r->gz);
+    int rc = close(r->fd);
 
-    r->gz = NULL;
+    r->fd = -1;
     r->bytes_done += r->parts[r->cur].bytes;
-    if (zrc == Z_BUF_ERROR)
-        return reader_fail(r, err, LT_EIO, 0, 0, "truncated gzip file (unexpected end of file)");
-    if (zrc != Z_OK)
-        return reader_fail(r, err, LT_EIO, 0, 0, "cannot read trace part (zlib error %d)", zrc);
+    if (rc != 0)
+        return reader_fail(r, err, LT_EIO, 0, 0, "cannot close trace part: %s", strerror(errno));
+    return 0;
+}
+
+/* Up to want bytes of the open part's text at dst: *got of them; sets eof (and bad_end) at
+ * its end. The output of a member whose check fails is dropped from this block (what earlier
+ * blocks held of it is out already: the check comes at the member's end). */
+static int fill_from(struct tr_reader *r, unsigned char *dst, size_t want, size_t *got,
+                     struct lt_err *err)
+{
+    size_t mstart = 0; /* where the current member's output starts in this block */
+    int rc;
+
+    *got = 0;
+    while (*got < want) {
+        size_t room = want - *got;
+        int zrc;
+
+        if (r->zs.avail_in < 2 && !r->in_eof && (rc = in_fill(r, err)) < 0)
+            return rc;
+        if (!r->gzip) {
+            size_t k = r->zs.avail_in < room ? r->zs.avail_in : room;
+            memcpy(dst + *got, r->zs.next_in, k);
+            r->zs.next_in += k;
+            r->zs.avail_in -= (uInt)k;
+            *got += k;
+            if (r->zs.avail_in == 0 && r->in_eof) {
+                r->eof = true;
+                break;
+            }
+            continue;
+        }
+        if (r->member_end) {
+            /* Another member, as gzread reads them; anything else after the last one is
+             * ignored, as gzread ignores it. */
+            if (r->zs.avail_in >= 2 && r->zs.next_in[0] == 0x1f && r->zs.next_in[1] == 0x8b) {
+                if ((rc = member_start(r, err)) < 0)
+                    return rc;
+                mstart = *got;
+                continue;
+            }
+            r->eof = true;
+            break;
+        }
+        r->zs.next_out = dst + *got;
+        r->zs.avail_out = (uInt)room;
+        zrc = inflate(&r->zs, Z_NO_FLUSH);
+        {
+            size_t made = room - r->zs.avail_out;
+            r->crc = sim_crc32(r->crc, dst + *got, made);
+            r->isize += (uint32_t)made;
+            *got += made;
+        }
+        if (zrc == Z_STREAM_END) {
+            r->bad_end = member_check(r);
+            if (r->bad_end != NULL) {
+                *got = mstart;
+                r->eof = true;
+                break;
+            }
+            r->member_end = true;
+            continue;
+        }
+        if (zrc == Z_OK || zrc == Z_BUF_ERROR) {
+            if (r->zs.avail_in == 0 && r->in_eof && r->zs.avail_out > 0) {
+                /* Room for more, no input left, and the member has not ended: the data ends
+                 * inside it. Hand out the complete lines first, next_line reports it. */
+                r->bad_end = "truncated gzip file (unexpected end of file)";
+                r->eof = true;
+                break;
+            }
+            continue;
+        }
+        if (zrc != Z_OK)
+            return reader_fail(r, err, LT_EIO, r->line + 1, 0, "cannot read trace part: %s",
+                               r->zs.msg != NULL ? r->zs.msg : "corrupt gzip data");
+    }
     return 0;
 }
 
 /* Reads more of the open part after the unread bytes, which are moved to the front. */
 static int fill(struct tr_reader *r, struct lt_err *err)
 {
-    size_t rest = r->end - r->pos;
-    unsigned want;
-    int got, zerr;
-    const char *msg;
+    size_t rest = r->end - r->pos, got;
+    int rc;
 
     if (rest > TR_MAX_LINE)
         return reader_fail(r, err, LT_EPARSE, r->line + 1, 0, "line is longer than %d bytes",
@@ -370,22 +562,10 @@ static int fill(struct tr_reader *r, struct lt_err *err)
     memmove(r->buf, r->buf + r->pos, rest);
     r->pos = 0;
     r->end = rest;
-    want = (unsigned)(BUF_CHUNK + TR_MAX_LINE - rest);
-    got = gzread(r->gz, r->buf + rest, want);
-    if (got < 0 || (unsigned)got < want) {
-        msg = gzerror(r->gz, &zerr);
-        /* Truncated: hand out the complete lines first, next_line reports it. */
-        r->truncated = zerr == Z_BUF_ERROR;
-        if (zerr != Z_OK && !r->truncated)
-            return reader_fail(r, err, LT_EIO, r->line + 1, 0, "cannot read trace part: %s",
-                               zerr == Z_ERRNO ? strerror(errno) : msg);
-        r->eof = true;
-    }
-    if (r->line == 0 && got > 0 && gzdirect(r->gz) == r->parts[r->cur].gz)
-        return reader_fail(r, err, LT_EIO, 0, 0,
-                           r->parts[r->cur].gz ? "file named .csv.gz is not gzip-compressed"
-                                               : "file named .csv is gzip-compressed");
-    r->end += (size_t)got;
+    rc = fill_from(r, (unsigned char *)r->buf + rest, BUF_CHUNK + TR_MAX_LINE - rest, &got, err);
+    if (rc < 0)
+        return rc;
+    r->end += got;
     return 0;
 }
 
@@ -398,7 +578,7 @@ static int next_line(struct tr_reader *r, const char **s, size_t *n, struct lt_e
     for (;;) {
         const char *start = r->buf + r->pos;
         const char *nl = r->pos < r->end ? memchr(start, '\n', r->end - r->pos) : NULL;
-        if (nl != NULL || (r->eof && !r->truncated && r->pos < r->end)) {
+        if (nl != NULL || (r->eof && r->bad_end == NULL && r->pos < r->end)) {
             *s = start;
             *n = nl != NULL ? (size_t)(nl - start) : r->end - r->pos;
             r->pos += *n + (nl != NULL);
@@ -408,9 +588,8 @@ static int next_line(struct tr_reader *r, const char **s, size_t *n, struct lt_e
                                    TR_MAX_LINE);
             return 1;
         }
-        if (r->truncated)
-            return reader_fail(r, err, LT_EIO, r->line + 1, 0,
-                               "truncated gzip file (unexpected end of file)");
+        if (r->bad_end != NULL)
+            return reader_fail(r, err, LT_EIO, r->line + 1, 0, "%s", r->bad_end);
         if (r->eof)
             return 0;
         rc = fill(r, err);
@@ -437,6 +616,8 @@ struct tr_reader *tr_open(const char *dir, enum tr_table t, const struct tr_opts
     r = lt_calloc(1, sizeof(*r));
     len = strlen(dir) + 1 + strlen(table_names[t]) + 1;
     tdir = lt_malloc(len);
+    if (r != NULL)
+        r->fd = -1;
     if (r == NULL || tdir == NULL)
         goto out_nomem;
     snprintf(tdir, len, "%s/%s", dir, table_names[t]);
@@ -451,7 +632,8 @@ struct tr_reader *tr_open(const char *dir, enum tr_table t, const struct tr_opts
     for (i = 0; i < r->n_parts; i++)
         r->bytes_total += r->parts[i].bytes;
     r->buf = lt_malloc(BUF_CHUNK + TR_MAX_LINE);
-    if (r->buf == NULL)
+    r->in = lt_malloc(GZ_INBUF);
+    if (r->buf == NULL || r->in == NULL)
         goto out_nomem;
     if (open_part(r, err) < 0)
         goto out_free;
@@ -470,10 +652,13 @@ void tr_close(struct tr_reader *r)
 {
     if (r == NULL)
         return;
-    if (r->gz != NULL)
-        (void)gzclose_r(r->gz);
+    if (r->fd >= 0)
+        (void)close(r->fd);
+    if (r->zs_live)
+        (void)inflateEnd(&r->zs);
     free_parts(r->parts, r->n_parts);
     lt_free(r->buf);
+    lt_free(r->in);
     lt_free(r);
 }
 
@@ -626,11 +811,8 @@ uint64_t tr_bytes_read(const struct tr_reader *r)
 {
     uint64_t now = r->bytes_done;
 
-    if (r->gz != NULL) {
-        z_off_t off = gzoffset(r->gz);
-        if (off > 0)
-            now += (uint64_t)off;
-    }
+    if (r->fd >= 0)
+        now += r->in_read - r->zs.avail_in;
     return now;
 }
 

@@ -672,6 +672,106 @@ static void test_trace_reports_corrupt_gzip_and_misnamed_files(void **state)
     tr_close(r);
 }
 
+/* One gzip member of text, stored (no compression, so its size is known in advance), with
+ * an extra header field of extra bytes to set that size; returns its length in out. */
+static size_t gz_member(unsigned char *out, size_t cap, const char *text, size_t len, size_t extra)
+{
+    static unsigned char pad[65535];
+    z_stream zs;
+    gz_header h;
+    size_t n;
+
+    memset(&zs, 0, sizeof(zs));
+    memset(&h, 0, sizeof(h));
+    assert_true(extra <= sizeof(pad));
+    h.extra = pad;
+    h.extra_len = (uInt)extra;
+    assert_int_equal(
+        deflateInit2(&zs, Z_NO_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY),
+        Z_OK);
+    assert_int_equal(deflateSetHeader(&zs, &h), Z_OK);
+    zs.next_in = (Bytef *)(uintptr_t)text;
+    zs.avail_in = (uInt)len;
+    zs.next_out = out;
+    zs.avail_out = (uInt)cap;
+    assert_int_equal(deflate(&zs, Z_FINISH), Z_STREAM_END);
+    n = cap - zs.avail_out;
+    assert_int_equal(deflateEnd(&zs), Z_OK);
+    return n;
+}
+
+static void put_file(const char *path, const unsigned char *p, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(p, 1, n, f), n);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Each gzip member's CRC-32 and length are checked against its trailer, also when the
+ * trailer straddles two reads; members are read one after another; bytes after the last
+ * member that do not start another are ignored (as gzread does). */
+static void test_trace_checks_every_gzip_member(void **state)
+{
+    enum { INBUF = 256 * 1024 }; /* trace.c's GZ_INBUF: the size of one read */
+    const struct tmp *t = *state;
+    char *text = many_task_lines(6000);
+    size_t len = strlen(text), cap = 2 * INBUF, n0, n;
+    unsigned char *buf = lt_malloc(cap);
+    char path[256];
+    struct tr_reader *r;
+    struct lt_err err;
+
+    assert_non_null(buf);
+    write_part(t, "task_events", "part-00000-of-00001.csv.gz", "");
+    snprintf(path, sizeof(path), "%s/task_events/part-00000-of-00001.csv.gz", t->dir);
+    n0 = gz_member(buf, cap, text, len, 0);
+    assert_true(n0 < INBUF && n0 + 65535 > INBUF + 8);
+    /* The file ends k bytes into the second read: the trailer's last k bytes are there. */
+    for (size_t k = 1; k <= 9; k++) {
+        size_t e = INBUF + k - n0 - 2 /* XLEN */;
+        n = gz_member(buf, cap, text, len, e);
+        n = gz_member(buf, cap, text, len, e + (INBUF + k) - n); /* the block layout may move */
+        assert_int_equal(n, INBUF + k);
+        put_file(path, buf, n);
+        assert_int_equal(read_all(t->dir, TR_TASK_EVENTS, NULL, &r, &err), 0);
+        assert_int_equal(tr_counts(r)->rows, 6000);
+        tr_close(r);
+        buf[n - 8] ^= 1; /* the CRC's low byte */
+        put_file(path, buf, n);
+        assert_int_equal(read_all(t->dir, TR_TASK_EVENTS, NULL, &r, &err), LT_EIO);
+        assert_string_equal(err.text, "cannot read trace part: incorrect data check");
+        assert_string_equal(err.source, path);
+        tr_close(r);
+        buf[n - 8] ^= 1;
+        buf[n - 1] ^= 0x80; /* the length's high byte */
+        put_file(path, buf, n);
+        assert_int_equal(read_all(t->dir, TR_TASK_EVENTS, NULL, &r, &err), LT_EIO);
+        assert_string_equal(err.text, "cannot read trace part: incorrect length check");
+        tr_close(r);
+    }
+    /* Two members, then bytes that start no third: all rows of both, no error. */
+    n0 = gz_member(buf, cap, text, len, 0);
+    {
+        static const char more[] = "999999999,,1,0,,0,,,0,,,,\n999999999,,1,1,,0,,,0,,,,\n";
+        n = n0 + gz_member(buf + n0, cap - n0, more, strlen(more), 3);
+        memcpy(buf + n, "junk", 4);
+        put_file(path, buf, n + 4);
+        assert_int_equal(read_all(t->dir, TR_TASK_EVENTS, NULL, &r, &err), 0);
+        assert_int_equal(tr_counts(r)->rows, 6002);
+        tr_close(r);
+        /* A broken second member is still an error. */
+        buf[n - 8] ^= 1;
+        put_file(path, buf, n);
+        assert_int_equal(read_all(t->dir, TR_TASK_EVENTS, NULL, &r, &err), LT_EIO);
+        assert_string_equal(err.text, "cannot read trace part: incorrect data check");
+        assert_int_equal(tr_counts(r)->rows, 6000);
+        tr_close(r);
+    }
+    lt_free(buf);
+    lt_free(text);
+}
+
 static void test_trace_rejects_backwards_time_within_a_part(void **state)
 {
     const struct tmp *t = *state;
@@ -1283,6 +1383,7 @@ int main(void)
         TMP_TEST(test_trace_rejects_part_sets_with_gaps_or_disagreements),
         TMP_TEST(test_trace_reports_truncated_gzip_naming_the_part),
         TMP_TEST(test_trace_reports_corrupt_gzip_and_misnamed_files),
+        TMP_TEST(test_trace_checks_every_gzip_member),
         TMP_TEST(test_trace_rejects_backwards_time_within_a_part),
         TMP_TEST(test_trace_rejects_backwards_time_across_parts),
         TMP_TEST(test_trace_skip_bad_lines_counts_and_keeps_messages),
