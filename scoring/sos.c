@@ -201,6 +201,8 @@ _Static_assert(QBITS <= 15, "walk_stayer compares offsets as int16_t");
 #define WALK_LSHIFT 8 /* mem level of a block's summary: qm >> WALK_LSHIFT */
 #define WALK_LEVELS ((QMAX >> WALK_LSHIFT) + 1)
 #define DISK_SAFE   (1.0 / 16)
+#define WALK_SUPER  8 /* blocks per super-block */
+#define WALK_DIRTY  8 /* summary decreases before a super-block's bound is recomputed */
 
 /* mx[l]: 1 + the largest qc of the block's walked members (online, not odd) with
  * qm >> WALK_LSHIFT >= l; 0 if there is none. */
@@ -233,6 +235,14 @@ struct sos_index {
     uint8_t (*lows)[2];                       /* bucket -> lowest occupied slice in cpu, mem */
     uint32_t *nodd;                           /* bucket -> odd members */
     struct sos_block *blk;                    /* machines by index, WALK_BLOCK a block */
+    /* Super-blocks of WALK_SUPER blocks: smx[l * n_super + si] bounds from above the mx[l] of
+     * every block of super-block si (exactly their maximum while sdirty[si] is 0), so that
+     * the walk passes over WALK_SUPER blocks with one load, a level's row being contiguous.
+     * A summary that falls (a maximum's holder left) leaves it loose and counts in sdirty;
+     * at WALK_DIRTY it is recomputed. */
+    uint16_t *smx;
+    uint8_t *sdirty;
+    uint32_t n_super;
 };
 
 static uint32_t sub_coord(double f, double scale, uint32_t c)
@@ -368,6 +378,29 @@ static void block_summary(const struct sos_index *s, uint32_t bi, uint16_t mx[WA
         mx[l] = mx[l + 1] > mx[l] ? mx[l + 1] : mx[l];
 }
 
+/* Super-block si's bound, recomputed: the maximum of its blocks' summaries. */
+static void super_summary(struct sos_index *s, uint32_t si)
+{
+    uint32_t b0 = si * WALK_SUPER, nb = (uint32_t)(s->n / WALK_BLOCK + 1);
+    uint32_t b1 = b0 + WALK_SUPER < nb ? b0 + WALK_SUPER : nb;
+
+    for (uint32_t l = 0; l < WALK_LEVELS; l++) {
+        uint16_t m = 0;
+        for (uint32_t b = b0; b < b1; b++)
+            m = s->blk[b].mx[l] > m ? s->blk[b].mx[l] : m;
+        s->smx[l * s->n_super + si] = m;
+    }
+    s->sdirty[si] = 0;
+}
+
+/* Raises the levels 0..top of a non-increasing summary (stride apart) to at least v: from top
+ * down, until a level already holds v or more (so do the ones below it). */
+static void summary_raise(uint16_t *mx, size_t stride, uint32_t top, uint16_t v)
+{
+    for (uint32_t l = top + 1; l-- > 0 && v > mx[l * stride];)
+        mx[l * stride] = v;
+}
+
 static void odd_add(struct sos_index *s, uint32_t k, bool add)
 {
     s->nodd[k] = add ? s->nodd[k] + 1 : s->nodd[k] - 1;
@@ -380,7 +413,7 @@ static void walk_move(struct sos_index *s, uint32_t i, uint32_t from, uint32_t t
                       const struct lt_res *f)
 {
     struct sos_block *bl = &s->blk[i / WALK_BLOCK];
-    uint32_t e = i % WALK_BLOCK;
+    uint32_t e = i % WALK_BLOCK, si = i / WALK_BLOCK / WALK_SUPER;
     uint64_t bit = UINT64_C(1) << e;
     bool redo = false;
 
@@ -399,14 +432,16 @@ static void walk_move(struct sos_index *s, uint32_t i, uint32_t from, uint32_t t
             bl->present |= bit;
     }
     if (redo) {
+        /* The block's summary may fall (the super-block's bound is then loose) and rise
+         * only by machine i's own new entry. */
         block_summary(s, i / WALK_BLOCK, bl->mx);
+        if (++s->sdirty[si] >= WALK_DIRTY)
+            super_summary(s, si);
     } else if (bl->present & bit) {
-        uint32_t top = bl->qm[e] >> WALK_LSHIFT;
-        uint16_t v = (uint16_t)(bl->qc[e] + 1);
-
-        for (uint32_t l = 0; l <= top; l++)
-            bl->mx[l] = v > bl->mx[l] ? v : bl->mx[l];
+        summary_raise(bl->mx, 1, bl->qm[e] >> WALK_LSHIFT, (uint16_t)(bl->qc[e] + 1));
     }
+    if (bl->present & bit)
+        summary_raise(&s->smx[si], s->n_super, bl->qm[e] >> WALK_LSHIFT, (uint16_t)(bl->qc[e] + 1));
 }
 
 /* The box [lo, hi] grows to hold the box [alo, ahi]. */
@@ -564,6 +599,8 @@ static void sos_free(struct lt_index *ix)
     lt_free(s->lows);
     lt_free(s->nodd);
     lt_free(s->blk);
+    lt_free(s->smx);
+    lt_free(s->sdirty);
     lt_free(s);
 }
 
@@ -598,6 +635,23 @@ static int small_check(const struct sos_index *s, const struct lt_cluster *c, st
         if (memcmp(mx, s->blk[bi].mx, sizeof(mx)) != 0)
             return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: block %u's summary wrong", name,
                               (unsigned)bi);
+    }
+    for (uint32_t si = 0; si < s->n_super; si++) {
+        uint32_t b0 = si * WALK_SUPER, nb = (uint32_t)(c->n / WALK_BLOCK + 1);
+
+        if (s->sdirty[si] >= WALK_DIRTY)
+            return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: super-block %u left dirty", name,
+                              (unsigned)si);
+        for (uint32_t l = 0; l < WALK_LEVELS; l++) {
+            uint16_t m = 0, v = s->smx[l * s->n_super + si];
+            for (uint32_t b = b0; b < b0 + WALK_SUPER && b < nb; b++)
+                m = s->blk[b].mx[l] > m ? s->blk[b].mx[l] : m;
+            if (v < m || (s->sdirty[si] == 0 && v != m) ||
+                (l > 0 && v > s->smx[(l - 1) * s->n_super + si]))
+                return lt_err_set(err, LT_EINVAL, 0, 0,
+                                  "%s index: super-block %u's bound at level %u wrong", name,
+                                  (unsigned)si, (unsigned)l);
+        }
     }
     for (uint32_t k = 0; k < s->geo.n; k++) {
         uint32_t lo[2];
@@ -726,6 +780,9 @@ static int sos_index_new(const struct lt_policy *p, const struct lt_cluster *c,
     s->lows = lt_calloc(s->geo.n, sizeof(*s->lows));
     s->nodd = lt_calloc(s->geo.n, sizeof(*s->nodd));
     s->blk = lt_calloc(c->n / WALK_BLOCK + 1, sizeof(*s->blk));
+    s->n_super = (uint32_t)((c->n / WALK_BLOCK + 1 + WALK_SUPER - 1) / WALK_SUPER);
+    s->smx = lt_calloc((size_t)WALK_LEVELS * s->n_super, sizeof(*s->smx));
+    s->sdirty = lt_calloc(s->n_super, sizeof(*s->sdirty));
     if (s->coord == NULL || s->lows == NULL)
         goto out_nomem;
     for (uint32_t k = 0; k < s->geo.n; k++) {
@@ -734,7 +791,7 @@ static int sos_index_new(const struct lt_policy *p, const struct lt_cluster *c,
         s->lows[k][0] = s->lows[k][1] = SUB; /* empty */
     }
     if (s->cells == NULL || s->bkt == NULL || s->count == NULL || s->cell == NULL ||
-        s->nodd == NULL || s->blk == NULL)
+        s->nodd == NULL || s->blk == NULL || s->smx == NULL || s->sdirty == NULL)
         goto out_nomem;
     for (size_t i = 0; i < c->n; i++) {
         struct lt_res f = lt__free(&c->m[i]);
@@ -1194,6 +1251,10 @@ static uint32_t walk_stayer(const struct sos_index *s, const struct lt_cluster *
         uint8_t may[WALK_BLOCK];
         uint64_t m = 0;
 
+        if (bi % WALK_SUPER == 0 && s->smx[sm->lq * s->n_super + bi / WALK_SUPER] < sm->tc) {
+            bi += WALK_SUPER - 1;
+            continue; /* nor in any block of this super-block */
+        }
         if (bl->mx[sm->lq] < sm->tc)
             continue; /* no member can stay in cpu and mem at once */
         /* The members that may stay, as a mask: a flag a byte (vectorised), then eight flags
