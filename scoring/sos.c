@@ -32,9 +32,10 @@
  *   from the box shifted by the request (bucket() is monotone, so the range of targets is
  *   exact), members scored with bucket_after().
  *   For a small request (the comment above struct sos_block) choose() finds the lowest-index
- *   stayer by a walk over the machines in index order, then scores only the buckets whose
- *   move can lower the score or tie with staying (choose_small). Buckets are scored in rounds
- *   of equal bounds from the counts, lowest first, until no bound can beat the best
+ *   stayer by a walk over the machines in index order (blocks of 64, super-blocks of 8
+ *   blocks, each with a summary that can rule it out), then scores only the buckets whose
+ *   move can lower the score or tie with staying (choose_small). Buckets are scored by their
+ *   bounds from the counts, lowest first (a min-heap), until no bound can beat the best
  *   (choose_rounds), which larger requests that leave every disk bucket alone use over every
  *   bucket. The rest (large disk requests, requests within 1e-9 of a whole number of widths)
  *   bound every non-empty bucket and take its sure sub-cells in one pass, then scan the
@@ -1367,12 +1368,13 @@ static void choose_rounds(const struct sos_index *s, const struct sos_query *q,
     }
 }
 
-/* A small request: the lowest-index stayer (score change 0), then, in rounds by bound, the
+/* A small request: the lowest-index stayer (score change 0), then, in order of bound, the
  * buckets with a class that may lower the score or tie with staying (a member in a low slice
  * and a lower neighbour with fewer machines; see the comment above struct sos_block), and the
  * buckets with odd members. If the answer raises the score (no machine stays or moves to a
- * bucket as full as its own), every bucket in rounds. The walk settles the stayers that are
- * not odd (none, or none below the best's index), so the rounds leave out their class. */
+ * bucket as full as its own), every other bucket the same way. The walk settles the stayers
+ * that are not odd (none, or none below the best's index), so choose_rounds leaves out their
+ * class. */
 static void choose_small(const struct sos_index *s, const struct lt_cluster *c,
                          const struct sos_query *q, const struct sos_small *sm,
                          const struct lt_res *r, struct sos_best *b)
