@@ -76,6 +76,9 @@ struct grid_cfg {
     double sc_cpu, sc_mem, gd; /* g / cap.cpu, g / cap.mem, g: for coord() on a linear grid */
     bool linear;               /* line[a] = a / g: coord() multiplies instead of searching */
     double dlo, dhi;           /* bounds of the members' free disk (loose, valid when n > 0) */
+    double p10lo, p10hi;       /* a lower bound of 10^(dlo / cap.disk), an upper bound of
+                                * 10^(dhi / cap.disk): the keyed formulas' disk terms, set up
+                                * when dlo or dhi moves rather than in every choose */
     uint64_t cols;             /* bit a set iff rows[a] != 0 */
     uint64_t any;              /* bit b set iff row_n[b] > 0 */
     double *skey;           /* keyed formulas: [b * g + a], the largest key in column a at rows >= b
@@ -182,6 +185,13 @@ static double padded(double s)
 
 /* ---- maintenance ---- */
 
+/* dlo or dhi moved: their powers of ten, exp's result widened by far more than its error. */
+static void disk_powers(struct grid_cfg *g)
+{
+    g->p10lo = lt__p10(g->dlo * g->inv_disk) * (1.0 - 1e-12);
+    g->p10hi = lt__p10(g->dhi * g->inv_disk) * (1.0 + 1e-12);
+}
+
 static void disk_recompute(struct grid_cfg *g)
 {
     bool first = true;
@@ -198,6 +208,7 @@ static void disk_recompute(struct grid_cfg *g)
         }
     }
     g->n_changes = 0;
+    disk_powers(g);
 }
 
 /* Machine with free disk d was inserted or updated; g->n already counts it. */
@@ -206,12 +217,14 @@ static void disk_note(struct grid_cfg *g, double d)
     if (g->n == 1) {
         g->dlo = g->dhi = d; /* the only member: exact */
         g->n_changes = 0;
+        disk_powers(g);
         return;
     }
-    if (d < g->dlo)
-        g->dlo = d;
-    if (d > g->dhi)
-        g->dhi = d;
+    if (d < g->dlo || d > g->dhi) {
+        g->dlo = d < g->dlo ? d : g->dlo;
+        g->dhi = d > g->dhi ? d : g->dhi;
+        disk_powers(g);
+    }
     if (++g->n_changes > g->n)
         disk_recompute(g);
 }
@@ -514,6 +527,13 @@ static int grid_check(const struct lt_index *ix, const struct lt_cluster *c, str
         if (cols != g->cols || total != g->n)
             return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: configuration %zu counts wrong",
                               name, k);
+        if (g->n > 0) {
+            double lo = lt__p10(g->dlo * g->inv_disk), hi = lt__p10(g->dhi * g->inv_disk);
+            if (!(g->p10lo <= lo && g->p10lo >= lo * (1.0 - 1e-9) && g->p10hi >= hi &&
+                  g->p10hi <= hi * (1.0 + 1e-9)))
+                return lt_err_set(err, LT_EINVAL, 0, 0,
+                                  "%s index: configuration %zu's disk powers are stale", name, k);
+        }
         if (gi->pos != NULL) {
             double kmax = -HUGE_VAL;
             /* The row-suffix maxima, recomputed from every member, top row down; row 0 is the
@@ -806,7 +826,7 @@ static double corner_bound(const struct query *q, uint32_t a, uint32_t b, double
  * (Lagrange remainders of alternating signs), and 10^u >= 1 + t. Each corr_* is a lower bound
  * of score + key over the cell in exact arithmetic; scan_heap pads it. */
 
-/* Bounds of 10^z for 0 <= z from the table: 10^z = p10[k] 10^(z - k/64), and e^x >= 1 + x +
+/* A lower bound of 10^z for 0 <= z from the table: 10^z = p10[k] 10^(z - k/64), and e^x >= 1 + x +
  * x^2/2 for x >= 0. */
 static double p10_lower(const struct query *q, double z)
 {
@@ -815,19 +835,6 @@ static double p10_lower(const struct query *q, double z)
     double t = (z - (double)k / GRID_MAX) * LT__LN10;
 
     return q->gi->p10[k] * (1.0 + t + 0.5 * t * t);
-}
-
-static double p10_upper(const struct query *q, double z)
-{
-    double x = z * GRID_MAX;
-
-    if (!(x < GRID_MAX)) {
-        /* z = 1 (an empty machine's free disk over capacity) is the common case: no exp. */
-        if (!(x > GRID_MAX))
-            return q->gi->p10[GRID_MAX] * (1 + 1e-12);
-        return lt__p10(z) * (1 + 1e-12);
-    }
-    return q->gi->p10[(uint32_t)x + 1];
 }
 
 static double low_p10(double t) /* a lower bound of 1 - e^-t, t >= 0 */
@@ -907,8 +914,8 @@ static inline __attribute__((always_inline)) void prep_bestfit5(struct query *q,
     const struct grid_cfg *g = q->g;
 
     prep_p10(q, tc, tm, td);
-    q->zb = q->k[2] * p10_lower(q, dmax(g->dlo * g->inv_disk, q->w));
-    q->zc = (1.0 - q->k[2]) * p10_upper(q, g->dhi * g->inv_disk);
+    q->zb = q->k[2] * (q->w <= g->dlo * g->inv_disk ? g->p10lo : p10_lower(q, q->w));
+    q->zc = (1.0 - q->k[2]) * g->p10hi;
 }
 
 /* bestfit5 at the high corner (a + 1, b + 1, dhi) bounds every member of the cells (<= a,
@@ -961,7 +968,7 @@ static inline __attribute__((always_inline)) void prep_bestfit4(struct query *q,
     const struct grid_cfg *g = q->g;
 
     prep_p10(q, tc, tm, td);
-    q->zb = q->k[2] * p10_upper(q, g->dhi * g->inv_disk);
+    q->zb = q->k[2] * g->p10hi;
     q->m[0] = tc->m;
     q->m[1] = tm->m;
     q->m[2] = td->m;
