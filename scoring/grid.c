@@ -76,9 +76,10 @@ struct grid_cfg {
     double sc_cpu, sc_mem, gd; /* g / cap.cpu, g / cap.mem, g: for coord() on a linear grid */
     bool linear;               /* line[a] = a / g: coord() multiplies instead of searching */
     double dlo, dhi;           /* bounds of the members' free disk (loose, valid when n > 0) */
-    double p10lo, p10hi;       /* a lower bound of 10^(dlo / cap.disk), an upper bound of
-                                * 10^(dhi / cap.disk): the keyed formulas' disk terms, set up
-                                * when dlo or dhi moves rather than in every choose */
+    double p10lo, p10hi;       /* keyed formulas: a lower bound of 10^(dlo / cap.disk), an upper
+                                * bound of 10^(dhi / cap.disk): their disk terms, set up when
+                                * dlo or dhi moves rather than in every choose */
+    bool keyed;                /* the formula has a key (fp->key): keep p10lo, p10hi */
     uint64_t cols;             /* bit a set iff rows[a] != 0 */
     uint64_t any;              /* bit b set iff row_n[b] > 0 */
     double *skey;           /* keyed formulas: [b * g + a], the largest key in column a at rows >= b
@@ -188,6 +189,8 @@ static double padded(double s)
 /* dlo or dhi moved: their powers of ten, exp's result widened by far more than its error. */
 static void disk_powers(struct grid_cfg *g)
 {
+    if (!g->keyed)
+        return;
     g->p10lo = lt__p10(g->dlo * g->inv_disk) * (1.0 - 1e-12);
     g->p10hi = lt__p10(g->dhi * g->inv_disk) * (1.0 + 1e-12);
 }
@@ -527,7 +530,7 @@ static int grid_check(const struct lt_index *ix, const struct lt_cluster *c, str
         if (cols != g->cols || total != g->n)
             return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: configuration %zu counts wrong",
                               name, k);
-        if (g->n > 0) {
+        if (g->keyed && g->n > 0) {
             double lo = lt__p10(g->dlo * g->inv_disk), hi = lt__p10(g->dhi * g->inv_disk);
             if (!(g->p10lo <= lo && g->p10lo >= lo * (1.0 - 1e-9) && g->p10hi >= hi &&
                   g->p10hi <= hi * (1.0 + 1e-9)))
@@ -653,6 +656,7 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
     for (size_t k = 0; k < c->n_cfg; k++) {
         struct grid_cfg *g = &gi->cfg[k];
         g->cap = c->cfg[k].cap;
+        g->keyed = gi->fp->key != NULL;
         g->g = grid_size(c->cfg[k].n_machines, c->n_cfg, gi->fp->key != NULL);
         g->inv_cpu = 1.0 / g->cap.cpu;
         g->inv_mem = 1.0 / g->cap.mem;
