@@ -657,7 +657,7 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
         struct grid_cfg *g = &gi->cfg[k];
         g->cap = c->cfg[k].cap;
         g->keyed = gi->fp->key != NULL;
-        g->g = grid_size(c->cfg[k].n_machines, c->n_cfg, gi->fp->key != NULL);
+        g->g = grid_size(c->cfg[k].n_machines, c->n_cfg, g->keyed);
         g->inv_cpu = 1.0 / g->cap.cpu;
         g->inv_mem = 1.0 / g->cap.mem;
         g->inv_disk = 1.0 / g->cap.disk;
@@ -671,12 +671,13 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
         g->col_n = lt_calloc(g->g, sizeof(*g->col_n));
         g->col_rm = lt_calloc(g->g, sizeof(*g->col_rm));
         g->skey = lt_calloc((size_t)g->g * g->g, sizeof(*g->skey));
-        g->ckey = lt_calloc((size_t)g->g * g->g, sizeof(*g->ckey));
+        if (g->keyed && (g->ckey = lt_calloc((size_t)g->g * g->g, sizeof(*g->ckey))) == NULL)
+            goto out_nomem;
         if (gi->fp->key != NULL && gi->fp->dir > 0 &&
             (g->smax = lt_calloc((size_t)g->g * g->g, sizeof(*g->smax))) == NULL)
             goto out_nomem;
         if (g->cells == NULL || g->rows == NULL || g->row_n == NULL || g->col_dlo == NULL ||
-            g->col_n == NULL || g->col_rm == NULL || g->skey == NULL || g->ckey == NULL)
+            g->col_n == NULL || g->col_rm == NULL || g->skey == NULL)
             goto out_nomem;
         grid_lines(g, gi->fp->key != NULL);
         for (uint32_t s = GRID_MAX; s > g->g; s /= 2)
@@ -693,7 +694,8 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
         }
         for (size_t j = 0; j < (size_t)g->g * g->g; j++) {
             g->skey[j] = -HUGE_VAL;
-            g->ckey[j] = -HUGE_VAL;
+            if (g->ckey != NULL)
+                g->ckey[j] = -HUGE_VAL;
             if (g->smax != NULL)
                 g->smax[j] = -HUGE_VAL;
         }
