@@ -18,12 +18,12 @@
  *
  * Errors: a truncated gzip (the input ends inside a member), corrupt deflate data, or a
  * member whose CRC or length does not match its trailer is named LT_EIO with the part; the
- * complete lines before a truncation are still returned, so the error names the line where
- * the data stops. After the last member, bytes that do not start another one are ignored,
- * as gzread ignores them.
- * Timestamps must never decrease, within a part and from one part to the next (the PDF:
- * "rows are sorted by the event timestamp"; parts are "numbered in order by time"). The first
- * error is kept in the reader and returned again by every later tr_next.
+ * complete lines before a truncation (or before the failing member's output, in the block at
+ * hand) are still returned, so the error names the line where the data stops. After the last
+ * member, bytes that do not start another one are ignored, as gzread ignores them. Timestamps must
+ * never decrease, within a part and from one part to the next (the PDF: "rows are sorted by the
+ * event timestamp"; parts are "numbered in order by time"). The first error is kept in the reader
+ * and returned again by every later tr_next.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -49,7 +49,7 @@
  * job_events); 64 KiB bounds the carry-over copy and catches a file that is not a trace. */
 #define TR_MAX_LINE (64 * 1024)
 
-/* Bytes asked of gzread at a time: large enough that the per-call overhead of zlib and the
+/* Text bytes made per fill: large enough that the per-call overhead of zlib and the
  * carry-over of the cut line vanish, small enough to stay in L2. */
 #define BUF_CHUNK (1024 * 1024)
 
