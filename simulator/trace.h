@@ -112,7 +112,8 @@ LT_MUST_CHECK int tr_parse_task_line(const char *line, size_t len, struct tr_tas
  * user hash, to the end of the line) and the fields read from it. Consecutive rows of a job
  * usually repeat it byte for byte (9 rows in 10 of the sample's part 0, 3 in 4 of part 1), and
  * then tr_parse_task_line_memo takes those fields from here instead of parsing them again: the
- * same bytes give the same fields. Zero-initialise; n = 0 means none (a tail is never empty). */
+ * same bytes give the same fields. Zero-initialise; n = 0 means none (a tail that parses is
+ * never empty, but a broken line's may be: it must not match the empty memo). */
 #define TR_MEMO_TAIL 128
 struct tr_task_memo {
     size_t n;

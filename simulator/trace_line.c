@@ -682,7 +682,7 @@ static bool task_line_fast(const char *line, size_t len, struct tr_task_memo *me
         return false;
     tail = p;
     tn = (size_t)(end - p);
-    if (memo != NULL && memo->n == tn && memcmp(memo->tail, tail, tn) == 0) {
+    if (memo != NULL && memo->n != 0 && memo->n == tn && memcmp(memo->tail, tail, tn) == 0) {
         cpu = memo->cpu;
         mem = memo->mem;
         disk = memo->disk;
