@@ -680,6 +680,46 @@ int lt_cluster_fragmentation(const struct lt_cluster *c, double x_pct, size_t *o
     return 0;
 }
 
+int lt_cluster_census(const struct lt_cluster *c, const double *pct, size_t n_pct,
+                      struct lt_census *out, struct lt_err *err)
+{
+    double x[LT_CENSUS_MAX_PCT];
+    struct lt_census r;
+
+    if (c == NULL || out == NULL || (pct == NULL && n_pct > 0))
+        return lt_err_set(err, LT_EINVAL, 0, 0, "census: NULL argument");
+    if (n_pct > LT_CENSUS_MAX_PCT)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "census: %zu thresholds, at most %d", n_pct,
+                          LT_CENSUS_MAX_PCT);
+    for (size_t k = 0; k < n_pct; k++) {
+        if (!(pct[k] >= 0.0 && pct[k] <= 100.0))
+            return lt_err_set(err, LT_EINVAL, 0, 0,
+                              "fragmentation threshold %g%% is not in [0, 100]", pct[k]);
+        x[k] = pct[k] / 100.0; /* as lt_cluster_fragmentation computes it */
+    }
+    memset(&r, 0, sizeof(r));
+    for (size_t i = 0; i < c->n; i++) {
+        const struct lt__machine *m = &c->m[i];
+        struct lt_res f;
+
+        if (!m->online)
+            continue;
+        f = lt__free(m);
+        r.online++;
+        r.unused += m->n_tasks == 0;
+        r.cap.cpu += m->cap.cpu;
+        r.cap.mem += m->cap.mem;
+        r.cap.disk += m->cap.disk;
+        r.alloc.cpu += m->alloc.cpu;
+        r.alloc.mem += m->alloc.mem;
+        r.alloc.disk += m->alloc.disk;
+        for (size_t k = 0; k < n_pct; k++)
+            r.frag[k] += f.cpu < x[k] * m->cap.cpu && f.mem < x[k] * m->cap.mem;
+    }
+    *out = r;
+    return 0;
+}
+
 size_t lt_cluster_unused(const struct lt_cluster *c)
 {
     size_t count = 0;

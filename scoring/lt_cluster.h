@@ -158,6 +158,23 @@ LT_MUST_CHECK int lt_cluster_fragmentation(const struct lt_cluster *c, double x_
                                            size_t *out_count, struct lt_err *err);
 size_t lt_cluster_unused(const struct lt_cluster *c);
 
+/* All of a time-series sample's machine figures in one pass (a simulator samples every few
+ * minutes of simulated time; six passes cost six reads of every machine): the online
+ * machines, the unused ones (as lt_cluster_unused), the sums of capacity and of allocation
+ * over the online machines in index order, and for each of the n_pct thresholds pct[k] the
+ * count lt_cluster_fragmentation(c, pct[k]) gives. n_pct <= LT_CENSUS_MAX_PCT; a threshold
+ * outside [0, 100], too many of them or a NULL argument is LT_EINVAL. O(n). */
+#define LT_CENSUS_MAX_PCT 8
+struct lt_census {
+    size_t online;
+    size_t unused;
+    struct lt_res cap;   /* sum over the online machines */
+    struct lt_res alloc; /* likewise */
+    size_t frag[LT_CENSUS_MAX_PCT];
+};
+LT_MUST_CHECK int lt_cluster_census(const struct lt_cluster *c, const double *pct, size_t n_pct,
+                                    struct lt_census *out, struct lt_err *err);
+
 /* Recomputes every invariant of c and of its attached indexes the slow way: allocations
  * equal the sums of placed requests (within 1e-9 of capacity), configuration ids, task
  * counts, the name table, each index's own invariants. Returns 0 or LT_EINVAL with a message

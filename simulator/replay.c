@@ -1617,29 +1617,23 @@ static int sample(struct engine *e, int64_t ts)
 {
     static const double pct[SIM_N_FRAG] = SIM_FRAG_PCT;
     struct sim_replay_result *res = e->res;
-    double alloc[3] = {0, 0, 0}, cap[3] = {0, 0, 0}, util[3];
-    size_t frag[SIM_N_FRAG];
-    size_t n = lt_cluster_size(e->cluster);
+    double alloc[3], cap[3], util[3];
+    const size_t *frag;
+    struct lt_census cs;
+    int rc = lt_cluster_census(e->cluster, pct, SIM_N_FRAG, &cs, e->err);
 
-    for (size_t k = 0; k < n; k++) {
-        if (!lt_cluster_online(e->cluster, k))
-            continue;
-        struct lt_res a = lt_cluster_alloc(e->cluster, k), c = lt_cluster_cap(e->cluster, k);
-        alloc[0] += a.cpu;
-        alloc[1] += a.mem;
-        alloc[2] += a.disk;
-        cap[0] += c.cpu;
-        cap[1] += c.mem;
-        cap[2] += c.disk;
-    }
+    if (rc < 0)
+        return rc;
+    alloc[0] = cs.alloc.cpu;
+    alloc[1] = cs.alloc.mem;
+    alloc[2] = cs.alloc.disk;
+    cap[0] = cs.cap.cpu;
+    cap[1] = cs.cap.mem;
+    cap[2] = cs.cap.disk;
+    frag = cs.frag;
     for (int d = 0; d < 3; d++)
         util[d] = cap[d] > 0 ? alloc[d] / cap[d] : 0.0;
-    for (int x = 0; x < SIM_N_FRAG; x++) {
-        int rc = lt_cluster_fragmentation(e->cluster, pct[x], &frag[x], e->err);
-        if (rc < 0)
-            return rc;
-    }
-    size_t unused = lt_cluster_unused(e->cluster);
+    size_t unused = cs.unused;
     if (e->q.active > res->queue_max)
         res->queue_max = e->q.active;
     res->samples++;

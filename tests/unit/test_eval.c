@@ -1,6 +1,7 @@
 /* test_eval.c -- the evaluation helpers of lt_cluster.h: machine fragmentation (Stein et al.:
  * online machines with free cpu < x% of capacity AND free ram < x% of capacity) and the
- * number of unused (online, task-free) machines.
+ * number of unused (online, task-free) machines; the census that computes them, with the
+ * capacity and allocation sums, in one pass.
  *
  * The fixture's free fractions are exact in binary, so the boundary cases (a free fraction
  * equal to x, which does not count: the comparison is strict) are decided exactly.
@@ -238,6 +239,73 @@ static void test_eval_unused_counts_online_machines_without_tasks(void **state)
     lt_cluster_free(f.c);
 }
 
+/* The census equals the separate helpers and sums (hand-computed on the fixture first). */
+static void assert_census(const struct lt_cluster *c)
+{
+    static const double pct[] = {0.0, 5.0, 12.5, 25.0, 50.0, 60.0, 100.0};
+    struct lt_census cs;
+    struct lt_err err;
+    struct lt_res cap = {0, 0, 0}, alloc = {0, 0, 0};
+
+    lt_err_init(&err, NULL);
+    assert_int_equal(lt_cluster_census(c, pct, sizeof(pct) / sizeof(pct[0]), &cs, &err), 0);
+    for (size_t k = 0; k < sizeof(pct) / sizeof(pct[0]); k++)
+        assert_int_equal(cs.frag[k], frag(c, pct[k]));
+    assert_int_equal(cs.unused, lt_cluster_unused(c));
+    assert_int_equal(cs.online, lt_cluster_n_online(c));
+    for (size_t i = 0; i < lt_cluster_size(c); i++) {
+        if (!lt_cluster_online(c, i))
+            continue;
+        struct lt_res a = lt_cluster_alloc(c, i), m = lt_cluster_cap(c, i);
+        cap.cpu += m.cpu;
+        cap.mem += m.mem;
+        cap.disk += m.disk;
+        alloc.cpu += a.cpu;
+        alloc.mem += a.mem;
+        alloc.disk += a.disk;
+    }
+    assert_memory_equal(&cs.cap, &cap, sizeof(cap));
+    assert_memory_equal(&cs.alloc, &alloc, sizeof(alloc));
+}
+
+static void test_eval_census_equals_the_separate_helpers(void **state)
+{
+    static const double bad[] = {-1.0, 100.5};
+    double many[LT_CENSUS_MAX_PCT + 1];
+    struct fixture f;
+    struct lt_census cs;
+    struct lt_err err;
+
+    (void)state;
+    eval_fixture(&f);
+    lt_err_init(&err, NULL);
+    assert_int_equal(lt_cluster_census(f.c, NULL, 0, &cs, &err), 0);
+    assert_int_equal(cs.online, N_MS - 1); /* m6 is offline */
+    assert_int_equal(cs.unused, 1);        /* m4 */
+    {
+        const struct lt_res cap = {84.0, 98.0, 9.0}; /* by hand, exact in binary */
+        assert_memory_equal(&cs.cap, &cap, sizeof(cap));
+    }
+    assert_census(f.c);
+    assert_int_equal(lt_cluster_remove(f.c, f.pid[1], &err), 0);
+    assert_census(f.c);
+    set_online(f.c, 6, true);
+    set_online(f.c, 4, false);
+    assert_census(f.c);
+    for (size_t k = 0; k < 2; k++) {
+        lt_err_init(&err, NULL);
+        assert_int_equal(lt_cluster_census(f.c, &bad[k], 1, &cs, &err), LT_EINVAL);
+        assert_non_null(strstr(err.text, "not in [0, 100]"));
+    }
+    for (size_t k = 0; k <= LT_CENSUS_MAX_PCT; k++)
+        many[k] = 50.0;
+    assert_int_equal(lt_cluster_census(f.c, many, LT_CENSUS_MAX_PCT + 1, &cs, NULL), LT_EINVAL);
+    assert_int_equal(lt_cluster_census(f.c, NULL, 1, &cs, NULL), LT_EINVAL);
+    assert_int_equal(lt_cluster_census(NULL, NULL, 0, &cs, NULL), LT_EINVAL);
+    assert_int_equal(lt_cluster_census(f.c, NULL, 0, NULL, NULL), LT_EINVAL);
+    lt_cluster_free(f.c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -246,6 +314,7 @@ int main(void)
         cmocka_unit_test(test_eval_fragmentation_excludes_offline_machines),
         cmocka_unit_test(test_eval_fragmentation_rejects_threshold_outside_0_100),
         cmocka_unit_test(test_eval_unused_counts_online_machines_without_tasks),
+        cmocka_unit_test(test_eval_census_equals_the_separate_helpers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
