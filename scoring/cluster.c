@@ -661,22 +661,15 @@ size_t lt_cluster_next_placement(const struct lt_cluster *c, size_t pid)
 int lt_cluster_fragmentation(const struct lt_cluster *c, double x_pct, size_t *out_count,
                              struct lt_err *err)
 {
-    size_t count = 0;
-    double x;
+    struct lt_census cs;
+    int rc;
 
     if (c == NULL || out_count == NULL)
         return lt_err_set(err, LT_EINVAL, 0, 0, "fragmentation: NULL argument");
-    if (!(x_pct >= 0.0 && x_pct <= 100.0))
-        return lt_err_set(err, LT_EINVAL, 0, 0, "fragmentation threshold %g%% is not in [0, 100]",
-                          x_pct);
-    x = x_pct / 100.0;
-    for (size_t i = 0; i < c->n; i++) {
-        const struct lt__machine *m = &c->m[i];
-        struct lt_res f = lt__free(m);
-        if (m->online && f.cpu < x * m->cap.cpu && f.mem < x * m->cap.mem)
-            count++;
-    }
-    *out_count = count;
+    rc = lt_cluster_census(c, &x_pct, 1, &cs, err);
+    if (rc < 0)
+        return rc;
+    *out_count = cs.frag[0];
     return 0;
 }
 
@@ -695,7 +688,7 @@ int lt_cluster_census(const struct lt_cluster *c, const double *pct, size_t n_pc
         if (!(pct[k] >= 0.0 && pct[k] <= 100.0))
             return lt_err_set(err, LT_EINVAL, 0, 0,
                               "fragmentation threshold %g%% is not in [0, 100]", pct[k]);
-        x[k] = pct[k] / 100.0; /* as lt_cluster_fragmentation computes it */
+        x[k] = pct[k] / 100.0;
     }
     memset(&r, 0, sizeof(r));
     for (size_t i = 0; i < c->n; i++) {

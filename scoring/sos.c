@@ -379,18 +379,23 @@ static void block_summary(const struct sos_index *s, uint32_t bi, uint16_t mx[WA
         mx[l] = mx[l + 1] > mx[l] ? mx[l + 1] : mx[l];
 }
 
-/* Super-block si's bound, recomputed: the maximum of its blocks' summaries. */
-static void super_summary(struct sos_index *s, uint32_t si)
+/* The largest level-l summary among super-block si's blocks: its bound when exact. */
+static uint16_t super_max(const struct sos_index *s, uint32_t si, uint32_t l)
 {
     uint32_t b0 = si * WALK_SUPER, nb = (uint32_t)(s->n / WALK_BLOCK + 1);
     uint32_t b1 = b0 + WALK_SUPER < nb ? b0 + WALK_SUPER : nb;
+    uint16_t m = 0;
 
-    for (uint32_t l = 0; l < WALK_LEVELS; l++) {
-        uint16_t m = 0;
-        for (uint32_t b = b0; b < b1; b++)
-            m = s->blk[b].mx[l] > m ? s->blk[b].mx[l] : m;
-        s->smx[l * s->n_super + si] = m;
-    }
+    for (uint32_t b = b0; b < b1; b++)
+        m = s->blk[b].mx[l] > m ? s->blk[b].mx[l] : m;
+    return m;
+}
+
+/* Super-block si's bound, recomputed. */
+static void super_summary(struct sos_index *s, uint32_t si)
+{
+    for (uint32_t l = 0; l < WALK_LEVELS; l++)
+        s->smx[l * s->n_super + si] = super_max(s, si, l);
     s->sdirty[si] = 0;
 }
 
@@ -638,15 +643,11 @@ static int small_check(const struct sos_index *s, const struct lt_cluster *c, st
                               (unsigned)bi);
     }
     for (uint32_t si = 0; si < s->n_super; si++) {
-        uint32_t b0 = si * WALK_SUPER, nb = (uint32_t)(c->n / WALK_BLOCK + 1);
-
         if (s->sdirty[si] >= WALK_DIRTY)
             return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: super-block %u left dirty", name,
                               (unsigned)si);
         for (uint32_t l = 0; l < WALK_LEVELS; l++) {
-            uint16_t m = 0, v = s->smx[l * s->n_super + si];
-            for (uint32_t b = b0; b < b0 + WALK_SUPER && b < nb; b++)
-                m = s->blk[b].mx[l] > m ? s->blk[b].mx[l] : m;
+            uint16_t m = super_max(s, si, l), v = s->smx[l * s->n_super + si];
             if (v < m || (s->sdirty[si] == 0 && v != m) ||
                 (l > 0 && v > s->smx[(l - 1) * s->n_super + si]))
                 return lt_err_set(err, LT_EINVAL, 0, 0,
