@@ -396,6 +396,12 @@ static int member_start(struct tr_reader *r, struct lt_err *err)
     return 0;
 }
 
+/* The little-endian 32-bit number at p (gzip's trailer fields). */
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 /* The member that inflate has just ended: its trailer, the 8 input bytes before next_in
  * (little-endian CRC-32, then the length modulo 2^32), against what was inflated. NULL, or
  * what is wrong. */
@@ -411,8 +417,8 @@ static const char *member_check(struct tr_reader *r)
         memcpy(t, r->tail + r->n_tail - (sizeof(t) - used), sizeof(t) - used);
         memcpy(t + sizeof(t) - used, r->in, used);
     }
-    crc = (uint32_t)t[0] | (uint32_t)t[1] << 8 | (uint32_t)t[2] << 16 | (uint32_t)t[3] << 24;
-    len = (uint32_t)t[4] | (uint32_t)t[5] << 8 | (uint32_t)t[6] << 16 | (uint32_t)t[7] << 24;
+    crc = le32(t);
+    len = le32(t + 4);
     if (crc != r->crc)
         return "cannot read trace part: incorrect data check";
     if (len != r->isize)
