@@ -2,8 +2,8 @@
  * bytes must give a row within the schema's ranges or an LT_EPARSE naming a column, never a
  * crash, a read past the line or undefined behaviour. The input is copied to a buffer of its
  * exact size, so ASan catches any read beyond len. Built with -DLOTUS_FUZZ=ON (clang); seeds:
- * real lines of the demo subset (make fuzz-smoke). The task line parser with a memo
- * (tr_parse_task_line_memo) must agree with it without.
+ * real lines of the demo subset (make fuzz-smoke). The task line parser's fast path must
+ * decide as the general parser, and with a memo (tr_parse_task_line_memo) as without.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -74,6 +74,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             __builtin_trap();
     } else {
         check_failure(rc, &err);
+    }
+
+    /* The fast path (tr_parse_task_line) decides as the general parser. */
+    {
+        struct tr_task_row g;
+        struct lt_err eg;
+        int rg;
+
+        memset(&g, 0, sizeof(g));
+        lt_err_init(&eg, NULL);
+        rg = tr_parse_task_line_general(line, size, &g, &eg);
+        if (rg != rc ||
+            (rc == 0 &&
+             (g.time != t.time || g.missing != t.missing || g.job_id != t.job_id ||
+              g.task_index != t.task_index || g.has_machine != t.has_machine ||
+              g.machine_id != t.machine_id || g.type != t.type || g.priority != t.priority ||
+              g.sched_class != t.sched_class || g.has_req != t.has_req ||
+              g.diff_machines != t.diff_machines || memcmp(&g.cpu, &t.cpu, sizeof(g.cpu)) != 0 ||
+              memcmp(&g.mem, &t.mem, sizeof(g.mem)) != 0 ||
+              memcmp(&g.disk, &t.disk, sizeof(g.disk)) != 0)))
+            __builtin_trap();
+        if (rc != 0 && (eg.column != err.column || strcmp(eg.text, err.text) != 0))
+            __builtin_trap();
     }
 
     /* The memo: a line parsed after itself (its tail then comes from the memo) and after

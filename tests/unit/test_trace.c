@@ -1318,6 +1318,33 @@ static void test_trace_task_fast_path_equals_general_parser(void **state)
     }
     for (size_t i = 0; i < N_OF(edge); i++)
         task_fast_equals_general(edge[i], strlen(edge[i]));
+    /* Digit runs of every length from 1 to 21 in each number field of the fast path (time,
+     * job ID, task index, machine ID), with a leading zero or not, ending in each kind of
+     * byte, on lines cut at every byte. */
+    for (int field = 0; field < 4; field++) {
+        for (int digits = 1; digits <= 21; digits++) {
+            for (int lead = 0; lead < 2; lead++) {
+                static const char after[] = {',', 'x', '/', ':', '\xff', ' '};
+                for (size_t a = 0; a < N_OF(after); a++) {
+                    char num[32], line[160];
+                    const char *v[4] = {"5", "6", "7", "8"};
+                    int len;
+
+                    for (int d = 0; d < digits; d++)
+                        num[d] = (char)('0' + (d == 0 ? (lead ? 0 : 9) : (d * 7 + field) % 10));
+                    num[digits] = after[a];
+                    num[digits + 1] = '\0';
+                    if (after[a] == ',')
+                        num[digits] = '\0';
+                    v[field] = num;
+                    len = snprintf(line, sizeof(line), "%s,,%s,%s,%s,1," HASH ",2,9,0.5,0.25,0,1",
+                                   v[0], v[1], v[2], v[3]);
+                    for (int k = len; k >= 0; k--)
+                        task_fast_equals_general(line, (size_t)k);
+                }
+            }
+        }
+    }
     snprintf(buf, sizeof(buf), "%s/task_events/part-00000-of-00500.csv.gz", TR_DEMO_DIR);
     f = gzopen(buf, "rb");
     assert_non_null(f);
