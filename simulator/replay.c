@@ -131,22 +131,35 @@ struct reqfix {
 
 enum live_state { L_QUEUED, L_RUNNING, L_DEFERRED };
 
+/* One entry per task in the simulation, 88 bytes (most of the replay's memory is these, the
+ * queue's and the cluster's placements: the whole trace keeps millions alive at once). */
 struct live {
-    uint32_t rec;      /* slot in the task map (stable in pass 2: nothing is inserted) */
-    uint32_t slot;     /* queue slot (squeue.h), held from arrival to leaving */
-    uint32_t q_next;   /* free-list link while the entry is unused */
-    uint32_t heap_pos; /* position in the completion heap, NIL if none */
-    uint32_t machine;  /* when running */
+    uint32_t rec;  /* slot in the task map (stable in pass 2: nothing is inserted) */
+    uint32_t slot; /* queue slot (squeue.h), held from arrival to leaving */
+    union {
+        uint32_t heap_pos; /* in use: position in the completion heap, NIL if none */
+        uint32_t q_next;   /* unused (on the free list): the next unused entry */
+    };
+    uint32_t machine; /* when running */
     uint32_t requeues;
+    uint32_t seq; /* arrival order (arrivals <= tasks < NIL) */
+    uint32_t pid; /* placement id when running */
     uint8_t prio, sched_class, state;
-    uint64_t seq; /* arrival order */
+    uint8_t outcome; /* TR_FINISH, TR_FAIL, TR_KILL, TR_LOST, or TR_N_TYPES = open */
     int64_t arrival, first_start, start;
-    int64_t demand;   /* run length for FINISH/FAIL outcomes; -1 = open */
-    int64_t end_time; /* KILL/LOST outcomes: the time of that row */
-    uint8_t outcome;  /* TR_FINISH, TR_FAIL, TR_KILL, TR_LOST, or TR_N_TYPES = open */
-    size_t pid;       /* placement id when running */
+    union {
+        int64_t demand;   /* outcome FINISH or FAIL: the run length (has_demand) */
+        int64_t end_time; /* outcome KILL or LOST: the time of that row */
+    };
     struct lt_res req;
 };
+_Static_assert(sizeof(struct live) == 88, "struct live grew");
+
+/* True if live task t ends by itself after running its demand (FINISH, FAIL). */
+static bool has_demand(const struct live *t)
+{
+    return t->outcome == TR_FINISH || t->outcome == TR_FAIL;
+}
 
 struct heap_item {
     int64_t time;
@@ -1288,9 +1301,13 @@ static int start(struct engine *e, uint32_t l, size_t m)
                            .arrival_us = t->arrival,
                            .start_us = e->now,
                            .evictions = t->requeues};
-    int rc = lt_cluster_place(e->cluster, m, &task, 0, &t->pid, e->err);
+    size_t pid;
+    int rc = lt_cluster_place(e->cluster, m, &task, 0, &pid, e->err);
     if (rc < 0)
         return rc;
+    if (pid >= NIL) /* placements alive at once <= tasks < NIL */
+        return lt_err_set(e->err, LT_ERANGE, 0, 0, "placement id %zu out of range", pid);
+    t->pid = (uint32_t)pid;
     t->state = L_RUNNING;
     t->machine = (uint32_t)m;
     t->start = e->now;
@@ -1299,7 +1316,7 @@ static int start(struct engine *e, uint32_t l, size_t m)
         sim_hist_add(&e->res->wait[t->prio].hist, (uint64_t)(e->now - t->arrival));
     }
     e->res->placements++;
-    if (t->demand >= 0)
+    if (has_demand(t))
         return heap_push(e, e->now + t->demand, l);
     return 0;
 }
@@ -1440,10 +1457,10 @@ static int arrive(struct engine *e, size_t h, const struct crow *row, const stru
     struct live *t = &e->live[l];
     memset(t, 0, sizeof(*t));
     t->rec = (uint32_t)h;
-    t->q_next = t->heap_pos = NIL;
+    t->heap_pos = NIL;
     t->prio = row->priority < SIM_N_PRIO ? row->priority : SIM_N_PRIO - 1;
     t->sched_class = (uint8_t)(row->sched_class < 0 ? 0 : row->sched_class);
-    t->seq = e->seq++;
+    t->seq = (uint32_t)e->seq++;
     t->arrival = row->time;
     t->first_start = -1;
     t->req = req;
