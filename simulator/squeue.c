@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(SQ_GROUP == 8, "sq_level.active holds a group's bits in one byte");
+
 static const struct lt_res none = {HUGE_VAL, HUGE_VAL, HUGE_VAL};
 
 static struct lt_res rmin(const struct lt_res *a, const struct lt_res *b)
@@ -44,52 +46,110 @@ void sq_free(struct sq *q)
 {
     for (unsigned p = 0; p < q->n_prio && q->lv; p++) {
         free(q->lv[p].item);
+        free(q->lv[p].req);
+        free(q->lv[p].active);
         free(q->lv[p].mn);
     }
     free(q->lv);
     memset(q, 0, sizeof(*q));
 }
 
-static void update(struct sq_level *L, uint32_t slot, const struct lt_res *v)
+/* The minimum of group g's active requests. */
+static struct lt_res group_min(const struct sq_level *L, uint32_t g)
 {
-    size_t k = L->cap + slot;
+    struct lt_res m = none;
+    for (unsigned bits = L->active[g]; bits != 0; bits &= bits - 1) {
+        uint32_t s = g * SQ_GROUP + (uint32_t)__builtin_ctz(bits);
+        m = rmin(&m, &L->req[s]);
+    }
+    return m;
+}
+
+/* Group g's leaf is v: the path to the root follows. */
+static void update(struct sq_level *L, uint32_t g, const struct lt_res *v)
+{
+    size_t k = L->cap / SQ_GROUP + g;
     L->mn[k] = *v;
     for (k /= 2; k >= 1; k /= 2)
         L->mn[k] = rmin(&L->mn[2 * k], &L->mn[2 * k + 1]);
 }
 
-/* Rebuilds L with capacity cap (>= the slots kept), dropping released slots when compact. */
-static int rebuild(struct sq *q, struct sq_level *L, uint32_t cap, bool compact)
+/* The tree over groups [0, cap / SQ_GROUP), from the slots' requests and bits. */
+static void tree_build(struct sq_level *L)
+{
+    size_t leaves = L->cap / SQ_GROUP;
+    for (size_t g = 0; g < leaves; g++)
+        L->mn[leaves + g] = group_min(L, (uint32_t)g);
+    for (size_t k = leaves - 1; k >= 1; k--)
+        L->mn[k] = rmin(&L->mn[2 * k], &L->mn[2 * k + 1]);
+}
+
+/* Grows L to cap slots in place (realloc: the requests of slots never activated stay
+ * untouched memory), then rebuilds the tree. */
+static int grow(struct sq_level *L, uint32_t cap)
+{
+    uint32_t *item = realloc(L->item, (size_t)cap * sizeof(*item));
+    if (!item)
+        return -1;
+    L->item = item;
+    struct lt_res *req = realloc(L->req, (size_t)cap * sizeof(*req));
+    if (!req)
+        return -1;
+    L->req = req;
+    uint8_t *active = realloc(L->active, cap / SQ_GROUP);
+    if (!active)
+        return -1;
+    memset(active + L->cap / SQ_GROUP, 0, (cap - L->cap) / SQ_GROUP);
+    L->active = active;
+    struct lt_res *mn = malloc(2 * (size_t)(cap / SQ_GROUP) * sizeof(*mn));
+    if (!mn)
+        return -1;
+    free(L->mn);
+    L->mn = mn;
+    L->cap = cap;
+    tree_build(L);
+    return 0;
+}
+
+/* Drops L's released slots into new arrays of cap slots (>= the slots kept). */
+static int compact(struct sq *q, struct sq_level *L, uint32_t cap)
 {
     uint32_t *item = malloc((size_t)cap * sizeof(*item));
-    struct lt_res *mn = malloc(2 * (size_t)cap * sizeof(*mn));
-    if (!item || !mn) {
+    struct lt_res *req = malloc((size_t)cap * sizeof(*req));
+    uint8_t *active = calloc(cap / SQ_GROUP, 1);
+    struct lt_res *mn = malloc(2 * (size_t)(cap / SQ_GROUP) * sizeof(*mn));
+    if (!item || !req || !active || !mn) {
         free(item);
+        free(req);
+        free(active);
         free(mn);
         return -1;
     }
     uint32_t n = 0;
-    for (size_t k = 0; k < 2 * (size_t)cap; k++)
-        mn[k] = none;
     for (uint32_t s = 0; s < L->n; s++) {
-        if (compact && L->item[s] == SQ_NONE)
+        if (L->item[s] == SQ_NONE)
             continue;
         item[n] = L->item[s];
-        mn[cap + n] = L->mn[L->cap + s];
+        if ((L->active[s / SQ_GROUP] >> (s % SQ_GROUP)) & 1) {
+            req[n] = L->req[s];
+            active[n / SQ_GROUP] |= (uint8_t)(1u << (n % SQ_GROUP));
+        }
         if (n != s && q->moved)
             q->moved(q->ctx, item[n], n);
         n++;
     }
-    for (size_t k = cap - 1; k >= 1; k--)
-        mn[k] = rmin(&mn[2 * k], &mn[2 * k + 1]);
     free(L->item);
+    free(L->req);
+    free(L->active);
     free(L->mn);
     L->item = item;
+    L->req = req;
+    L->active = active;
     L->mn = mn;
     L->n = n;
     L->cap = cap;
-    if (compact)
-        L->released = 0;
+    L->released = 0;
+    tree_build(L);
     return 0;
 }
 
@@ -97,14 +157,14 @@ int sq_add(struct sq *q, unsigned p, uint32_t item, uint32_t *slot)
 {
     struct sq_level *L = &q->lv[p];
     if (L->n == L->cap) {
-        bool compact = L->released >= L->n / 2 && L->n > 0;
-        uint32_t keep = compact ? L->n - L->released : L->n;
+        bool compacting = L->released >= L->n / 2 && L->n > 0;
+        uint32_t keep = compacting ? L->n - L->released : L->n;
         uint32_t cap = L->cap ? L->cap : 64;
-        while (cap < keep + 1 || (!compact && cap <= L->n))
+        while (cap < keep + 1 || (!compacting && cap <= L->n))
             cap *= 2;
-        if (compact && cap > 64 && keep * 4 < cap)
+        if (compacting && cap > 64 && keep * 4 < cap)
             cap /= 2;
-        if (rebuild(q, L, cap, compact) != 0)
+        if ((compacting ? compact(q, L, cap) : grow(L, cap)) != 0)
             return -1;
     }
     *slot = L->n++;
@@ -114,13 +174,22 @@ int sq_add(struct sq *q, unsigned p, uint32_t item, uint32_t *slot)
 
 void sq_activate(struct sq *q, unsigned p, uint32_t slot, const struct lt_res *req)
 {
-    update(&q->lv[p], slot, req);
+    struct sq_level *L = &q->lv[p];
+    uint32_t g = slot / SQ_GROUP;
+    L->req[slot] = *req;
+    L->active[g] |= (uint8_t)(1u << (slot % SQ_GROUP));
+    struct lt_res v = rmin(&L->mn[L->cap / SQ_GROUP + g], req);
+    update(L, g, &v);
     q->active++;
 }
 
 void sq_deactivate(struct sq *q, unsigned p, uint32_t slot)
 {
-    update(&q->lv[p], slot, &none);
+    struct sq_level *L = &q->lv[p];
+    uint32_t g = slot / SQ_GROUP;
+    L->active[g] &= (uint8_t) ~(1u << (slot % SQ_GROUP));
+    struct lt_res v = group_min(L, g);
+    update(L, g, &v);
     q->active--;
 }
 
@@ -130,13 +199,24 @@ void sq_release(struct sq *q, unsigned p, uint32_t slot)
     q->lv[p].released++;
 }
 
+/* The first active slot >= from of the groups [lo, hi) under node whose request fits f. A
+ * group's minimum may fit where none of its requests does: the search then goes on. */
 static uint32_t find(const struct sq_level *L, size_t node, uint32_t lo, uint32_t hi, uint32_t from,
                      const struct lt_res *f)
 {
-    if (hi <= from || lo >= L->n || !fits(&L->mn[node], f))
+    if ((size_t)hi * SQ_GROUP <= from || !fits(&L->mn[node], f))
         return SQ_NONE;
-    if (hi - lo == 1)
-        return lo;
+    if (hi - lo == 1) {
+        unsigned bits = L->active[lo];
+        if (lo * SQ_GROUP < from)
+            bits &= ~0u << (from - lo * SQ_GROUP);
+        for (; bits != 0; bits &= bits - 1) {
+            uint32_t s = lo * SQ_GROUP + (uint32_t)__builtin_ctz(bits);
+            if (fits(&L->req[s], f))
+                return s;
+        }
+        return SQ_NONE;
+    }
     uint32_t mid = lo + (hi - lo) / 2;
     uint32_t r = find(L, 2 * node, lo, mid, from, f);
     return r != SQ_NONE ? r : find(L, 2 * node + 1, mid, hi, from, f);
@@ -147,7 +227,7 @@ uint32_t sq_find(const struct sq *q, unsigned p, uint32_t from, const struct lt_
     const struct sq_level *L = &q->lv[p];
     if (L->cap == 0)
         return SQ_NONE;
-    return find(L, 1, 0, L->cap, from, f);
+    return find(L, 1, 0, L->cap / SQ_GROUP, from, f);
 }
 
 uint32_t sq_item(const struct sq *q, unsigned p, uint32_t slot)

@@ -4,10 +4,12 @@
  * (sq_add) and keeps it until it leaves the simulation (sq_release), so a task that goes back
  * to the queue (a machine left) finds its place in arrival order again. A slot is active
  * while its task is queued. Over each array a segment tree keeps the component-wise minimum
- * request of the active slots, so sq_find returns the first queued task (in arrival order,
- * from a given slot on) whose request fits in a free vector without scanning the queue: the
- * replay calls it when a machine gains room. Released slots are compacted away when they are
- * half of an array; slots then move and the caller is told through its callback.
+ * request of the active slots of each group of SQ_GROUP slots, so sq_find returns the first
+ * queued task (in arrival order, from a given slot on) whose request fits in a free vector
+ * without scanning the queue: the replay calls it when a machine gains room. Released slots
+ * are compacted away when they are half of an array; slots then move and the caller is told
+ * through its callback. Memory: 4 bytes a slot, 24 more for a slot ever queued (its page of
+ * requests), 6 for the tree (tests/unit/test_squeue.c checks it against a plain model).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -21,12 +23,20 @@
 
 #define SQ_NONE UINT32_MAX
 
+/* Slots per leaf of the segment tree: a leaf holds its group's minimum, and the slots' own
+ * requests sit in a flat array written only when a slot is activated, so that the memory of
+ * the many slots that are never queued (their tasks start on arrival) is never touched. */
+#define SQ_GROUP 8
+
 struct sq_level {
-    uint32_t *item;    /* per slot: the caller's item, SQ_NONE when released */
-    struct lt_res *mn; /* segment tree, 2 * cap nodes; leaf cap + s is slot s */
-    uint32_t n;        /* slots used */
-    uint32_t cap;      /* leaves (power of two) */
-    uint32_t released; /* released slots among the n */
+    uint32_t *item;     /* per slot: the caller's item, SQ_NONE when released */
+    struct lt_res *req; /* per slot: its request, valid while active */
+    uint8_t *active;    /* per group: bit j set iff slot group * SQ_GROUP + j is active */
+    struct lt_res *mn;  /* segment tree, 2 * (cap / SQ_GROUP) nodes; leaf cap / SQ_GROUP + g
+                         * is the minimum of group g's active requests */
+    uint32_t n;         /* slots used */
+    uint32_t cap;       /* slots allocated (power of two, a multiple of SQ_GROUP) */
+    uint32_t released;  /* released slots among the n */
 };
 
 /* Called when compaction moves an item to a new slot. */
