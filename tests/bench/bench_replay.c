@@ -17,10 +17,13 @@
  * the rows beyond the 1 GiB row cache re-read from the parts at the rate of a run with no
  * cache; RSS as fixed + rows x bytes per row of the cache (capped by the cache budget) +
  * tasks x bytes per task. Bytes per row are the engine's own count of its cache bytes
- * (sim_replay_result.cache_bytes) over the rows; bytes per task the larger of the marginal
- * RSS of a task (two uncached windows) and the engine's task records and key map over the
- * tasks. These are extrapolations from a two-part sample, not measurements
- * (docs/benchmarks.md).
+ * (sim_replay_result.cache_bytes) over the rows; bytes per task the engine's task records and
+ * key map over the tasks; fixed the rest of the uncached peak: the cluster, and the tasks
+ * running and queued at the peak, which the cluster and the queue bound, not the length of
+ * the trace. The marginal RSS of a task between two uncached windows (their extra tasks are
+ * mostly still running or queued at the end) prices a live task: the 2 GiB budget left over
+ * by the model, divided by it, is how many more tasks could be live at once. These are
+ * extrapolations from a two-part sample, not measurements (docs/benchmarks.md).
  *
  * Every repeat must give the same tasks_completed, placements and events, with and without
  * the cache: a difference is a determinism bug, reported on stderr as exit status 1.
@@ -547,14 +550,15 @@ struct measured {
 /* The RSS model of the whole trace (docs/benchmarks.md, "Replay benchmark"). */
 struct rss_model {
     double per_row;       /* bytes per row of the cache: the engine's cache bytes per row */
-    double per_task_rss;  /* bytes per task: uncached peaks of two windows, per task more */
+    double per_task_rss;  /* uncached peaks of two windows, per task more: a live task */
     double per_task_rec;  /* the engine's task records + key map, per task */
-    double per_task;      /* the larger of the two */
+    double per_task;      /* per_task_rec: what every task of the trace keeps */
     double per_task_all;  /* upper bound: uncached peak - baseline, all charged to the tasks */
     double fixed_kb;      /* uncached peak - per_task x tasks: the intercept */
     double cached_rows;   /* rows of the whole trace that fit the 1 GiB cache */
     double full_mb;       /* fixed + cached rows + FULL_TRACE_TASKS x per_task */
     double full_upper_mb; /* baseline + cached rows + FULL_TRACE_TASKS x per_task_all */
+    double live_headroom; /* (2 GiB - full_mb) / the larger of per_task_rss, per_task_rec */
 };
 
 static void rss_extrapolate(const struct measured *m, struct rss_model *x)
@@ -568,7 +572,7 @@ static void rss_extrapolate(const struct measured *m, struct rss_model *x)
     x->per_task_all = (nc_kb - (double)r->base_rss_kb) * 1024.0 / (double)r->tasks;
     x->per_task_rss = d_tasks > 0 ? (nc_kb - half_kb) * 1024.0 / d_tasks : x->per_task_all;
     x->per_task_rec = (double)r->task_bytes / (double)r->tasks;
-    x->per_task = x->per_task_rss > x->per_task_rec ? x->per_task_rss : x->per_task_rec;
+    x->per_task = x->per_task_rec;
     x->fixed_kb = nc_kb - x->per_task * (double)r->tasks / 1024.0;
     x->cached_rows = FULL_TRACE_ROWS;
     if (x->per_row * FULL_TRACE_ROWS > (double)CACHE_BYTES)
@@ -577,6 +581,8 @@ static void rss_extrapolate(const struct measured *m, struct rss_model *x)
     x->full_mb = x->fixed_kb / 1024.0 + rows_mb + FULL_TRACE_TASKS * x->per_task / 1048576.0;
     x->full_upper_mb =
         (double)r->base_rss_kb / 1024.0 + rows_mb + FULL_TRACE_TASKS * x->per_task_all / 1048576.0;
+    x->live_headroom = (2048.0 - x->full_mb) * 1048576.0 /
+                       (x->per_task_rss > x->per_task_rec ? x->per_task_rss : x->per_task_rec);
 }
 
 /* Prints s as a JSON string. */
@@ -634,7 +640,8 @@ static void report(const struct opts *o, const struct lt_policy *pol, const stru
            ",\"bytes_per_task_rec\":%.1f,\"bytes_per_task_all\":%.1f",
            x.per_row, x.per_task, x.per_task_rss, x.per_task_rec, x.per_task_all);
     printf(",\"extrapolated_full_trace_rss_mb\":%.0f", x.full_mb);
-    printf(",\"extrapolated_full_trace_rss_upper_mb\":%.0f}\n", x.full_upper_mb);
+    printf(",\"extrapolated_full_trace_rss_upper_mb\":%.0f", x.full_upper_mb);
+    printf(",\"live_task_headroom\":%.0f}\n", x.live_headroom);
 }
 
 /* Trace timestamp of trace second 0 (docs/simulator.md). */
