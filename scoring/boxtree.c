@@ -248,6 +248,7 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
     {                                                                                              \
         (void)p;                                                                                   \
         (void)rng;                                                                                 \
+        (void)hint;                                                                                \
         (void)err;                                                                                 \
         return choose_with(ix, c, t, out, lt__##name, prep_##name, bound_##name);                  \
     }
@@ -572,6 +573,7 @@ __attribute__((flatten)) LT__CHOOSE_DECL(lt__dot_choose_brfs_dot)
 
     (void)p;
     (void)rng;
+    (void)hint;
     (void)err;
     if (!(ux > 0.0) && !(uy > 0.0)) {
         /* Every machine scores 0: the first one that fits. */

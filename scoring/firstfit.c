@@ -220,12 +220,13 @@ static size_t leftmost(const struct fit_tree *t, size_t node, const struct lt_re
 
 static int tree_choose(const struct lt_policy *p, const struct lt_index *ix,
                        const struct lt_cluster *c, const struct lt_task *t, struct lt_rng *rng,
-                       size_t *out, struct lt_err *err)
+                       struct lt_choose_hint *hint, size_t *out, struct lt_err *err)
 {
     const struct fit_tree *ft = (const struct fit_tree *)ix;
     size_t q = ft->n == 0 ? LT_NO_MACHINE : leftmost(ft, 1, &t->req);
 
     (void)p;
+    (void)hint;
     (void)c;
     (void)rng;
     (void)err;
@@ -311,11 +312,12 @@ static int random_rank(const struct lt_policy *p, const struct lt_cluster *c,
 
 static int random_choose(const struct lt_policy *p, const struct lt_index *ix,
                          const struct lt_cluster *c, const struct lt_task *t, struct lt_rng *rng,
-                         size_t *out, struct lt_err *err)
+                         struct lt_choose_hint *hint, size_t *out, struct lt_err *err)
 {
     const struct fit_tree *ft = (const struct fit_tree *)ix;
     struct cand_view v = {c, NULL, c->n};
 
+    (void)hint;
     if (rng == NULL)
         return lt_err_set(err, LT_EINVAL, 0, 0, "policy '%s' needs a random number generator",
                           p->name);

@@ -1401,6 +1401,7 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
     {                                                                                              \
         (void)p;                                                                                   \
         (void)rng;                                                                                 \
+        (void)hint;                                                                                \
         (void)err;                                                                                 \
         return choose_with(ix, c, t, out, lt__##name, term, prep, corr, corner, kb, mb);           \
     }

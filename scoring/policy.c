@@ -94,6 +94,13 @@ int lt_policy_rank(const struct lt_policy *p, const struct lt_cluster *c, const 
 int lt_policy_choose(const struct lt_policy *p, const struct lt_cluster *c, const struct lt_task *t,
                      struct lt_rng *rng, size_t *out_machine, struct lt_err *err)
 {
+    return lt_policy_choose_hinted(p, c, t, rng, NULL, out_machine, err);
+}
+
+int lt_policy_choose_hinted(const struct lt_policy *p, const struct lt_cluster *c,
+                            const struct lt_task *t, struct lt_rng *rng,
+                            struct lt_choose_hint *hint, size_t *out_machine, struct lt_err *err)
+{
     const struct lt_index *ix;
     int rc = check_task(p, c, t, err);
 
@@ -106,7 +113,7 @@ int lt_policy_choose(const struct lt_policy *p, const struct lt_cluster *c, cons
         return lt_err_set(err, LT_EINVAL, 0, 0,
                           "policy '%s' is not attached to this cluster (call lt_policy_attach)",
                           p->name);
-    return p->choose(p, ix, c, t, rng, out_machine, err);
+    return p->choose(p, ix, c, t, rng, hint, out_machine, err);
 }
 
 size_t lt_scores_best(const size_t *cand, const double *scores, size_t n)

@@ -80,7 +80,8 @@ struct lt_policy {
                 const size_t *cand, size_t n, struct lt_rng *rng, double *scores,
                 struct lt_err *err);
     int (*choose)(const struct lt_policy *p, const struct lt_index *ix, const struct lt_cluster *c,
-                  const struct lt_task *t, struct lt_rng *rng, size_t *out, struct lt_err *err);
+                  const struct lt_task *t, struct lt_rng *rng, struct lt_choose_hint *hint,
+                  size_t *out, struct lt_err *err);
     int (*index_new)(const struct lt_policy *p, const struct lt_cluster *c, struct lt_index **out,
                      struct lt_err *err);
     const void *params; /* per-policy constants: score function, bucket counts */
@@ -336,7 +337,8 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
 /* choose() of each grid formula: one instance per formula, so the formula is inlined. */
 #define LT__CHOOSE_DECL(fn)                                                                        \
     int fn(const struct lt_policy *p, const struct lt_index *ix, const struct lt_cluster *c,       \
-           const struct lt_task *t, struct lt_rng *rng, size_t *out, struct lt_err *err)
+           const struct lt_task *t, struct lt_rng *rng, struct lt_choose_hint *hint, size_t *out,  \
+           struct lt_err *err)
 LT__CHOOSE_DECL(lt__grid_choose_bestfit1);
 LT__CHOOSE_DECL(lt__grid_choose_bestfit2);
 LT__CHOOSE_DECL(lt__grid_choose_bestfit3);

@@ -202,8 +202,9 @@ _Static_assert(QBITS <= 15, "walk_stayer compares offsets as int16_t");
 #define WALK_LSHIFT 8 /* mem level of a block's summary: qm >> WALK_LSHIFT */
 #define WALK_LEVELS ((QMAX >> WALK_LSHIFT) + 1)
 #define DISK_SAFE   (1.0 / 16)
-#define WALK_SUPER  8 /* blocks per super-block */
-#define WALK_DIRTY  8 /* summary decreases before a super-block's bound is recomputed */
+#define WALK_SUPER  8  /* blocks per super-block */
+#define WALK_DIRTY  8  /* summary decreases before a super-block's bound is recomputed */
+#define HINT_RING   16 /* machine changes a hint may lag behind and still be used */
 
 /* mx[l]: 1 + the largest qc of the block's walked members (online, not odd) with
  * qm >> WALK_LSHIFT >= l; 0 if there is none. */
@@ -244,6 +245,10 @@ struct sos_index {
     uint16_t *smx;
     uint8_t *sdirty;
     uint32_t n_super;
+    /* For lt_choose_hint: the count of machine changes, and the machines of the last
+     * HINT_RING changes (ring[v % HINT_RING] changed at count v). */
+    uint64_t version;
+    uint32_t ring[HINT_RING];
 };
 
 static uint32_t sub_coord(double f, double scale, uint32_t c)
@@ -583,6 +588,8 @@ static void sos_commit(struct lt_index *ix, const struct lt_cluster *c, size_t i
         s->cell[i] = to;
     }
     walk_move(s, (uint32_t)i, from, to, &f);
+    s->ring[s->version % HINT_RING] = (uint32_t)i;
+    s->version++;
 }
 
 static void sos_free(struct lt_index *ix)
@@ -1238,17 +1245,17 @@ static bool small_init(const struct sos_index *s, const struct sos_query *q, con
     return true;
 }
 
-/* The lowest-index walked machine that stays in its bucket (so fits, with score change 0);
- * UINT32_MAX if none. */
+/* The lowest-index walked machine from block b0 on that stays in its bucket (so fits, with
+ * score change 0); UINT32_MAX if none. */
 static uint32_t walk_stayer(const struct sos_index *s, const struct lt_cluster *c,
-                            const struct sos_small *sm, const struct lt_res *r)
+                            const struct sos_small *sm, const struct lt_res *r, uint32_t b0)
 {
     uint32_t nb = (uint32_t)((s->n + WALK_BLOCK - 1) / WALK_BLOCK);
     /* Offsets and thresholds are below 2^QBITS <= 2^15: compared as int16_t, eight lanes
      * to an SSE2 compare (as unsigned, the compiler widened them to 32 bits first). */
     const int16_t lc = (int16_t)sm->lo[0], lm = (int16_t)sm->lo[1];
 
-    for (uint32_t bi = 0; bi < nb; bi++) {
+    for (uint32_t bi = b0; bi < nb; bi++) {
         const struct sos_block *bl = &s->blk[bi];
         uint8_t may[WALK_BLOCK];
         uint64_t m = 0;
@@ -1290,6 +1297,38 @@ static uint32_t walk_stayer(const struct sos_index *s, const struct lt_cluster *
         }
     }
     return UINT32_MAX;
+}
+
+/* The walk's memory (lt_choose_hint): a hint left by this index for the same request says
+ * that the walked machines below `from` (its stayer, or s->n if there was none) did not stay
+ * then. Since then only the machines in the ring changed; a machine that did not change stays
+ * or not as it did (staying depends on its own free vector and bucket alone). So the walk may
+ * start at the lowest of from and the changed machines, at its block. 0 for any other hint. */
+static uint32_t hint_block(const struct sos_index *s, const struct lt_choose_hint *hint,
+                           const struct lt_res *r)
+{
+    uint64_t lo;
+
+    if (hint == NULL || hint->ix != (const void *)s || s->version - hint->version > HINT_RING ||
+        memcmp(&hint->req, r, sizeof(*r)) != 0) /* bitwise: the same request exactly */
+        return 0;
+    lo = hint->from;
+    for (uint64_t v = hint->version; v < s->version; v++)
+        lo = s->ring[v % HINT_RING] < lo ? s->ring[v % HINT_RING] : lo;
+    return lo >= s->n ? (uint32_t)((s->n + WALK_BLOCK - 1) / WALK_BLOCK)
+                      : (uint32_t)(lo / WALK_BLOCK);
+}
+
+/* Leaves the walk's answer st (UINT32_MAX: none) for request r in hint, if any. */
+static void hint_keep(const struct sos_index *s, struct lt_choose_hint *hint,
+                      const struct lt_res *r, uint32_t st)
+{
+    if (hint == NULL)
+        return;
+    hint->ix = s;
+    hint->version = s->version;
+    hint->req = *r;
+    hint->from = st == UINT32_MAX ? s->n : st;
 }
 
 /* choose_rounds' queue: a min-heap of bound and bucket, packed as (bound + ROUND_BIAS) << 16 |
@@ -1378,13 +1417,14 @@ static void choose_rounds(const struct sos_index *s, const struct sos_query *q,
  * class. */
 static void choose_small(const struct sos_index *s, const struct lt_cluster *c,
                          const struct sos_query *q, const struct sos_small *sm,
-                         const struct lt_res *r, struct sos_best *b)
+                         const struct lt_res *r, struct lt_choose_hint *hint, struct sos_best *b)
 {
-    uint32_t st = walk_stayer(s, c, sm, r);
+    uint32_t st = walk_stayer(s, c, sm, r, hint_block(s, hint, r));
     uint64_t set[SOS_MAX_CELLS / 64];
     struct sos_query qw = *q;
 
     qw.walked = true;
+    hint_keep(s, hint, r, st);
     if (st != UINT32_MAX) {
         b->d = 0;
         b->i = st;
@@ -1444,7 +1484,7 @@ static void choose_full(const struct sos_index *s, const struct sos_query *q,
 
 static int sos_choose(const struct lt_policy *p, const struct lt_index *ix,
                       const struct lt_cluster *c, const struct lt_task *t, struct lt_rng *rng,
-                      size_t *out, struct lt_err *err)
+                      struct lt_choose_hint *hint, size_t *out, struct lt_err *err)
 {
     const struct sos_index *s = (const struct sos_index *)ix;
     struct sos_best b = {INT64_MAX, LT_NO_MACHINE};
@@ -1456,7 +1496,7 @@ static int sos_choose(const struct lt_policy *p, const struct lt_index *ix,
     (void)err;
     query_init(&q, &s->geo, &t->req);
     if (small_init(s, &q, &t->req, &sm)) {
-        choose_small(s, c, &q, &sm, &t->req, &b);
+        choose_small(s, c, &q, &sm, &t->req, hint, &b);
     } else if (q.ok && t->req.disk * s->geo.scale[2] <= DISK_SAFE - SLICE_EPS) {
         choose_rounds(s, &q, &t->req, s->nonempty, &b);
     } else {

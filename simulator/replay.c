@@ -231,7 +231,8 @@ struct engine {
     struct heap_item *heap;
     size_t n_heap, cap_heap;
 
-    struct sq q; /* tasks that fit nowhere */
+    struct sq q;                /* tasks that fit nowhere */
+    struct lt_choose_hint hint; /* what each choose leaves for the next (zeroed: none) */
 
     uint32_t *deferred; /* tasks pending at t = 0, in trace order */
     size_t n_deferred, cap_deferred;
@@ -1347,9 +1348,9 @@ static int place_or_queue(struct engine *e, uint32_t l, bool in_retry)
         queue_insert(e, l);
         return 0;
     }
-    int rc = e->lotes != NULL
-                 ? lotes_choose(e, &task.req, &m)
-                 : lt_policy_choose(e->cfg->policy, e->cluster, &task, &e->rng, &m, e->err);
+    int rc = e->lotes != NULL ? lotes_choose(e, &task.req, &m)
+                              : lt_policy_choose_hinted(e->cfg->policy, e->cluster, &task, &e->rng,
+                                                        &e->hint, &m, e->err);
     if (rc < 0)
         return rc;
     if (m == LT_NO_MACHINE) {

@@ -36,6 +36,9 @@ struct world {
     size_t n_named; /* machines named so far */
     double grid;    /* resolution of generated values (dyadic), or 0 for continuous */
     uint64_t seed;
+    struct lt_choose_hint hint[32]; /* per policy, across the world's chooses */
+    struct lt_res last_req;         /* the previous task's request */
+    size_t hinted_same;             /* chooses whose request repeated the previous one */
 };
 
 static double pick_value(struct world *w, double max)
@@ -219,7 +222,21 @@ static size_t compare_all(struct world *w, const struct lt_task *t, size_t place
         r1.s[0] ^= lt_rng_next(&w->r); /* a fresh state per comparison */
         r2 = r1;
         lt_err_init(&err, NULL);
-        assert_int_equal(lt_policy_choose(p, w->c, t, &r1, &fast, &err), 0);
+        {
+            /* with the policy's hint, carried across this world's chooses: the same answer
+             * and draws (a copy of the generator, as the draws are compared below) */
+            struct lt_rng r3 = r1;
+            size_t hinted;
+            assert_true(k < sizeof(w->hint) / sizeof(w->hint[0]));
+            assert_int_equal(lt_policy_choose_hinted(p, w->c, t, &r3, &w->hint[k], &hinted, &err),
+                             0);
+            assert_int_equal(lt_policy_choose(p, w->c, t, &r1, &fast, &err), 0);
+            if (hinted != fast || memcmp(&r1, &r3, sizeof(r1)) != 0) {
+                print_error("seed %llu policy %s: hinted choose %zu, choose %zu\n",
+                            (unsigned long long)w->seed, lt_policy_name(p), hinted, fast);
+                fail();
+            }
+        }
         assert_int_equal(lt_policy_rank(p, w->c, t, w->cand, n, &r2, w->scores, &err), 0);
         pos = lt_scores_best(w->cand, w->scores, n);
         slow = pos == LT_NO_MACHINE ? LT_NO_MACHINE : w->cand[pos];
@@ -247,6 +264,13 @@ static void step(struct world *w)
     size_t m, pid;
 
     lt_err_init(&err, NULL);
+    /* Jobs submit many equal tasks: half the time the previous request again, so that the
+     * hints are used across the mutations between (lt_choose_hint). */
+    if (lt_rng_below(&w->r, 2) == 0 && w->n_live > 0) {
+        t.req = w->last_req;
+        w->hinted_same++;
+    }
+    w->last_req = t.req;
     /* Every step compares all policies on a fresh task first. */
     m = compare_all(w, &t, (size_t)lt_rng_below(&w->r, lt_policy_count()));
     if (op < 50) {
@@ -432,6 +456,76 @@ static void packed_run(uint64_t seed, const char *placer_name)
     free_world(&w);
 }
 
+/* Hints (lt_choose_hint) that lag: three requests take turns, with up to 40 placements and
+ * removals between two chooses of the same one (sos keeps only the last 16 machine changes;
+ * older hints must be ignored), on a cluster half filled by sos10. */
+static void test_hinted_choose_after_many_changes(void **state)
+{
+    static const struct lt_res caps[] = {{0.5, 0.5, 1.0}, {0.5, 0.25, 1.0}, {1.0, 1.0, 1.0}};
+    static const struct lt_res reqs[] = {
+        {0.03, 0.02, 0.001}, {0.011, 0.047, 0.0002}, {0.064, 0.0625, 0.0}};
+    struct lt_machine_spec ms[600];
+    char names[600][24];
+    struct lt_cluster_spec spec;
+    struct world w;
+    struct lt_err err;
+    size_t sos10 = 0;
+
+    (void)state;
+    memset(&w, 0, sizeof(w));
+    w.seed = 8101;
+    lt_rng_init(&w.r, w.seed, 7);
+    for (size_t i = 0; i < 600; i++) {
+        snprintf(names[i], sizeof(names[i]), "m%zu", i);
+        ms[i].name = names[i];
+        ms[i].cap = caps[i % 3];
+    }
+    memset(&spec, 0, sizeof(spec));
+    spec.machines = ms;
+    spec.n_machines = 600;
+    spec.seed = w.seed;
+    lt_err_init(&err, NULL);
+    w.c = lt_cluster_new(&spec, &err);
+    assert_non_null(w.c);
+    w.n_named = 600;
+    for (size_t k = 0; k < lt_policy_count(); k++) {
+        assert_int_equal(lt_policy_attach(lt_policy_at(k), w.c, &err), 0);
+        if (strcmp(lt_policy_name(lt_policy_at(k)), "sos10") == 0)
+            sos10 = k;
+    }
+    grow_scratch(&w);
+    for (int round = 0; round < 600; round++) {
+        struct lt_task t;
+        size_t changes = (size_t)lt_rng_below(&w.r, 41), m, pid;
+
+        for (size_t j = 0; j < changes; j++) {
+            struct lt_task u = packed_task(&w);
+            struct lt_rng r;
+            lt_rng_init(&r, w.seed, LT_RNG_POLICY);
+            if (lt_rng_below(&w.r, 3) != 0 || w.n_live == 0) {
+                assert_int_equal(lt_policy_choose(lt_policy_at(sos10), w.c, &u, &r, &m, &err), 0);
+                if (m != LT_NO_MACHINE) {
+                    assert_int_equal(lt_cluster_place(w.c, m, &u, 0, &pid, &err), 0);
+                    push_live(&w, pid);
+                }
+            } else {
+                size_t k = (size_t)lt_rng_below(&w.r, w.n_live);
+                assert_int_equal(lt_cluster_remove(w.c, w.live[k], &err), 0);
+                w.live[k] = w.live[--w.n_live];
+            }
+        }
+        memset(&t, 0, sizeof(t));
+        t.req = reqs[round % 3];
+        m = compare_all(&w, &t, sos10);
+        if (m != LT_NO_MACHINE && lt_rng_below(&w.r, 2) == 0) {
+            assert_int_equal(lt_cluster_place(w.c, m, &t, 0, &pid, &err), 0);
+            push_live(&w, pid);
+        }
+    }
+    check(&w, "hinted rounds");
+    free_world(&w);
+}
+
 static void test_choose_equals_naive_rank_on_packed_cells(void **state)
 {
     (void)state;
@@ -447,6 +541,7 @@ int main(void)
         cmocka_unit_test(test_choose_equals_naive_rank_on_long_runs),
         cmocka_unit_test(test_choose_equals_naive_rank_with_many_configurations),
         cmocka_unit_test(test_choose_equals_naive_rank_on_packed_cells),
+        cmocka_unit_test(test_hinted_choose_after_many_changes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -147,6 +147,76 @@ static void test_sos10_buckets_cpu_and_prefers_spreading(void **state)
     lt_cluster_free(c);
 }
 
+/* choose with a hint (lt_choose_hint) and without, and the naive rank scan: all three agree;
+ * returns the machine. */
+static size_t choose3(const struct lt_policy *p, struct lt_cluster *c, const struct lt_task *t,
+                      struct lt_choose_hint *hint)
+{
+    size_t n = lt_cluster_size(c), cand[256], hinted, plain;
+    double scores[256];
+
+    assert_true(n <= 256);
+    for (size_t i = 0; i < n; i++)
+        cand[i] = i;
+    assert_int_equal(lt_policy_choose_hinted(p, c, t, NULL, hint, &hinted, NULL), 0);
+    assert_int_equal(lt_policy_choose(p, c, t, NULL, &plain, NULL), 0);
+    assert_int_equal(lt_policy_rank(p, c, t, cand, n, NULL, scores, NULL), 0);
+    assert_int_equal(plain, cand[lt_scores_best(cand, scores, n)]);
+    assert_int_equal(hinted, plain);
+    return plain;
+}
+
+/* The hint of a small request: 200 machines of capacity 1; 0-99 at free 0.92 (bucket 9, 0.2
+ * of a width above its edge), 100-199 at free 0.88 (bucket 8, 0.8 above). A request of 0.05
+ * (half a width) moves the first ones to bucket 8 (score +2) and leaves the others where they
+ * are (0): machine 100. Machine 70 emptied (free 1, the top of bucket 9) becomes the lowest
+ * stayer: the hint must not hide it after one change, nor machine 3 (a block below 70's)
+ * after twenty-one (more than the 16 changes sos remembers: the hint is then ignored). */
+static void test_sos10_hint_never_hides_a_new_stayer(void **state)
+{
+    struct lt_machine_spec ms[200];
+    char names[200][8];
+    struct lt_cluster_spec spec;
+    struct lt_cluster *c;
+    const struct lt_policy *p = lt_policy_find("sos10", NULL);
+    struct lt_choose_hint hint = LT_CHOOSE_HINT_INIT;
+    struct lt_task t, x;
+    size_t pid[200], tiny;
+
+    (void)state;
+    for (size_t i = 0; i < 200; i++) {
+        snprintf(names[i], sizeof(names[i]), "m%zu", i);
+        ms[i].name = names[i];
+        ms[i].cap = (struct lt_res){1, 1, 1};
+    }
+    memset(&spec, 0, sizeof(spec));
+    spec.machines = ms;
+    spec.n_machines = 200;
+    c = lt_cluster_new(&spec, NULL);
+    assert_non_null(c);
+    assert_int_equal(lt_policy_attach(p, c, NULL), 0);
+    memset(&x, 0, sizeof(x));
+    for (size_t i = 0; i < 200; i++) {
+        x.req.cpu = x.req.mem = i < 100 ? 0.08 : 0.12;
+        assert_int_equal(lt_cluster_place(c, i, &x, 0, &pid[i], NULL), 0);
+    }
+    memset(&t, 0, sizeof(t));
+    t.req.cpu = t.req.mem = 0.05;
+    assert_int_equal(choose3(p, c, &t, &hint), 100);
+    assert_int_equal(choose3(p, c, &t, &hint), 100); /* no change: the walk from 100's block */
+    assert_int_equal(lt_cluster_remove(c, pid[70], NULL), 0);
+    assert_int_equal(choose3(p, c, &t, &hint), 70); /* one change, in the ring */
+    assert_int_equal(lt_cluster_remove(c, pid[3], NULL), 0);
+    x.req.cpu = x.req.mem = 0.001;
+    for (int k = 0; k < 10; k++) { /* 20 changes of machine 150, which stays a stayer */
+        assert_int_equal(lt_cluster_place(c, 150, &x, 0, &tiny, NULL), 0);
+        assert_int_equal(lt_cluster_remove(c, tiny, NULL), 0);
+    }
+    assert_int_equal(choose3(p, c, &t, &hint), 3); /* 3 changed 21 changes ago */
+    assert_int_equal(lt_cluster_check(c, NULL), 0);
+    lt_cluster_free(c);
+}
+
 /* Requests wider than a bucket: with cpu buckets of 0.1, a request of 0.12 takes a machine at
  * free 0.15 or 0.122 down one bucket (to 0.03 or 0.002) and does not fit the ones at free 0.11
  * or 0.115, although all four sit in bucket 1 (0.11 and 0.115 in the same eighth of it as
@@ -305,6 +375,7 @@ int main(void)
         cmocka_unit_test(test_sos10_reproduces_the_worked_example_under_a_scaled_reference),
         cmocka_unit_test(test_sos10_buckets_cpu_and_prefers_spreading),
         cmocka_unit_test(test_sos10_never_chooses_a_machine_the_request_drops_below_zero),
+        cmocka_unit_test(test_sos10_hint_never_hides_a_new_stayer),
         cmocka_unit_test(test_sos_small_requests_equal_the_scan_on_crowded_clusters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
