@@ -233,6 +233,7 @@ struct engine {
 
     struct sq q;                /* tasks that fit nowhere */
     struct lt_choose_hint hint; /* what each choose leaves for the next (zeroed: none) */
+    uint32_t witness;           /* a live entry that was queued, or NIL (dominated_by_queue) */
 
     uint32_t *deferred; /* tasks pending at t = 0, in trace order */
     size_t n_deferred, cap_deferred;
@@ -1096,6 +1097,7 @@ static void queue_insert(struct engine *e, uint32_t l)
     struct live *t = &e->live[l];
     sq_activate(&e->q, t->prio, t->slot, &t->req);
     t->state = L_QUEUED;
+    e->witness = l; /* jobs submit equal tasks: the next one is likely dominated by this one */
 }
 
 static void queue_unlink(struct engine *e, uint32_t l)
@@ -1327,13 +1329,26 @@ static int start(struct engine *e, uint32_t l, size_t m)
  * either: choose would return LT_NO_MACHINE, and draws nothing from the RNG when nothing
  * fits (lt_score.h). Not valid inside retry_queue, where queued tasks may fit the machine
  * that just gained room. Jobs submit many equal tasks, so this spares most failing chooses. */
-static bool dominated_by_queue(const struct engine *e, const struct lt_res *req)
+static bool dominated_by_queue(struct engine *e, const struct lt_res *req)
 {
     if (e->q.active == 0)
         return false;
-    for (unsigned p = 0; p < SIM_N_PRIO; p++)
-        if (sq_find(&e->q, p, 0, req) != SQ_NONE)
+    /* The last witness first: the task that dominated the previous request, or the last one
+     * queued, if its entry's task (it, or one that reused the entry) is queued. An entry whose
+     * task left keeps a stale slot: the slot must hold the entry. */
+    if (e->witness != NIL) {
+        const struct live *w = &e->live[e->witness];
+        if (sq_queued(&e->q, w->prio, w->slot, e->witness) && w->req.cpu <= req->cpu &&
+            w->req.mem <= req->mem && w->req.disk <= req->disk)
             return true;
+    }
+    for (unsigned p = 0; p < SIM_N_PRIO; p++) {
+        uint32_t s = sq_find(&e->q, p, 0, req);
+        if (s != SQ_NONE) {
+            e->witness = sq_item(&e->q, p, s);
+            return true;
+        }
+    }
     return false;
 }
 
@@ -1755,6 +1770,7 @@ static int pass2(struct engine *e)
     int rc = 0;
 
     e->free_live = NIL;
+    e->witness = NIL;
     e->t0_phase = true;
     e->now = 0;
     e->res->orphan_rows += e->cache_orphan; /* the rows the cache left out */

@@ -235,6 +235,13 @@ uint32_t sq_item(const struct sq *q, unsigned p, uint32_t slot)
     return q->lv[p].item[slot];
 }
 
+bool sq_queued(const struct sq *q, unsigned p, uint32_t slot, uint32_t item)
+{
+    const struct sq_level *L = &q->lv[p];
+    return slot < L->n && L->item[slot] == item &&
+           ((L->active[slot / SQ_GROUP] >> (slot % SQ_GROUP)) & 1);
+}
+
 struct lt_res sq_min(const struct sq *q, unsigned p)
 {
     const struct sq_level *L = &q->lv[p];

@@ -16,6 +16,7 @@
 #ifndef SIM_SQUEUE_H
 #define SIM_SQUEUE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -72,6 +73,8 @@ uint32_t sq_find(const struct sq *q, unsigned p, uint32_t from, const struct lt_
 /* Item of a slot; the component-wise minimum of the queued requests of priority p (all
  * HUGE_VAL when none). */
 uint32_t sq_item(const struct sq *q, unsigned p, uint32_t slot);
+/* True if slot (any number) of priority p holds item and is active (queued). */
+bool sq_queued(const struct sq *q, unsigned p, uint32_t slot, uint32_t item);
 struct lt_res sq_min(const struct sq *q, unsigned p);
 
 #endif

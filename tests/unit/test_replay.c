@@ -434,6 +434,47 @@ static void test_replay_queue_orders_by_priority_then_arrival_without_reservatio
     assert_task(f, 5, "finished", 190, 195, 0, "1");
 }
 
+/* A task that left the queue no longer counts as queued for the shortcut that queues a task
+ * dominated by a queued one (replay.c dominated_by_queue and its witness). Machine 1 (1, 1)
+ * from 0, machine 2 (.8, 1) from 52; cpu = mem = r:
+ *   A prio 0 r .6 a 10 d 40 starts on 1;  D prio 0 r .9 a 20, then C prio 5 r .6 a 25: queued;
+ *   50: A completes: C (higher priority) starts on 1, D does not fit;  52: machine 2: D does
+ *   not fit it;  55: B prio 0 r .7 is dominated by no queued task (D asks .9): it starts on 2
+ *   (had C, gone from the queue, still counted, B would have waited); 150: C completes, D
+ *   starts on 1. */
+static void test_replay_task_gone_from_the_queue_dominates_nothing(void **state)
+{
+    struct fx *f = *state;
+    struct sim_replay_config c;
+    struct lines m = {0}, t = {0};
+    char trace[256], out[256];
+
+    m_row(&m, 0, 1, ADD, "1", "1");
+    m_row(&m, TS(52), 2, ADD, "0.8", "1");
+    t_req(&t, TS(10), 1, SUBMIT, 0, "0.6", "0.6", "0");
+    t_row(&t, TS(10), 1, SCHED, 0);
+    t_req(&t, TS(20), 2, SUBMIT, 0, "0.9", "0.9", "0");
+    t_row(&t, TS(20), 2, SCHED, 0);
+    t_req(&t, TS(25), 3, SUBMIT, 5, "0.6", "0.6", "0");
+    t_row(&t, TS(25), 3, SCHED, 5);
+    t_row(&t, TS(30), 2, FINISH, 0);
+    t_row(&t, TS(50), 1, FINISH, 0);
+    t_req(&t, TS(55), 4, SUBMIT, 0, "0.7", "0.7", "0");
+    t_row(&t, TS(55), 4, SCHED, 0);
+    t_row(&t, TS(65), 4, FINISH, 0);
+    t_row(&t, TS(125), 3, FINISH, 5);
+    t_end_marker(&t, TS(300));
+    write_trace(f, "tr", &m, &t, trace, sizeof(trace));
+    snprintf(out, sizeof(out), "%s/out", f->dir);
+    cfg_init(&c, trace, out, "firstfit");
+    assert_int_equal(run_cfg(f, &c), 0);
+
+    assert_int_equal(f->res->tasks_completed, 4);
+    assert_task(f, 3, "finished", 50, 150, 0, "1");
+    assert_task(f, 4, "finished", 55, 65, 0, "2");
+    assert_task(f, 2, "finished", 150, 160, 0, "1");
+}
+
 /* Same-time order: "completions of simulated tasks ..., then trace rows". One machine 1 (1,
  * 1). A prio 0 r .6 a 10 d 40 (completes at 50). C prio 1 r .6 a 20 d 10: queued. B prio 9 r
  * .6 arrives at 50, d 10.
@@ -1162,6 +1203,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         FX_TEST(test_replay_finish_completes_after_demand_from_sim_start),
         FX_TEST(test_replay_queue_orders_by_priority_then_arrival_without_reservation),
+        FX_TEST(test_replay_task_gone_from_the_queue_dominates_nothing),
         FX_TEST(test_replay_completions_come_before_rows_of_the_same_time),
         FX_TEST(test_replay_fail_runs_its_demand_and_is_not_useful_work),
         FX_TEST(test_replay_kill_and_lost_end_queued_and_running_tasks_at_trace_time),
