@@ -1189,13 +1189,14 @@ static void fast_scan(const struct sos_index *s, const struct sos_query *q, uint
 enum { LOOK_DONE, LOOK_GENERAL, LOOK_FAST };
 
 /* The first look at bucket k: its bound, and at once its sure sub-cells (O(1) each). Says
- * whether its straddling sub-cells (LOOK_FAST, facts in *fb) or the general path
- * (LOOK_GENERAL) may still improve the best, with bound *lb. */
+ * whether its straddling sub-cells (LOOK_FAST, facts in *fb, class changes in cd) or the
+ * general path (LOOK_GENERAL) may still improve the best, with bound *lb. */
 static int look_sure(const struct sos_index *s, const struct sos_query *q, uint32_t k,
-                     const struct lt_res *r, struct sos_best *b, struct sos_fb *fb, int64_t *lb)
+                     const struct lt_res *r, struct sos_best *b, struct sos_fb *fb, int64_t *lb,
+                     int64_t cd[4])
 {
     const struct sos_bucket *bk = &s->bkt[k];
-    int64_t v, cd[4];
+    int64_t v;
 
     if (!(q->ok && fast_prep(s, k, r, fb) && !(fb->unsure & bk->mask))) {
         v = box_bound(s, k, &bk->lo, &bk->hi, r);
@@ -1215,17 +1216,21 @@ static int look_sure(const struct sos_index *s, const struct sos_query *q, uint3
     return (q->straddle & bk->mask) && improves(v, bk->min_i, b) ? LOOK_FAST : LOOK_DONE;
 }
 
-/* The second look: the scans look_sure left, if the best still leaves them a chance. */
+/* The second look: the scans look_sure left, if the best still leaves them a chance. cd:
+ * look_sure's class changes, if the counts have not changed since, or NULL. */
 static void look_scan(const struct sos_index *s, const struct sos_query *q, uint32_t k, int look,
-                      const struct sos_fb *fb, int64_t lb, const struct lt_res *r,
-                      struct sos_best *b)
+                      const struct sos_fb *fb, int64_t lb, const int64_t *cd,
+                      const struct lt_res *r, struct sos_best *b)
 {
-    int64_t cd[4];
+    int64_t own[4];
 
     if (look == LOOK_DONE || !improves(lb, s->bkt[k].min_i, b))
         return;
     if (look == LOOK_FAST) {
-        class_deltas(s, q, k, fb, cd);
+        if (cd == NULL) {
+            class_deltas(s, q, k, fb, own);
+            cd = own;
+        }
         fast_scan(s, q, k, fb, cd, lb, r, b);
     } else {
         scan_bucket(s, k, s->bkt[k].mask, lb, r, b);
@@ -1238,9 +1243,10 @@ static void look(const struct sos_index *s, const struct sos_query *q, uint32_t 
 {
     struct sos_fb fb;
     int64_t lb = INT64_MAX;
-    int l = look_sure(s, q, k, r, b, &fb, &lb);
+    int64_t cd[4];
+    int l = look_sure(s, q, k, r, b, &fb, &lb, cd);
 
-    look_scan(s, q, k, l, &fb, lb, r, b);
+    look_scan(s, q, k, l, &fb, lb, cd, r, b);
 }
 
 /* A small request's thresholds: in cpu and mem, a walked machine whose quantised offset is
@@ -1481,7 +1487,9 @@ static void choose_full(const struct sos_index *s, const struct sos_query *q,
 
             if (s->coord[k][0] < m0 || s->coord[k][1] < m1)
                 continue;
-            l = look_sure(s, q, k, r, b, &fbs[n], &lb[n]);
+            int64_t cd[4];
+
+            l = look_sure(s, q, k, r, b, &fbs[n], &lb[n], cd);
 
             if (l != LOOK_DONE)
                 id[n++] = (uint16_t)(k | (l == LOOK_FAST ? FAST_BIT : 0));
@@ -1492,7 +1500,7 @@ static void choose_full(const struct sos_index *s, const struct sos_query *q,
             if ((lb[j] < 0) != (neg == 1))
                 continue;
             look_scan(s, q, id[j] & ~FAST_BIT, (id[j] & FAST_BIT) ? LOOK_FAST : LOOK_GENERAL,
-                      &fbs[j], lb[j], r, b);
+                      &fbs[j], lb[j], NULL, r, b); /* class changes not kept: recomputed */
         }
     }
 }
