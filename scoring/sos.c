@@ -1386,8 +1386,23 @@ static void choose_rounds(const struct sos_index *s, const struct sos_query *q,
     const struct sos_geom *g = &s->geo;
     uint64_t h[SOS_MAX_CELLS];
     uint32_t m0 = q->drop[0][0], m1 = q->drop[1][0];
-    size_t n = 0;
+    size_t n = 0, nc = 0;
+    /* The classes a bucket's members may be in, with their drops and the distance (in
+     * buckets) to where they land; the same for every bucket. */
+    struct {
+        uint32_t da, db, off;
+        uint64_t ext;
+    } cl[4];
 
+    for (uint32_t c = q->walked ? 1 : 0; c < 4; c++) {
+        uint32_t da = q->drop[0][c & 1], db = q->drop[1][c >> 1];
+        if (q->ext[c] != 0) {
+            cl[nc].da = da;
+            cl[nc].db = db;
+            cl[nc].off = (da * g->k[1] + db) * g->k[2];
+            cl[nc++].ext = q->ext[c];
+        }
+    }
     for (uint32_t w = 0; w < (g->n + 63) / 64; w++) {
         for (uint64_t bits = set[w]; bits != 0; bits &= bits - 1) {
             uint32_t k = w * 64 + (uint32_t)__builtin_ctzll(bits);
@@ -1401,13 +1416,12 @@ static void choose_rounds(const struct sos_index *s, const struct sos_query *q,
                 look(s, q, k, r, b);
                 continue;
             }
-            for (uint32_t c = q->walked ? 1 : 0; c < 4; c++) {
-                uint32_t da = q->drop[0][c & 1], db = q->drop[1][c >> 1];
+            for (size_t j = 0; j < nc; j++) {
                 int64_t d;
 
-                if (da > a || db > bb || !(q->ext[c] & mask))
+                if (cl[j].da > a || cl[j].db > bb || !(cl[j].ext & mask))
                     continue;
-                d = delta(s->count, k, k - (da * g->k[1] + db) * g->k[2]);
+                d = delta(s->count, k, k - cl[j].off);
                 v = d < v ? d : v;
             }
             if (v != INT64_MAX)
