@@ -537,7 +537,11 @@ static void bucket_loosen(struct sos_index *s, uint32_t k)
         bucket_box(s, k);
 }
 
-static void cell_add(struct sos_index *s, uint32_t cell, uint32_t i, const struct lt_res *f)
+/* Machine i joins sub-cell `cell` with free vector f. nz: the bucket's count changes for
+ * good (false when the machine only moves between two sub-cells of one bucket: cell_del and
+ * cell_add then leave the counts, so the neg and zero bits, as they were). */
+static void cell_add(struct sos_index *s, uint32_t cell, uint32_t i, const struct lt_res *f,
+                     bool nz)
 {
     uint32_t k = cell / SUB2;
     struct sos_bucket *bk = &s->bkt[k];
@@ -556,11 +560,13 @@ static void cell_add(struct sos_index *s, uint32_t cell, uint32_t i, const struc
         box_join(&bk->lo, &bk->hi, f, f);
         bk->min_i = i < bk->min_i ? i : bk->min_i;
     }
-    nz_count_changed(s, k);
+    if (nz)
+        nz_count_changed(s, k);
     low_update(s, k);
 }
 
-static void cell_del(struct sos_index *s, uint32_t cell, uint32_t i)
+/* Machine i leaves sub-cell `cell` (nz as for cell_add). */
+static void cell_del(struct sos_index *s, uint32_t cell, uint32_t i, bool nz)
 {
     uint32_t k = cell / SUB2;
     struct sos_bucket *bk = &s->bkt[k];
@@ -576,7 +582,8 @@ static void cell_del(struct sos_index *s, uint32_t cell, uint32_t i)
         bk->min_i = smin_of(bk, bk->mask);
     if (s->count[k] > 0)
         bucket_loosen(s, k);
-    nz_count_changed(s, k);
+    if (nz)
+        nz_count_changed(s, k);
     low_update(s, k);
 }
 
@@ -613,9 +620,9 @@ static void sos_commit(struct lt_index *ix, const struct lt_cluster *c, size_t i
         }
     } else {
         if (from != NO_CELL)
-            cell_del(s, from, (uint32_t)i);
+            cell_del(s, from, (uint32_t)i, to == NO_CELL || to / SUB2 != from / SUB2);
         if (to != NO_CELL)
-            cell_add(s, to, (uint32_t)i, &f);
+            cell_add(s, to, (uint32_t)i, &f, from == NO_CELL || to / SUB2 != from / SUB2);
         s->cell[i] = to;
     }
     walk_move(s, (uint32_t)i, from, to, &f);
@@ -844,7 +851,7 @@ static int sos_index_new(const struct lt_policy *p, const struct lt_cluster *c,
         bit_put(s->used, k / SUB2, true);
         if (lt__cell_reserve(&s->cells[k]) < 0)
             goto out_nomem;
-        cell_add(s, k, (uint32_t)i, &f);
+        cell_add(s, k, (uint32_t)i, &f, true);
         s->cell[i] = k;
         walk_move(s, (uint32_t)i, NO_CELL, k, &f);
     }
