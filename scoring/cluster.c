@@ -321,6 +321,7 @@ static int rebuild_indexes(struct lt_cluster *c, struct lt_err *err)
         for (k = 0; k < c->n_ix; k++) {
             c->ix[k]->ops->free(c->ix[k]);
             c->ix[k] = fresh[k];
+            c->ix[k]->serial = ++c->ix_serial; /* a new index, maybe at a freed one's address */
         }
     }
     lt_free(fresh);
@@ -751,6 +752,7 @@ int lt_policy_attach(const struct lt_policy *p, struct lt_cluster *c, struct lt_
     rc = p->index_new(p, c, &ix, err);
     if (rc < 0)
         return rc;
+    ix->serial = ++c->ix_serial;
     c->ix[c->n_ix++] = ix;
     return 0;
 }

@@ -75,6 +75,7 @@ LT_MUST_CHECK int lt_policy_choose(const struct lt_policy *p, const struct lt_cl
  * again before using it with another (a freed cluster's memory may be reused by a new one). */
 struct lt_choose_hint {
     const void *ix;    /* the index that left it, or NULL */
+    uint64_t serial;   /* its serial number in the cluster (an address may be reused) */
     uint64_t version;  /* that index's count of machine changes then */
     struct lt_res req; /* the request */
     uint64_t from;     /* the policy's memory of the answer */
@@ -82,7 +83,7 @@ struct lt_choose_hint {
 
 #define LT_CHOOSE_HINT_INIT                                                                        \
     {                                                                                              \
-        NULL, 0, {0.0, 0.0, 0.0}, 0                                                                \
+        NULL, 0, 0, {0.0, 0.0, 0.0}, 0                                                             \
     }
 
 /* lt_policy_choose with a hint (NULL: none), updated for the next call. The answer and the

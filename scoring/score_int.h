@@ -71,6 +71,7 @@ struct lt__index_ops {
 struct lt_index {
     const struct lt__index_ops *ops;
     const struct lt_policy *policy; /* the policy it serves */
+    uint64_t serial; /* set by the cluster: no two of its indexes share one (lt_choose_hint) */
 };
 
 /* A policy is a const table of functions plus one registration entry in policy.c (R18). */
@@ -103,6 +104,7 @@ struct lt_cluster {
     struct lt_res ref;         /* reference capacity (see lt_cluster_spec) */
     uint64_t seed;             /* per-machine constants */
     struct lt_index **ix;      /* attached indexes, owned */
+    uint64_t ix_serial;        /* the last serial number given to an index */
     size_t n_ix, ix_cap;       /* count and allocated */
 };
 

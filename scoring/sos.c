@@ -1337,7 +1337,8 @@ static uint32_t hint_block(const struct sos_index *s, const struct lt_choose_hin
 {
     uint64_t lo;
 
-    if (hint == NULL || hint->ix != (const void *)s || s->version - hint->version > HINT_RING ||
+    if (hint == NULL || hint->ix != (const void *)s || hint->serial != s->base.serial ||
+        s->version - hint->version > HINT_RING ||
         memcmp(&hint->req, r, sizeof(*r)) != 0) /* bitwise: the same request exactly */
         return 0;
     lo = hint->from;
@@ -1354,6 +1355,7 @@ static void hint_keep(const struct sos_index *s, struct lt_choose_hint *hint,
     if (hint == NULL)
         return;
     hint->ix = s;
+    hint->serial = s->base.serial;
     hint->version = s->version;
     hint->req = *r;
     hint->from = st == UINT32_MAX ? s->n : st;

@@ -217,6 +217,55 @@ static void test_sos10_hint_never_hides_a_new_stayer(void **state)
     lt_cluster_free(c);
 }
 
+/* A hint outlives its index: adding a machine rebuilds the cluster's indexes, and a later
+ * index may sit at the address of the one that left the hint, with a change count in the
+ * hint's range. The same 200 machines as above, the index built on them (count 0): choose
+ * answers 100 and leaves its hint; a machine added (new index); machine 3 emptied (a stayer
+ * now); another machine added (a third index, often at the first's address), and one change
+ * of machine 150. The hint must not be taken for the third index's: the answer is 3. */
+static void test_sos10_hint_of_a_rebuilt_index_is_ignored(void **state)
+{
+    struct lt_machine_spec ms[202];
+    char names[202][8];
+    struct lt_cluster_spec spec;
+    struct lt_cluster *c;
+    const struct lt_policy *p = lt_policy_find("sos10", NULL);
+    struct lt_choose_hint hint = LT_CHOOSE_HINT_INIT;
+    struct lt_task t, x;
+    size_t pid[200], tiny, m;
+
+    (void)state;
+    for (size_t i = 0; i < 202; i++) {
+        snprintf(names[i], sizeof(names[i]), "m%zu", i);
+        ms[i].name = names[i];
+        ms[i].cap = (struct lt_res){1, 1, 1};
+        if (i >= 200) /* bucket 5, 0.7 of a width up: stayers, and no count of 8 or 9 moves */
+            ms[i].cap = (struct lt_res){0.57, 0.57, 1};
+    }
+    memset(&spec, 0, sizeof(spec));
+    spec.machines = ms;
+    spec.n_machines = 200;
+    c = lt_cluster_new(&spec, NULL);
+    assert_non_null(c);
+    memset(&x, 0, sizeof(x));
+    for (size_t i = 0; i < 200; i++) {
+        x.req.cpu = x.req.mem = i < 100 ? 0.08 : 0.12;
+        assert_int_equal(lt_cluster_place(c, i, &x, 0, &pid[i], NULL), 0);
+    }
+    assert_int_equal(lt_policy_attach(p, c, NULL), 0);
+    memset(&t, 0, sizeof(t));
+    t.req.cpu = t.req.mem = 0.05;
+    assert_int_equal(choose3(p, c, &t, &hint), 100);
+    assert_int_equal(lt_cluster_add_machine(c, &ms[200], &m, NULL), 0);
+    assert_int_equal(lt_cluster_remove(c, pid[3], NULL), 0);
+    assert_int_equal(lt_cluster_add_machine(c, &ms[201], &m, NULL), 0);
+    x.req.cpu = x.req.mem = 0.001;
+    assert_int_equal(lt_cluster_place(c, 150, &x, 0, &tiny, NULL), 0);
+    assert_int_equal(choose3(p, c, &t, &hint), 3);
+    assert_int_equal(lt_cluster_check(c, NULL), 0);
+    lt_cluster_free(c);
+}
+
 /* Requests wider than a bucket: with cpu buckets of 0.1, a request of 0.12 takes a machine at
  * free 0.15 or 0.122 down one bucket (to 0.03 or 0.002) and does not fit the ones at free 0.11
  * or 0.115, although all four sit in bucket 1 (0.11 and 0.115 in the same eighth of it as
@@ -376,6 +425,7 @@ int main(void)
         cmocka_unit_test(test_sos10_buckets_cpu_and_prefers_spreading),
         cmocka_unit_test(test_sos10_never_chooses_a_machine_the_request_drops_below_zero),
         cmocka_unit_test(test_sos10_hint_never_hides_a_new_stayer),
+        cmocka_unit_test(test_sos10_hint_of_a_rebuilt_index_is_ignored),
         cmocka_unit_test(test_sos_small_requests_equal_the_scan_on_crowded_clusters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
