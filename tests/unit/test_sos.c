@@ -166,104 +166,107 @@ static size_t choose3(const struct lt_policy *p, struct lt_cluster *c, const str
     return plain;
 }
 
-/* The hint of a small request: 200 machines of capacity 1; 0-99 at free 0.92 (bucket 9, 0.2
- * of a width above its edge), 100-199 at free 0.88 (bucket 8, 0.8 above). A request of 0.05
- * (half a width) moves the first ones to bucket 8 (score +2) and leaves the others where they
- * are (0): machine 100. Machine 70 emptied (free 1, the top of bucket 9) becomes the lowest
- * stayer: the hint must not hide it after one change, nor machine 3 (a block below 70's)
- * after twenty-one (more than the 16 changes sos remembers: the hint is then ignored). */
-static void test_sos10_hint_never_hides_a_new_stayer(void **state)
-{
-    struct lt_machine_spec ms[200];
-    char names[200][8];
-    struct lt_cluster_spec spec;
+/* The hint tests' cluster: 200 machines of capacity 1; 0-99 at free 0.92 (bucket 9, 0.2 of a
+ * width above its edge), 100-199 at free 0.88 (bucket 8, 0.8 above); sos10 attached after the
+ * placements (its change count starts at 0). A request of 0.05 (half a width) moves the first
+ * ones to bucket 8 (score +2) and leaves the others where they are (0): machine 100. ms[200]
+ * and ms[201] are spares of capacity 0.57 (bucket 5, 0.7 of a width up: stayers, and no count
+ * of bucket 8 or 9 moves when they join). */
+struct hint_fx {
+    struct lt_machine_spec ms[202];
+    char names[202][8];
+    size_t pid[200];
     struct lt_cluster *c;
-    const struct lt_policy *p = lt_policy_find("sos10", NULL);
-    struct lt_choose_hint hint = LT_CHOOSE_HINT_INIT;
-    struct lt_task t, x;
-    size_t pid[200], tiny;
+    const struct lt_policy *p;
+    struct lt_task t;
+};
 
-    (void)state;
-    for (size_t i = 0; i < 200; i++) {
-        snprintf(names[i], sizeof(names[i]), "m%zu", i);
-        ms[i].name = names[i];
-        ms[i].cap = (struct lt_res){1, 1, 1};
+static void hint_fx_init(struct hint_fx *h)
+{
+    struct lt_cluster_spec spec;
+    struct lt_task x;
+
+    for (size_t i = 0; i < 202; i++) {
+        snprintf(h->names[i], sizeof(h->names[i]), "m%zu", i);
+        h->ms[i].name = h->names[i];
+        h->ms[i].cap = i < 200 ? (struct lt_res){1, 1, 1} : (struct lt_res){0.57, 0.57, 1};
     }
     memset(&spec, 0, sizeof(spec));
-    spec.machines = ms;
+    spec.machines = h->ms;
     spec.n_machines = 200;
-    c = lt_cluster_new(&spec, NULL);
-    assert_non_null(c);
-    assert_int_equal(lt_policy_attach(p, c, NULL), 0);
+    h->c = lt_cluster_new(&spec, NULL);
+    assert_non_null(h->c);
     memset(&x, 0, sizeof(x));
     for (size_t i = 0; i < 200; i++) {
         x.req.cpu = x.req.mem = i < 100 ? 0.08 : 0.12;
-        assert_int_equal(lt_cluster_place(c, i, &x, 0, &pid[i], NULL), 0);
+        assert_int_equal(lt_cluster_place(h->c, i, &x, 0, &h->pid[i], NULL), 0);
     }
-    memset(&t, 0, sizeof(t));
-    t.req.cpu = t.req.mem = 0.05;
-    assert_int_equal(choose3(p, c, &t, &hint), 100);
-    assert_int_equal(choose3(p, c, &t, &hint), 100); /* no change: the walk from 100's block */
-    assert_int_equal(lt_cluster_remove(c, pid[70], NULL), 0);
-    assert_int_equal(choose3(p, c, &t, &hint), 70); /* one change, in the ring */
-    assert_int_equal(lt_cluster_remove(c, pid[3], NULL), 0);
+    h->p = lt_policy_find("sos10", NULL);
+    assert_int_equal(lt_policy_attach(h->p, h->c, NULL), 0);
+    memset(&h->t, 0, sizeof(h->t));
+    h->t.req.cpu = h->t.req.mem = 0.05;
+}
+
+/* k changes of machine 150, which stays a stayer (a tiny task placed, or placed and removed
+ * when k is even). */
+static void hint_fx_touch_150(struct hint_fx *h, int k)
+{
+    struct lt_task x;
+    size_t tiny;
+
+    memset(&x, 0, sizeof(x));
     x.req.cpu = x.req.mem = 0.001;
-    for (int k = 0; k < 10; k++) { /* 20 changes of machine 150, which stays a stayer */
-        assert_int_equal(lt_cluster_place(c, 150, &x, 0, &tiny, NULL), 0);
-        assert_int_equal(lt_cluster_remove(c, tiny, NULL), 0);
+    for (int j = 0; j < k; j++) {
+        if (j % 2 == 0)
+            assert_int_equal(lt_cluster_place(h->c, 150, &x, 0, &tiny, NULL), 0);
+        else
+            assert_int_equal(lt_cluster_remove(h->c, tiny, NULL), 0);
     }
-    assert_int_equal(choose3(p, c, &t, &hint), 3); /* 3 changed 21 changes ago */
-    assert_int_equal(lt_cluster_check(c, NULL), 0);
-    lt_cluster_free(c);
+}
+
+/* Machine 70 emptied (free 1, the top of bucket 9) becomes the lowest stayer: the hint must
+ * not hide it after one change, nor machine 3 (a block below 70's) after twenty-one (more
+ * than the 16 changes sos remembers: the hint is then ignored). */
+static void test_sos10_hint_never_hides_a_new_stayer(void **state)
+{
+    struct hint_fx h;
+    struct lt_choose_hint hint = LT_CHOOSE_HINT_INIT;
+
+    (void)state;
+    hint_fx_init(&h);
+    assert_int_equal(choose3(h.p, h.c, &h.t, &hint), 100);
+    assert_int_equal(choose3(h.p, h.c, &h.t, &hint), 100); /* no change: from 100's block */
+    assert_int_equal(lt_cluster_remove(h.c, h.pid[70], NULL), 0);
+    assert_int_equal(choose3(h.p, h.c, &h.t, &hint), 70); /* one change, in the ring */
+    assert_int_equal(lt_cluster_remove(h.c, h.pid[3], NULL), 0);
+    hint_fx_touch_150(&h, 20);
+    assert_int_equal(choose3(h.p, h.c, &h.t, &hint), 3); /* 3 changed 21 changes ago */
+    assert_int_equal(lt_cluster_check(h.c, NULL), 0);
+    lt_cluster_free(h.c);
 }
 
 /* A hint outlives its index: adding a machine rebuilds the cluster's indexes, and a later
  * index may sit at the address of the one that left the hint, with a change count in the
- * hint's range. The same 200 machines as above, the index built on them (count 0): choose
- * answers 100 and leaves its hint; a machine added (new index); machine 3 emptied (a stayer
- * now); another machine added (a third index, often at the first's address), and one change
- * of machine 150. The hint must not be taken for the third index's: the answer is 3. */
+ * hint's range. choose answers 100 and leaves its hint; a machine added (new index); machine
+ * 3 emptied (a stayer now); another machine added (a third index, often at the first's
+ * address), and one change of machine 150. The hint must not be taken for the third index's:
+ * the answer is 3. */
 static void test_sos10_hint_of_a_rebuilt_index_is_ignored(void **state)
 {
-    struct lt_machine_spec ms[202];
-    char names[202][8];
-    struct lt_cluster_spec spec;
-    struct lt_cluster *c;
-    const struct lt_policy *p = lt_policy_find("sos10", NULL);
+    struct hint_fx h;
     struct lt_choose_hint hint = LT_CHOOSE_HINT_INIT;
-    struct lt_task t, x;
-    size_t pid[200], tiny, m;
+    size_t m;
 
     (void)state;
-    for (size_t i = 0; i < 202; i++) {
-        snprintf(names[i], sizeof(names[i]), "m%zu", i);
-        ms[i].name = names[i];
-        ms[i].cap = (struct lt_res){1, 1, 1};
-        if (i >= 200) /* bucket 5, 0.7 of a width up: stayers, and no count of 8 or 9 moves */
-            ms[i].cap = (struct lt_res){0.57, 0.57, 1};
-    }
-    memset(&spec, 0, sizeof(spec));
-    spec.machines = ms;
-    spec.n_machines = 200;
-    c = lt_cluster_new(&spec, NULL);
-    assert_non_null(c);
-    memset(&x, 0, sizeof(x));
-    for (size_t i = 0; i < 200; i++) {
-        x.req.cpu = x.req.mem = i < 100 ? 0.08 : 0.12;
-        assert_int_equal(lt_cluster_place(c, i, &x, 0, &pid[i], NULL), 0);
-    }
-    assert_int_equal(lt_policy_attach(p, c, NULL), 0);
-    memset(&t, 0, sizeof(t));
-    t.req.cpu = t.req.mem = 0.05;
-    assert_int_equal(choose3(p, c, &t, &hint), 100);
-    assert_int_equal(lt_cluster_add_machine(c, &ms[200], &m, NULL), 0);
-    assert_int_equal(lt_cluster_remove(c, pid[3], NULL), 0);
-    assert_int_equal(lt_cluster_add_machine(c, &ms[201], &m, NULL), 0);
-    x.req.cpu = x.req.mem = 0.001;
-    assert_int_equal(lt_cluster_place(c, 150, &x, 0, &tiny, NULL), 0);
-    assert_int_equal(choose3(p, c, &t, &hint), 3);
-    assert_int_equal(lt_cluster_check(c, NULL), 0);
-    lt_cluster_free(c);
+    hint_fx_init(&h);
+    assert_int_equal(choose3(h.p, h.c, &h.t, &hint), 100);
+    assert_int_equal(lt_cluster_add_machine(h.c, &h.ms[200], &m, NULL), 0);
+    assert_int_equal(lt_cluster_remove(h.c, h.pid[3], NULL), 0);
+    assert_int_equal(lt_cluster_add_machine(h.c, &h.ms[201], &m, NULL), 0);
+    hint_fx_touch_150(&h, 1);
+    assert_int_equal(choose3(h.p, h.c, &h.t, &hint), 3);
+    assert_int_equal(lt_cluster_check(h.c, NULL), 0);
+    lt_cluster_free(h.c);
 }
 
 /* Requests wider than a bucket: with cpu buckets of 0.1, a request of 0.12 takes a machine at
