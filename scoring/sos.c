@@ -1295,8 +1295,7 @@ static uint32_t walk_stayer(const struct sos_index *s, const struct lt_cluster *
                             const struct sos_small *sm, const struct lt_res *r, uint32_t b0)
 {
     uint32_t nb = (uint32_t)((s->n + WALK_BLOCK - 1) / WALK_BLOCK);
-    /* Offsets and thresholds are below 2^QBITS <= 2^15: compared as int16_t, eight lanes
-     * to an SSE2 compare (as unsigned, the compiler widened them to 32 bits first). */
+    /* int16_t thresholds for block_at_least (unsigned ones widened the compare to 32 bits) */
     const int16_t lc = (int16_t)sm->lo[0], lm = (int16_t)sm->lo[1];
 
     for (uint32_t bi = b0; bi < nb; bi++) {

@@ -1334,12 +1334,12 @@ static bool dominated_by_queue(struct engine *e, const struct lt_res *req)
     if (e->q.active == 0)
         return false;
     /* The last witness first: the task that dominated the previous request, or the last one
-     * queued, if its entry's task (it, or one that reused the entry) is queued. An entry whose
-     * task left keeps a stale slot: the slot must hold the entry. */
+     * queued. Its entry's slot is looked up in the queue, whose own copy of a queued request
+     * is what counts: a stale slot (the task left) is either not queued or another queued
+     * task's, a witness as good. */
     if (e->witness != NIL) {
         const struct live *w = &e->live[e->witness];
-        if (sq_queued(&e->q, w->prio, w->slot, e->witness) && w->req.cpu <= req->cpu &&
-            w->req.mem <= req->mem && w->req.disk <= req->disk)
+        if (sq_slot_fits(&e->q, w->prio, w->slot, req))
             return true;
     }
     for (unsigned p = 0; p < SIM_N_PRIO; p++) {

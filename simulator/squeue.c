@@ -235,11 +235,11 @@ uint32_t sq_item(const struct sq *q, unsigned p, uint32_t slot)
     return q->lv[p].item[slot];
 }
 
-bool sq_queued(const struct sq *q, unsigned p, uint32_t slot, uint32_t item)
+bool sq_slot_fits(const struct sq *q, unsigned p, uint32_t slot, const struct lt_res *free)
 {
     const struct sq_level *L = &q->lv[p];
-    return slot < L->n && L->item[slot] == item &&
-           ((L->active[slot / SQ_GROUP] >> (slot % SQ_GROUP)) & 1);
+    return slot < L->n && ((L->active[slot / SQ_GROUP] >> (slot % SQ_GROUP)) & 1) &&
+           fits(&L->req[slot], free);
 }
 
 struct lt_res sq_min(const struct sq *q, unsigned p)

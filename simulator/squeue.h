@@ -73,8 +73,9 @@ uint32_t sq_find(const struct sq *q, unsigned p, uint32_t from, const struct lt_
 /* Item of a slot; the component-wise minimum of the queued requests of priority p (all
  * HUGE_VAL when none). */
 uint32_t sq_item(const struct sq *q, unsigned p, uint32_t slot);
-/* True if slot (any number) of priority p holds item and is active (queued). */
-bool sq_queued(const struct sq *q, unsigned p, uint32_t slot, uint32_t item);
+/* True if slot (any number) of priority p is queued with a request that fits in free (every
+ * component <= free). */
+bool sq_slot_fits(const struct sq *q, unsigned p, uint32_t slot, const struct lt_res *free);
 struct lt_res sq_min(const struct sq *q, unsigned p);
 
 #endif

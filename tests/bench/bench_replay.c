@@ -552,11 +552,10 @@ struct rss_model {
     double per_row;       /* bytes per row of the cache: the engine's cache bytes per row */
     double per_task_rss;  /* uncached peaks of two windows, per task more: a live task */
     double per_task_rec;  /* the engine's task records + key map, per task */
-    double per_task;      /* per_task_rec: what every task of the trace keeps */
     double per_task_all;  /* upper bound: uncached peak - baseline, all charged to the tasks */
-    double fixed_kb;      /* uncached peak - per_task x tasks: the intercept */
+    double fixed_kb;      /* uncached peak - per_task_rec x tasks: the intercept */
     double cached_rows;   /* rows of the whole trace that fit the 1 GiB cache */
-    double full_mb;       /* fixed + cached rows + FULL_TRACE_TASKS x per_task */
+    double full_mb;       /* fixed + cached rows + FULL_TRACE_TASKS x per_task_rec */
     double full_upper_mb; /* baseline + cached rows + FULL_TRACE_TASKS x per_task_all */
     double live_headroom; /* (2 GiB - full_mb) / the larger of per_task_rss, per_task_rec */
 };
@@ -572,13 +571,12 @@ static void rss_extrapolate(const struct measured *m, struct rss_model *x)
     x->per_task_all = (nc_kb - (double)r->base_rss_kb) * 1024.0 / (double)r->tasks;
     x->per_task_rss = d_tasks > 0 ? (nc_kb - half_kb) * 1024.0 / d_tasks : x->per_task_all;
     x->per_task_rec = (double)r->task_bytes / (double)r->tasks;
-    x->per_task = x->per_task_rec;
-    x->fixed_kb = nc_kb - x->per_task * (double)r->tasks / 1024.0;
+    x->fixed_kb = nc_kb - x->per_task_rec * (double)r->tasks / 1024.0;
     x->cached_rows = FULL_TRACE_ROWS;
     if (x->per_row * FULL_TRACE_ROWS > (double)CACHE_BYTES)
         x->cached_rows = (double)CACHE_BYTES / x->per_row;
     rows_mb = x->cached_rows * x->per_row / (1024.0 * 1024.0);
-    x->full_mb = x->fixed_kb / 1024.0 + rows_mb + FULL_TRACE_TASKS * x->per_task / 1048576.0;
+    x->full_mb = x->fixed_kb / 1024.0 + rows_mb + FULL_TRACE_TASKS * x->per_task_rec / 1048576.0;
     x->full_upper_mb =
         (double)r->base_rss_kb / 1024.0 + rows_mb + FULL_TRACE_TASKS * x->per_task_all / 1048576.0;
     x->live_headroom = (2048.0 - x->full_mb) * 1048576.0 /
@@ -638,7 +636,7 @@ static void report(const struct opts *o, const struct lt_policy *pol, const stru
     printf(",\"cache_bytes\":%" PRIu64 ",\"task_bytes\":%" PRIu64, r->cache_bytes, r->task_bytes);
     printf(",\"bytes_per_cached_row\":%.1f,\"bytes_per_task\":%.1f,\"bytes_per_task_rss\":%.1f"
            ",\"bytes_per_task_rec\":%.1f,\"bytes_per_task_all\":%.1f",
-           x.per_row, x.per_task, x.per_task_rss, x.per_task_rec, x.per_task_all);
+           x.per_row, x.per_task_rec, x.per_task_rss, x.per_task_rec, x.per_task_all);
     printf(",\"extrapolated_full_trace_rss_mb\":%.0f", x.full_mb);
     printf(",\"extrapolated_full_trace_rss_upper_mb\":%.0f", x.full_upper_mb);
     printf(",\"live_task_headroom\":%.0f}\n", x.live_headroom);
