@@ -1,14 +1,41 @@
 #!/usr/bin/env bash
-# deps.sh -- install the Debian 12 packages lotus needs to build, test and run its demo.
+# deps.sh -- install what lotus needs to build, test and run its demo on Debian 12.
 #
-# Idempotent: checks each package with dpkg-query and installs only what is missing, with
-# apt-get when running as root. Without root it prints the exact command to run and fails.
+# 1. Debian packages: checks each with dpkg-query and installs only what is missing, with
+#    apt-get when running as root. Without root it prints the exact command to run and fails.
+#    libclang-rt-dev brings clang's sanitizer and libFuzzer runtimes (libclang-rt-14-dev), which
+#    apt only recommends with clang; the fuzz smokes of `make test` link against them.
+# 2. Go >= 1.26 for the end-to-end suite (tests/e2e builds the real kube-apiserver and
+#    kube-scheduler from Go modules). A Go already on the machine is used as it is
+#    (tests/e2e/find-go says which). Otherwise Debian's golang-go (1.19) is installed only to
+#    download the Go toolchain module golang.org/toolchain@v0.0.1-go$LOTUS_GO_VERSION.linux-ARCH
+#    from the Go module proxy, the way `go` itself fetches a toolchain, into
+#    /usr/local/lib/lotus-go.
 #
+# Idempotent: a second run installs nothing.
 # SPDX-License-Identifier: MIT
 set -eu
+here=$(cd "$(dirname "$0")" && pwd)
 
 pkgs="build-essential cmake pkg-config libjansson-dev libglpk-dev libcurl4-openssl-dev
-libmicrohttpd-dev zlib1g-dev libcmocka-dev gnuplot-nox clang clang-format"
+libmicrohttpd-dev zlib1g-dev libcmocka-dev gnuplot-nox clang clang-format libclang-rt-dev
+ca-certificates"
+
+apt_install() {
+    if ! command -v apt-get >/dev/null 2>&1; then
+        echo "deps: apt-get not found; lotus targets Debian 12. Install by hand:$*" >&2
+        exit 1
+    fi
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "deps: not root; run: sudo apt-get update && sudo apt-get install -y --no-install-recommends$*" >&2
+        exit 1
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q
+    # shellcheck disable=SC2086
+    apt-get install -y -q --no-install-recommends "$@"
+    echo "deps: installed: $*"
+}
 
 missing=""
 for p in $pkgs; do
@@ -18,19 +45,40 @@ for p in $pkgs; do
 done
 if [ -z "$missing" ]; then
     echo "deps: all Debian packages present"
+else
+    echo "deps: missing Debian packages:$missing"
+    # shellcheck disable=SC2086
+    apt_install $missing
+fi
+
+# Go for tests/e2e.
+LOTUS_GO_VERSION=${LOTUS_GO_VERSION:-1.26.8}
+if go=$(bash "$here/../tests/e2e/find-go" 2>/dev/null); then
+    echo "deps: Go present: $go ($("$go" version | cut -d' ' -f3))"
     exit 0
 fi
-echo "deps: missing Debian packages:$missing"
-if ! command -v apt-get >/dev/null 2>&1; then
-    echo "deps: apt-get not found; lotus targets Debian 12. Install the packages above by hand." >&2
+dest=/usr/local/lib/lotus-go
+arch=$(dpkg --print-architecture)
+echo "deps: no Go >= 1.26 found; fetching the go$LOTUS_GO_VERSION toolchain module into $dest"
+if [ ! -x /usr/lib/go-1.19/bin/go ] && ! command -v go >/dev/null 2>&1; then
+    apt_install golang-go
+fi
+boot=$(command -v go || echo /usr/lib/go-1.19/bin/go)
+tmp=$(mktemp -d)
+trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+mod="golang.org/toolchain@v0.0.1-go$LOTUS_GO_VERSION.linux-$arch"
+dir=$(cd "$tmp" && GOPATH="$tmp/gopath" GOFLAGS=-mod=mod GO111MODULE=on GOTOOLCHAIN=local \
+    "$boot" mod download -x -json "$mod" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+if [ -z "$dir" ] || [ ! -f "$dir/bin/go" ]; then
+    echo "deps: could not download $mod with $boot" >&2
     exit 1
 fi
-if [ "$(id -u)" -ne 0 ]; then
-    echo "deps: not root; run: sudo apt-get update && sudo apt-get install -y --no-install-recommends$missing" >&2
-    exit 1
-fi
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
-# shellcheck disable=SC2086
-apt-get install -y -q --no-install-recommends $missing
-echo "deps: installed:$missing"
+rm -rf "$dest.new"
+cp -r "$dir" "$dest.new"
+chmod -R u+w "$dest.new"
+# A module zip keeps no file modes: make the commands executable, as `go` does for a toolchain.
+find "$dest.new/bin" "$dest.new/pkg/tool" -type f -exec chmod 0755 {} +
+rm -rf "$dest"
+mv "$dest.new" "$dest"
+"$dest/bin/go" version
+echo "deps: installed Go in $dest"
