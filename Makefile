@@ -1,5 +1,6 @@
 # Makefile -- thin wrapper over CMake: deps, build, run (demo), test (plain + ASan/UBSan),
 # bench. SPDX-License-Identifier: MIT
+SHELL := /bin/bash
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
@@ -38,6 +39,8 @@ run-score: build
 
 format-check:
 	clang-format --dry-run --Werror $(SOURCES)
+	@GO=$$(bash tests/e2e/find-go) && bad=$$($${GO%/go}/gofmt -l tests/e2e) && \
+	    if [ -n "$$bad" ]; then echo "gofmt: not formatted: $$bad" >&2; exit 1; fi
 
 format:
 	clang-format -i $(SOURCES)
@@ -108,9 +111,32 @@ fuzz-smoke:
 	    grep -E '^(stat::number_of_executed_units|Done|==[0-9]+==ERROR)' $(FUZZ_BUILD)/fuzz-config.log; \
 	    exit $$rc
 
-# Every test, in the plain build and in the ASan+UBSan build, plus a short fuzz run.
-test: format-check test-plain test-asan fuzz-smoke
-	@echo "make test: plain and ASan+UBSan suites passed"
+# The end-to-end suite (tests/e2e, a Go module): the real etcd, kube-apiserver and
+# kube-scheduler of k8s.io/kubernetes (tests/e2e/go.mod pins the version), built here from Go
+# modules, with lotus-extender registered as the shipped manifests register it
+# (docs/extender.md, "Tested against"). E2E_RUN selects tests by name (go test -run).
+E2E_BIN ?= build-e2e/bin
+E2E_RUN ?= .
+E2E_TIMEOUT ?= 40m
+.PHONY: e2e e2e-build
+e2e-build:
+	@GO=$$(bash tests/e2e/find-go) && cd tests/e2e && \
+	    echo "== building kube-apiserver and kube-scheduler with $$($$GO version | cut -d' ' -f3)" && \
+	    start=$$(date +%s) && \
+	    $$GO build -o $(CURDIR)/$(E2E_BIN)/ k8s.io/kubernetes/cmd/kube-apiserver \
+	        k8s.io/kubernetes/cmd/kube-scheduler && \
+	    echo "== built in $$(( $$(date +%s) - start )) s"
+
+e2e: build e2e-build
+	@GO=$$(bash tests/e2e/find-go) && cd tests/e2e && \
+	    LOTUS_BUILD=$(CURDIR)/$(BUILD) LOTUS_E2E_BIN=$(CURDIR)/$(E2E_BIN) \
+	    $$GO test -count=1 -timeout $(E2E_TIMEOUT) -run '$(E2E_RUN)' -v . 2>&1 | \
+	    grep -v -E '^=== (RUN|PAUSE|CONT)'; exit $${PIPESTATUS[0]}
+
+# Every test, in the plain build and in the ASan+UBSan build, a short fuzz run, and the
+# end-to-end suite on a real control plane.
+test: format-check test-plain test-asan fuzz-smoke e2e
+	@echo "make test: format, plain and ASan+UBSan suites, fuzz smokes and e2e passed"
 
 # The Kubernetes API client's test under ThreadSanitizer: watcher threads, the fake API
 # server's connection threads and the test thread (docs/extender-kube.md).
@@ -141,7 +167,7 @@ bench-smoke: build
 	$(BUILD)/bench_lotes --smoke
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD) $(FUZZ_BUILD) build-e2e
 
 # lotus-extender offline on the 4-node test cluster, on 127.0.0.1:8888 (docs/extender.md
 # "Running it"); stop it with Ctrl-C.

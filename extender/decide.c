@@ -265,6 +265,14 @@ void ext_scores_map(const double *raw, size_t n, int64_t *out)
     }
 }
 
+void ext_scores_single_top(int64_t *out, size_t n, size_t top)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i != top && out[i] >= EXT_MAX_PRIORITY)
+            out[i] = EXT_MAX_PRIORITY - 1;
+    }
+}
+
 /* Slot mode over the policy's raw scores[0..k-1] of machines cand[0..k-1]: no free slot ->
  * infeasible; for a production pod, raw = WAA tier + 0.5 * the policy's raw normalised to
  * [0, 1] over the nodes with a free slot (decide.h). */
@@ -357,7 +365,7 @@ int ext_decide_prioritize(const struct ext_decide_config *cfg, const struct ext_
                           const struct ext_args *a, struct lt_rng *rng,
                           struct ext_host_priority *out, struct lt_err *err)
 {
-    size_t n = ext_args_candidates(a), k = 0;
+    size_t n = ext_args_candidates(a), k = 0, best;
     struct lt_task t = ext_pod_task(&a->pod);
     size_t *cand = lt_calloc(n ? n : 1, sizeof(*cand));
     size_t *pos = lt_calloc(n ? n : 1, sizeof(*pos));
@@ -397,6 +405,8 @@ int ext_decide_prioritize(const struct ext_decide_config *cfg, const struct ext_
     for (size_t j = 0; j < k; j++)
         raw[pos[j]] = scores[j];
     ext_scores_map(raw, n, mapped);
+    best = lt_scores_best(cand, scores, k);
+    ext_scores_single_top(mapped, n, best == LT_NO_MACHINE ? n : pos[best]);
     for (size_t i = 0; i < n; i++) {
         out[i].host = ext_args_candidate(a, i);
         out[i].score = mapped[i];

@@ -80,7 +80,12 @@ LT_MUST_CHECK int ext_decide_filter(const struct ext_decide_config *cfg,
  * borrowed from a:
  *   best = the lowest, worst = the highest finite raw score among the known nodes;
  *   score = round(10 * (worst - raw) / (worst - best)), half away from zero;
- *   every feasible node gets 10 if worst == best; unknown or infeasible nodes get 0.
+ *   every feasible node gets 10 if worst == best; unknown or infeasible nodes get 0;
+ *   then the node the policy chooses among the candidates (lt_scores_best: the lowest raw,
+ *   ties to the lowest machine index, i.e. node name) keeps 10 and every other 10 becomes 9
+ *   (ext_scores_single_top), so that kube-scheduler, which breaks ties between equal totals
+ *   at random, places the pod where the policy (and lotus-sim) would when no other score
+ *   plugin counts.
  * rng is passed to the policy (only "random" draws; may be NULL otherwise).
  * In slot mode, a node without a free slot is infeasible (0), and for a production pod (class
  * 9..11 of its spec.priority, ext_slots_class and lt_class_is_production) WASP's preference
@@ -106,6 +111,10 @@ LT_MUST_CHECK int ext_decide_prioritize(const struct ext_decide_config *cfg,
 /* The mapping alone: raw[0..n-1] (LT_SCORE_INFEASIBLE or non-finite = infeasible) onto
  * out[0..n-1] as above. Exposed for the tests and the docs' worked example. */
 void ext_scores_map(const double *raw, size_t n, int64_t *out);
+
+/* Lowers every score of out[0..n-1] but out[top] that is EXT_MAX_PRIORITY to one less, so
+ * that top alone has the maximum (top >= n: none keeps it). */
+void ext_scores_single_top(int64_t *out, size_t n, size_t top);
 
 /* ------------------------------------------------------------------------------------------
  * preempt

@@ -150,16 +150,17 @@ static void check_prioritize(int port)
     json_t *y = ask(port, "prioritize", "300m", "900Mi");
     json_t *f = ask(port, "filter", "3", "100Mi");
 
-    /* x-like: a1 and a2 (cpu-rich, rho 1) score 10, above every other node. */
-    if (score(x, 0) != 10 || score(x, 1) != 10 || score(x, 2) >= 10 || score(x, 3) >= 10 ||
-        score(x, 4) >= 10)
-        ep_die("x-like pod: expected a1, a2 at 10 and the rest below, got %s",
+    /* x-like: a1 and a2 (cpu-rich, rho 1) score 10 and 9 (the policy's choice among equals
+     * alone keeps 10), above every other node. */
+    if (score(x, 0) != 10 || score(x, 1) != 9 || score(x, 2) >= 9 || score(x, 3) >= 9 ||
+        score(x, 4) >= 9)
+        ep_die("x-like pod: expected a1 at 10, a2 at 9 and the rest below, got %s",
                json_dumps(x, JSON_COMPACT));
     ep_ok("prioritize: an x-like pod ranks the cpu-rich nodes (its class's bins) first");
     /* y-like: a1, a2 have room too (1Gi free), but b1, b2 (its class's bins) come first. */
-    if (score(y, 2) != 10 || score(y, 3) != 10 || score(y, 0) >= 10 || score(y, 1) >= 10 ||
-        score(y, 4) >= 10)
-        ep_die("y-like pod: expected b1, b2 at 10 and the rest below, got %s",
+    if (score(y, 2) != 10 || score(y, 3) != 9 || score(y, 0) >= 9 || score(y, 1) >= 9 ||
+        score(y, 4) >= 9)
+        ep_die("y-like pod: expected b1 at 10, b2 at 9 and the rest below, got %s",
                json_dumps(y, JSON_COMPACT));
     ep_ok("prioritize: a y-like pod ranks the mem-rich nodes first");
     /* Filter is unchanged: 3 cores fit a1, a2 only (b1, b2, c1 are too small). */

@@ -227,6 +227,24 @@ static void test_scores_map_equal_scores_all_get_ten(void **state)
     assert_int_equal(out[1], 0);
 }
 
+/* The policy's choice alone keeps 10; other 10s become 9; lower scores are kept. */
+static void test_scores_single_top_leaves_one_ten(void **state)
+{
+    int64_t out[5] = {10, 10, 7, 0, 10};
+    int64_t none[2] = {10, 10};
+
+    (void)state;
+    ext_scores_single_top(out, 5, 1);
+    assert_int_equal(out[0], 9);
+    assert_int_equal(out[1], 10);
+    assert_int_equal(out[2], 7);
+    assert_int_equal(out[3], 0);
+    assert_int_equal(out[4], 9);
+    ext_scores_single_top(none, 2, 2); /* no choice: nobody keeps 10 */
+    assert_int_equal(none[0], 9);
+    assert_int_equal(none[1], 9);
+}
+
 /* prioritize == the policy's own rank mapped, in input order; unknown nodes get 0. */
 static void test_prioritize_maps_the_policy_rank_in_input_order(void **state)
 {
@@ -249,6 +267,7 @@ static void test_prioritize_maps_the_policy_rank_in_input_order(void **state)
         assert_int_equal(lt_policy_rank(cfg.policy, f->c, &t, cand, 3, NULL, raw, NULL), 0);
         raw[3] = LT_SCORE_INFEASIBLE;
         ext_scores_map(raw, 4, want);
+        ext_scores_single_top(want, 4, lt_scores_best(cand, raw, 3));
         assert_string_equal(hp[0].host, "n3");
         assert_string_equal(hp[1].host, "n1");
         assert_string_equal(hp[2].host, "n2");
@@ -256,6 +275,10 @@ static void test_prioritize_maps_the_policy_rank_in_input_order(void **state)
         for (size_t i = 0; i < 4; i++)
             assert_int_equal(hp[i].score, want[i]);
         assert_int_equal(hp[lt_scores_best(cand, raw, 3)].score, EXT_MAX_PRIORITY);
+        for (size_t i = 0, tens = 0; i < 4; i++) {
+            tens += hp[i].score == EXT_MAX_PRIORITY;
+            assert_true(tens <= 1);
+        }
         assert_int_equal(hp[3].score, 0);
         ext_args_release(&a);
     }
@@ -819,8 +842,10 @@ static void test_lotes_prioritize_follows_the_class_and_rho(void **state)
 
     prioritize_lotes(&s, &l, "300m", "900Mi", hp); /* a1 has 768Mi free: no room */
     assert_int_equal(hp[0].score, 0);
+    /* a2 and b1 tie at the top of the map: the policy's choice (the lower index) alone
+     * keeps 10 (ext_scores_single_top) */
     assert_int_equal(hp[2].score, EXT_MAX_PRIORITY);
-    assert_int_equal(hp[3].score, EXT_MAX_PRIORITY);
+    assert_int_equal(hp[3].score, EXT_MAX_PRIORITY - 1);
     assert_true(hp[1].score < EXT_MAX_PRIORITY && hp[4].score < EXT_MAX_PRIORITY);
 
     prioritize_lotes(&s, &l, "1000m", "256Mi", hp); /* a1 has 500m free */
@@ -871,6 +896,7 @@ static void test_lotes_prioritize_equals_the_library_composition(void **state)
     assert_int_equal(lt_lotes_rank(l.t, view, 5, k, &t.req, tb, raw, NULL), 0);
     raw[5] = LT_SCORE_INFEASIBLE;
     ext_scores_map(raw, 6, want);
+    ext_scores_single_top(want, 6, lt_scores_best(cand, raw, 5));
     for (size_t i = 0; i < 6; i++)
         assert_int_equal(hp[i].score, want[i]);
     ext_lotes_release(&l);
@@ -965,6 +991,7 @@ int main(void)
         cmocka_unit_test(test_scores_map_is_linear_between_best_and_worst),
         cmocka_unit_test(test_scores_map_rounds_half_away_from_zero),
         cmocka_unit_test(test_scores_map_equal_scores_all_get_ten),
+        cmocka_unit_test(test_scores_single_top_leaves_one_ten),
         cmocka_unit_test_setup_teardown(test_prioritize_maps_the_policy_rank_in_input_order, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_preempt_mrs_skips_sticky_and_drops_hopeless_nodes,
