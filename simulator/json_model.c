@@ -580,6 +580,44 @@ int sim_task_load(const char *path, struct lt_task *out, struct lt_err *err)
     return rc;
 }
 
+int sim_tasks_load(const char *path, struct lt_task **out, size_t *n_out, struct lt_err *err)
+{
+    char at[PATH_LEN];
+    struct lt_task *v;
+    json_t *root;
+    size_t n;
+    int rc;
+
+    *out = NULL;
+    *n_out = 0;
+    rc = load_file(path, &root, err);
+    if (rc < 0)
+        return rc;
+    if (!json_is_array(root)) {
+        rc = bad_value(err, "$", "an array of tasks", root);
+        json_decref(root);
+        return rc;
+    }
+    n = json_array_size(root);
+    v = lt_calloc(n ? n : 1, sizeof(*v));
+    if (v == NULL) {
+        json_decref(root);
+        return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory for %zu tasks", n);
+    }
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        snprintf(at, sizeof(at), "$[%zu]", i);
+        rc = parse_task(json_array_get(root, i), at, &v[i], err);
+    }
+    json_decref(root);
+    if (rc < 0) {
+        lt_free(v);
+        return rc;
+    }
+    *out = v;
+    *n_out = n;
+    return 0;
+}
+
 struct json_t *sim_task_to_json(const struct lt_task *t)
 {
     return json_pack("{s:I, s:I, s:i, s:i, s:{s:f, s:f, s:f}}", "id", (json_int_t)t->id, "job",

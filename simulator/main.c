@@ -24,6 +24,7 @@ struct command {
 
 static const struct command commands[] = {
     {"score", sim_cmd_score, "score every machine of a cluster snapshot for one task"},
+    {"place", sim_cmd_place, "place a sequence of tasks one by one on a cluster snapshot"},
     {"replay", sim_cmd_replay, "replay the Google 2011 trace through placement policies"},
     {"tx", sim_cmd_tx, "T(x): tasks completed with x% of the machines, per policy"},
     {"slots", sim_cmd_slots, "Cavdar's slot-based simulator: priority eviction, WASP, HYBRID"},

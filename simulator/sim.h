@@ -63,6 +63,11 @@ LT_MUST_CHECK int sim_cluster_load_buffer(const char *source, const char *buf, s
  * the format are zeroed). Errors as for sim_cluster_load; *out is untouched on failure. */
 LT_MUST_CHECK int sim_task_load(const char *path, struct lt_task *out, struct lt_err *err);
 
+/* Reads a JSON array of TASK objects (docs/formats.md) into a new array *out of *n_out tasks
+ * (lt_free it; NULL and 0 on error). Errors name the file and the JSON path ("$[3].request"). */
+LT_MUST_CHECK int sim_tasks_load(const char *path, struct lt_task **out, size_t *n_out,
+                                 struct lt_err *err);
+
 /* The TASK object for t, in the format sim_task_load reads. Returns a new reference (free
  * with json_decref) or NULL when out of memory. */
 struct json_t *sim_task_to_json(const struct lt_task *t);
@@ -85,6 +90,7 @@ void sim_err_print(const struct lt_err *err);
 /* Commands. Each takes the arguments after the command name (argv[0] is the command name)
  * and returns an exit status. */
 int sim_cmd_score(int argc, char **argv);
+int sim_cmd_place(int argc, char **argv);  /* place_cmd.c */
 int sim_cmd_replay(int argc, char **argv); /* replay_cmd.c */
 int sim_cmd_tx(int argc, char **argv);     /* replay_cmd.c */
 int sim_cmd_slots(int argc, char **argv);  /* slots_cmd.c */
