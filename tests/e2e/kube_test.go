@@ -100,6 +100,7 @@ type nodeSpec struct {
 	cpu    string // millicores, e.g. "4000m" or "4"
 	mem    string // bytes quantity, e.g. "8Gi"
 	pods   string // allocatable pods (default 110)
+	disk   string // ephemeral-storage ("" = none)
 	labels map[string]string
 }
 
@@ -112,6 +113,9 @@ func makeNode(s nodeSpec) *corev1.Node {
 		corev1.ResourceCPU:    resource.MustParse(s.cpu),
 		corev1.ResourceMemory: resource.MustParse(s.mem),
 		corev1.ResourcePods:   resource.MustParse(pods),
+	}
+	if s.disk != "" {
+		rl[corev1.ResourceEphemeralStorage] = resource.MustParse(s.disk)
 	}
 	labels := map[string]string{"kubernetes.io/hostname": s.name, "lotus-e2e": "1"}
 	for k, v := range s.labels {
