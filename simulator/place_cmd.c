@@ -143,8 +143,7 @@ static int naive_best(const struct lt_policy *p, const struct lt_cluster *c,
  * or a negative LT_E*. *mismatch is the first task whose choose disagreed with the naive path
  * (placing stops there), or n. */
 static int place_all(const struct lt_policy *p, struct lt_cluster *c, const struct lt_task *tasks,
-                     size_t n, uint64_t seed, size_t *chosen, size_t *mismatch,
-                     struct lt_err *err)
+                     size_t n, uint64_t seed, size_t *chosen, size_t *mismatch, struct lt_err *err)
 {
     size_t m = lt_cluster_size(c), pid, naive;
     struct lt_rng fast_rng, naive_rng;
@@ -201,8 +200,7 @@ static int print_json(const struct lt_policy *p, const struct lt_cluster *c,
     for (size_t k = 0; k < n; k++) {
         json_t *row =
             json_pack("{s:I, s:I, s:s?}", "index", (json_int_t)k, "id", (json_int_t)tasks[k].id,
-                      "machine",
-                      chosen[k] == LT_NO_MACHINE ? NULL : lt_cluster_name(c, chosen[k]));
+                      "machine", chosen[k] == LT_NO_MACHINE ? NULL : lt_cluster_name(c, chosen[k]));
         if (row == NULL || json_array_append_new(a, row) < 0)
             goto fail;
         placed += chosen[k] != LT_NO_MACHINE;
@@ -246,7 +244,8 @@ int sim_cmd_place(int argc, char **argv)
     p = lt_policy_find(o.policy, &e);
     if (p == NULL)
         return usage_error(&e);
-    if (sim_cluster_load(o.cluster, &c, NULL, &e) < 0 || sim_tasks_load(o.tasks, &tasks, &n, &e) < 0) {
+    if (sim_cluster_load(o.cluster, &c, NULL, &e) < 0 ||
+        sim_tasks_load(o.tasks, &tasks, &n, &e) < 0) {
         sim_err_print(&e);
         status = e.code == LT_ENOMEM ? SIM_EXIT_INTERNAL : SIM_EXIT_INPUT;
         goto out;
@@ -266,8 +265,9 @@ int sim_cmd_place(int argc, char **argv)
         goto out;
     }
     if (bad < n) {
-        fprintf(stderr, "lotus-sim: internal error: task %zu: policy '%s' chose another machine "
-                        "than its rank over all machines (%s)\n",
+        fprintf(stderr,
+                "lotus-sim: internal error: task %zu: policy '%s' chose another machine "
+                "than its rank over all machines (%s)\n",
                 bad, lt_policy_name(p),
                 chosen[bad] == LT_NO_MACHINE ? "none" : lt_cluster_name(c, chosen[bad]));
         status = SIM_EXIT_INTERNAL;
