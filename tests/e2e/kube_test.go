@@ -307,4 +307,5 @@ func waitEvent(t testing.TB, ns, name, reason string, timeout time.Duration, wan
 	return got
 }
 
-func isNotFound(err error) bool { return apierrors.IsNotFound(err) }
+func isNotFound(err error) bool      { return apierrors.IsNotFound(err) }
+func isAlreadyExists(err error) bool { return apierrors.IsAlreadyExists(err) }
