@@ -211,12 +211,27 @@ struct pod_rec {
     char buf[];  /* uid \0 ns \0 name \0 node \0 */
 };
 
+/* A pending pod as the last filter or prioritize request carried it (ext_cache_note_pod): what
+ * a bind counts when the watch has not shown the pod yet (it was created while the watch was
+ * down, or its event is still on the way). */
+#define SEEN_MAX 4096 /* pods remembered; past it the table starts over */
+struct seen_rec {
+    struct hent h; /* key: uid (buf) */
+    int32_t priority;
+    bool sticky;
+    struct lt_res req;
+    char buf[];
+};
+
 struct assumed_rec {
     struct hent h; /* key: uid */
     const char *ns, *name, *node;
     uint64_t node_hash;
     int64_t at_ms; /* CLOCK_MONOTONIC time of ext_cache_assume */
     bool sticky;   /* labelled lotus.io/sticky by the extender at this bind (HYBRID) */
+    bool has_req;  /* req and priority from a request (the feed did not know the pod) */
+    int32_t priority;
+    struct lt_res req;
     size_t slen;
     char buf[]; /* uid \0 ns \0 name \0 node \0 */
 };
@@ -449,15 +464,23 @@ struct ext_cache {
 
     pthread_mutex_t lock; /* guards the feed state, from here to cur_lock */
     pthread_cond_t wake;  /* CLOCK_MONOTONIC; the rebuild thread waits on it */
-    struct hmap nodes, pods, assumed;
+    struct hmap nodes, pods, assumed, seen;
     struct hmap nodes_next, pods_next; /* being listed (relist_begin .. relist_done) */
     bool nodes_synced, pods_synced, synced;
-    bool offline;            /* loaded from a file: no watch will confirm an assumed pod */
-    bool started;            /* ext_cache_start ran */
-    bool dirty;              /* the feed changed since the last collection */
-    bool stop;               /* the rebuild thread must end */
-    int64_t last_build_mono; /* CLOCK_MONOTONIC ms of the last collection */
-    int64_t feed_ms;         /* Unix ms of the last feed event */
+    bool offline;               /* loaded from a file: no watch will confirm an assumed pod */
+    bool started;               /* ext_cache_start ran */
+    bool dirty;                 /* the feed changed since the last collection */
+    bool stop;                  /* the rebuild thread must end */
+    int64_t last_build_mono;    /* CLOCK_MONOTONIC ms of the last collection */
+    int64_t feed_ms;            /* Unix ms of the last feed event or current probe */
+    int64_t started_ms;         /* Unix ms of ext_cache_start */
+    int64_t probe_failures;     /* failed probes in a row */
+    int64_t probe_down_ms;      /* Unix ms of the first of them */
+    int64_t probe_logged_ms;    /* Unix ms of the last PROBE_FAILED note */
+    struct kube_client *client; /* borrowed (online) */
+    pthread_t probe_thread;
+    bool probe_started;
+    pthread_cond_t probe_wake; /* CLOCK_MONOTONIC; the probe thread waits on it */
     uint64_t next_version;
     uint64_t assume_seq;  /* ext_cache_assume calls so far; a snapshot's covers */
     uint64_t feed_errors; /* objects that failed to decode, failed rebuilds */
@@ -604,6 +627,9 @@ static int collect_locked(struct ext_cache *c, struct draft *d, struct lt_err *e
             q->start_ms = p->start_ms;
             q->sticky = p->sticky || a->sticky;
             q->req = p->req;
+        } else if (a->has_req) { /* not in the feed yet: as the scheduler's request said */
+            q->priority = a->priority;
+            q->req = a->req;
         }
         q->assumed = true;
         q->node = n->idx;
@@ -919,7 +945,8 @@ struct ext_cache *ext_cache_new(const struct ext_cache_config *cfg, struct lt_er
     struct ext_cache *c;
     pthread_condattr_t ca;
 
-    if (cfg == NULL || cfg->rebuild_ms < 0 || cfg->assume_ttl_ms <= 0) {
+    if (cfg == NULL || cfg->rebuild_ms < 0 || cfg->assume_ttl_ms <= 0 ||
+        cfg->probe_interval_ms < 0) {
         lt_err_set(err, LT_EINVAL, 0, 0,
                    "cache: rebuild_ms must be >= 0 and assume_ttl_ms > 0 (got %lld, %lld)",
                    cfg ? (long long)cfg->rebuild_ms : 0LL,
@@ -939,6 +966,7 @@ struct ext_cache *ext_cache_new(const struct ext_cache_config *cfg, struct lt_er
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&c->wake, &ca);
+    pthread_cond_init(&c->probe_wake, &ca);
     pthread_condattr_destroy(&ca);
     if (pthread_create(&c->thread, NULL, rebuild_main, c) != 0) {
         lt_err_set(err, LT_EIO, 0, 0, "cache: cannot start the rebuild thread: %s",
@@ -956,6 +984,13 @@ void ext_cache_free(struct ext_cache *c)
 
     if (c == NULL)
         return;
+    if (c->probe_started) { /* it reads c->wn and c->wp */
+        pthread_mutex_lock(&c->lock);
+        c->stop = true;
+        pthread_cond_broadcast(&c->probe_wake);
+        pthread_mutex_unlock(&c->lock);
+        pthread_join(c->probe_thread, NULL);
+    }
     pthread_mutex_lock(&c->lock);
     wn = c->wn;
     wp = c->wp;
@@ -973,10 +1008,12 @@ void ext_cache_free(struct ext_cache *c)
     hmap_clear(&c->nodes);
     hmap_clear(&c->pods);
     hmap_clear(&c->assumed);
+    hmap_clear(&c->seen);
     hmap_clear(&c->nodes_next);
     hmap_clear(&c->pods_next);
     ext_snapshot_release(c->cur ? &c->cur->pub : NULL);
     pthread_cond_destroy(&c->wake);
+    pthread_cond_destroy(&c->probe_wake);
     pthread_mutex_destroy(&c->cur_lock);
     pthread_mutex_destroy(&c->build_lock);
     pthread_mutex_destroy(&c->lock);
@@ -1008,6 +1045,25 @@ static void feed_error_locked(struct ext_cache *c)
     c->feed_errors++;
 }
 
+static void notify(struct ext_cache *c, enum ext_feed_kind kind, const char *resource,
+                   const struct lt_err *err, int64_t failures, int64_t down_ms)
+{
+    struct ext_feed_note n = {kind, resource, err, failures, down_ms};
+
+    if (c->cfg.notify != NULL)
+        c->cfg.notify(c->cfg.notify_arg, &n);
+}
+
+static void nodes_error(void *arg, const struct lt_err *err)
+{
+    notify(arg, EXT_FEED_WATCH_ERROR, "nodes", err, 0, 0);
+}
+
+static void pods_error(void *arg, const struct lt_err *err)
+{
+    notify(arg, EXT_FEED_WATCH_ERROR, "pods", err, 0, 0);
+}
+
 static void nodes_begin(void *arg)
 {
     struct ext_cache *c = arg;
@@ -1031,10 +1087,12 @@ static void nodes_event(void *arg, enum kube_event type, json_t *obj)
     struct ext_cache *c = arg;
     struct node_rec *r = NULL;
     const char *name;
+    struct lt_err e;
     int rc = 0;
 
     if (type == KUBE_EVENT_ERROR)
         return;
+    lt_err_init(&e, NULL);
     if (type == KUBE_EVENT_DELETED) {
         name = json_string_value(json_object_get(json_object_get(obj, "metadata"), "name"));
         pthread_mutex_lock(&c->lock);
@@ -1049,7 +1107,9 @@ static void nodes_event(void *arg, enum kube_event type, json_t *obj)
         return;
     }
     if (type != KUBE_EVENT_BOOKMARK)
-        rc = node_decode(obj, "Node", &r, NULL);
+        rc = node_decode(obj, "Node", &r, &e);
+    if (rc < 0)
+        notify(c, EXT_FEED_UNDECODABLE, "nodes", &e, 0, 0);
     pthread_mutex_lock(&c->lock);
     c->feed_ms = wall_ms();
     if (rc < 0) {
@@ -1072,6 +1132,7 @@ static void pods_event(void *arg, enum kube_event type, json_t *obj)
     struct pod_rec *r = NULL;
     struct ext_pod p;
     struct hmap *m;
+    struct lt_err e;
     int rc = 0;
 
     if (type == KUBE_EVENT_ERROR || type == KUBE_EVENT_BOOKMARK) {
@@ -1096,7 +1157,10 @@ static void pods_event(void *arg, enum kube_event type, json_t *obj)
         pthread_mutex_unlock(&c->lock);
         return;
     }
-    rc = pod_decode(obj, "Pod", &p, &r, NULL);
+    lt_err_init(&e, NULL);
+    rc = pod_decode(obj, "Pod", &p, &r, &e);
+    if (rc < 0)
+        notify(c, EXT_FEED_UNDECODABLE, "pods", &e, 0, 0);
     m = type == KUBE_EVENT_LISTED ? &c->pods_next : &c->pods;
     pthread_mutex_lock(&c->lock);
     c->feed_ms = wall_ms();
@@ -1173,8 +1237,83 @@ static void pods_done(void *arg, const char *rv)
     pthread_mutex_unlock(&c->lock);
 }
 
-static const struct kube_watch_ops node_ops = {nodes_begin, nodes_event, nodes_done, NULL};
-static const struct kube_watch_ops pod_ops = {pods_begin, pods_event, pods_done, NULL};
+static const struct kube_watch_ops node_ops = {nodes_begin, nodes_event, nodes_done, nodes_error};
+static const struct kube_watch_ops pod_ops = {pods_begin, pods_event, pods_done, pods_error};
+
+/* ---- feed: the probe ---------------------------------------------------------------------- */
+
+/* Waits until mono ms or stop; true if stopping. Caller holds c->lock. */
+static bool probe_wait_locked(struct ext_cache *c, int64_t ms)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_sec += ms / 1000;
+    ts.tv_nsec += (ms % 1000) * 1000000;
+    if (ts.tv_nsec >= 1000000000) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000;
+    }
+    while (!c->stop)
+        if (pthread_cond_timedwait(&c->probe_wake, &c->lock, &ts) == ETIMEDOUT)
+            break;
+    return c->stop;
+}
+
+static void *probe_main(void *arg)
+{
+    struct ext_cache *c = arg;
+    int64_t every = c->cfg.probe_interval_ms;
+
+    pthread_mutex_lock(&c->lock);
+    while (!probe_wait_locked(c, every)) {
+        struct kube_watch_stats sn, sp;
+        struct kube_watch *wn = c->wn, *wp = c->wp;
+        int64_t failures, down = 0, now;
+        bool log_it = false, recovered = false;
+        struct lt_err e;
+        int rc;
+
+        pthread_mutex_unlock(&c->lock);
+        lt_err_init(&e, NULL);
+        rc = kube_probe(c->client, "/api/v1/nodes?limit=1&resourceVersion=0", every, &e);
+        kube_watch_stats(wn, &sn);
+        kube_watch_stats(wp, &sp);
+        pthread_mutex_lock(&c->lock);
+        now = wall_ms();
+        if (rc == 0) {
+            recovered = c->probe_failures > 0;
+            failures = c->probe_failures;
+            down = now - c->probe_down_ms;
+            c->probe_failures = 0;
+            if (sn.watching && sp.watching && sn.synced && sp.synced)
+                c->feed_ms = now;
+        } else {
+            if (c->probe_failures++ == 0)
+                c->probe_down_ms = now;
+            failures = c->probe_failures;
+            down = now - c->probe_down_ms;
+            log_it = failures == 1 || now - c->probe_logged_ms >= 30000;
+            if (log_it)
+                c->probe_logged_ms = now;
+        }
+        pthread_mutex_unlock(&c->lock);
+        if (recovered) {
+            kube_watch_retry_now(wn);
+            kube_watch_retry_now(wp);
+            notify(c, EXT_FEED_PROBE_OK, NULL, NULL, failures, down);
+        }
+        if (log_it)
+            notify(c, EXT_FEED_PROBE_FAILED, NULL, &e, failures, down);
+        if (rc < 0 && failures >= 2) {
+            kube_watch_kick(wn);
+            kube_watch_kick(wp);
+        }
+        pthread_mutex_lock(&c->lock);
+    }
+    pthread_mutex_unlock(&c->lock);
+    return NULL;
+}
 
 int ext_cache_start(struct ext_cache *c, struct kube_client *client, struct lt_err *err)
 {
@@ -1187,6 +1326,8 @@ int ext_cache_start(struct ext_cache *c, struct kube_client *client, struct lt_e
                           c->offline ? "from a cluster file" : "by the API server");
     }
     c->started = true;
+    c->started_ms = wall_ms();
+    c->client = client;
     pthread_mutex_unlock(&c->lock);
     wn = kube_watch_start(client, "/api/v1/nodes", NULL, &node_ops, c, err);
     if (wn == NULL)
@@ -1199,6 +1340,18 @@ int ext_cache_start(struct ext_cache *c, struct kube_client *client, struct lt_e
     pthread_mutex_lock(&c->lock);
     c->wn = wn;
     c->wp = wp;
+    if (c->cfg.probe_interval_ms > 0) {
+        if (pthread_create(&c->probe_thread, NULL, probe_main, c) != 0) {
+            c->wn = c->wp = NULL;
+            pthread_mutex_unlock(&c->lock);
+            kube_watch_stop(wn);
+            kube_watch_stop(wp);
+            lt_err_set(err, LT_EIO, 0, 0, "cache: cannot start the probe thread: %s",
+                       strerror(errno));
+            goto fail;
+        }
+        c->probe_started = true;
+    }
     pthread_mutex_unlock(&c->lock);
     return 0;
 fail:
@@ -1359,6 +1512,32 @@ int ext_cache_load_file(struct ext_cache *c, const char *path, struct lt_err *er
 
 /* ---- assume ------------------------------------------------------------------------------- */
 
+void ext_cache_note_pod(struct ext_cache *c, const struct ext_pod *p)
+{
+    struct seen_rec *r;
+    size_t len;
+
+    if (c == NULL || p == NULL || p->uid == NULL || p->uid[0] == '\0')
+        return;
+    len = strlen(p->uid) + 1;
+    r = lt_malloc(sizeof(*r) + len);
+    if (r == NULL)
+        return; /* a bind then counts the pod with zero requests, as before */
+    memcpy(r->buf, p->uid, len);
+    r->h.key = r->buf;
+    r->priority = p->priority;
+    r->sticky = p->sticky;
+    r->req.cpu = (double)p->req.cpu_milli;
+    r->req.mem = (double)p->req.mem_bytes;
+    r->req.disk = (double)p->req.ephemeral_bytes;
+    pthread_mutex_lock(&c->lock);
+    if (c->seen.n >= SEEN_MAX && hmap_find(&c->seen, r->buf) == NULL)
+        hmap_clear(&c->seen);
+    if (hmap_replace(&c->seen, &r->h) < 0)
+        lt_free(r);
+    pthread_mutex_unlock(&c->lock);
+}
+
 int ext_cache_assume(struct ext_cache *c, const char *ns, const char *name, const char *uid,
                      const char *node, bool *known, struct lt_err *err)
 {
@@ -1403,8 +1582,19 @@ int ext_cache_assume_sticky(struct ext_cache *c, const char *ns, const char *nam
                           s[1], s[2]);
     }
     p = (const struct pod_rec *)hmap_find(&c->pods, uid);
+    a->has_req = false;
+    if (p == NULL) {
+        const struct seen_rec *q = (const struct seen_rec *)hmap_find(&c->seen, uid);
+
+        if (q != NULL) {
+            a->has_req = true;
+            a->priority = q->priority;
+            a->req = q->req;
+            a->sticky = a->sticky || q->sticky;
+        }
+    }
     if (known != NULL)
-        *known = p != NULL;
+        *known = p != NULL || a->has_req;
     if (p != NULL && p->node[0] != '\0') {
         lt_free(a); /* the watch already shows it bound: it counts as a bound pod */
         rc = 0;
@@ -1443,7 +1633,11 @@ void ext_cache_stats(struct ext_cache *c, struct ext_cache_stats *out)
     /* Ready means decisions can be made: the feed has synced and its first snapshot is out
      * (the rebuild thread publishes it a moment after the lists complete). */
     out->synced = c->synced && published;
-    out->feed_age_ms = c->feed_ms ? now - c->feed_ms : 0;
+    out->feed_age_ms = c->offline   ? 0
+                       : c->feed_ms ? now - c->feed_ms
+                       : c->started ? now - c->started_ms
+                                    : 0;
+    out->probe_failures = c->probe_failures;
     out->feed_errors = c->feed_errors;
     if (c->wn != NULL) {
         kube_watch_stats(c->wn, &ws);

@@ -55,6 +55,23 @@ struct ext_snapshot {
     /* private: reference count (atomic), owned strings */
 };
 
+/* What the feed tells its owner, for its log (main.c). Called on a feed thread with no lock of
+ * the cache held; err and resource are borrowed for the call. */
+enum ext_feed_kind {
+    EXT_FEED_WATCH_ERROR,  /* a LIST or WATCH of resource failed; retried after a backoff */
+    EXT_FEED_UNDECODABLE,  /* a watched or listed object of resource was dropped: err says why */
+    EXT_FEED_PROBE_FAILED, /* the API server probe failed: the first failure, then every 30 s */
+    EXT_FEED_PROBE_OK      /* the probe succeeded again after failures (down_ms, failures) */
+};
+
+struct ext_feed_note {
+    enum ext_feed_kind kind;
+    const char *resource;     /* "nodes" or "pods"; NULL for the probe */
+    const struct lt_err *err; /* NULL for EXT_FEED_PROBE_OK */
+    int64_t failures;         /* probe failures in a row (PROBE_*) */
+    int64_t down_ms;          /* since the first of them (PROBE_*) */
+};
+
 /* ext_cache_new checks rebuild_ms >= 0 (0: rebuild at every change) and assume_ttl_ms > 0. */
 struct ext_cache_config {
     int64_t rebuild_ms;    /* minimum time between two snapshots while events arrive */
@@ -62,9 +79,18 @@ struct ext_cache_config {
                             * only: offline, nothing would ever confirm it) */
     const struct lt_policy *policies[4]; /* attached to every snapshot's cluster (may be NULL) */
     uint64_t seed;                       /* cluster seed (randfirstfit order) */
+    /* Online only: every probe_interval_ms (0: never) the cache GETs one node from the API
+     * server, bounded by the same time. A success while both watches stream counts as contact
+     * (the feed is current: a quiet cluster sends no events); a failure is reported, and after
+     * two in a row both watches are abandoned and retried (a hung server's stream would
+     * otherwise stay open until the low-speed window ends it). */
+    int64_t probe_interval_ms;
+    void (*notify)(void *arg, const struct ext_feed_note *n); /* may be NULL */
+    void *notify_arg;
 };
 
 struct ext_cache;
+struct ext_pod; /* ext_codec.h */
 
 /* A new, empty, unsynced cache. NULL with err set on LT_ENOMEM or a bad config. */
 struct ext_cache *ext_cache_new(const struct ext_cache_config *cfg, struct lt_err *err);
@@ -94,10 +120,16 @@ void ext_snapshot_release(struct ext_snapshot *s);
  * request's NodeNameToMetaVictims to pods. O(1) expected. */
 const struct ext_snap_pod *ext_snapshot_find_pod(const struct ext_snapshot *s, const char *uid);
 
+/* Remembers pod p (its uid, requests, priority, stickiness) as a filter or prioritize request
+ * carried it, for a later ext_cache_assume of a pod the watch has not shown yet. The last
+ * 4,096 such pods at most. Thread-safe. */
+void ext_cache_note_pod(struct ext_cache *c, const struct ext_pod *p);
+
 /* Records that the extender bound pod (ns, name, uid) to node and publishes a snapshot that
  * counts it before returning. The pod's requests, priority and stickiness come from the
- * cache's own copy of the (pending) pod; a pod the cache has never seen is counted with zero
- * requests and *known is set false (the caller logs it). A pod the watch already shows bound
+ * cache's own copy of the (pending) pod, else from the last request that carried it
+ * (ext_cache_note_pod); a pod known from neither is counted with zero requests and *known is
+ * set false (the caller logs it). A pod the watch already shows bound
  * is not assumed again (it counts once). LT_ENOTFOUND if node is not in the cache (nothing is
  * recorded), LT_EINVAL for an empty uid or node, LT_ENOMEM. Thread-safe. */
 LT_MUST_CHECK int ext_cache_assume(struct ext_cache *c, const char *ns, const char *name,
@@ -117,7 +149,10 @@ struct ext_cache_stats {
     bool synced; /* both lists complete and their first snapshot published (/readyz) */
     uint64_t snapshot_version;
     int64_t snapshot_age_ms; /* now - built_ms of the current snapshot */
-    int64_t feed_age_ms;     /* now - time of the last feed event */
+    int64_t feed_age_ms;     /* now - the last contact with the API server that showed the
+                              * feed current: an event, a completed LIST, or a probe while both
+                              * watches stream; before any, since ext_cache_start; 0 offline */
+    int64_t probe_failures;  /* failed API server probes in a row (0: the last one succeeded) */
     size_t nodes, pods, assumed;
     uint64_t watch_restarts, relists, feed_errors;
 };

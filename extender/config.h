@@ -43,6 +43,8 @@ struct ext_config {
     int64_t shutdown_timeout_ms;      /* longest SIGTERM drain of in-flight requests */
     int64_t rebuild_ms;               /* cache: minimum time between two snapshots */
     int64_t assume_ttl_ms;            /* cache: forget an unconfirmed bound pod after this */
+    int64_t probe_interval_ms;        /* cache: API server probe period (0: none) */
+    int64_t max_feed_age_ms;          /* /readyz: the oldest feed still ready (0: any) */
     char cluster_file[EXT_CONFIG_STR];     /* offline mode: nodes and pods from this file */
     char server[EXT_CONFIG_STR];           /* API server URL; "" = in-cluster */
     char token_file[EXT_CONFIG_STR];       /* bearer token file (with --server) */

@@ -170,6 +170,7 @@ void kube_config_init(struct kube_config *cfg)
     cfg->backoff_max_ms = 30 * 1000;
     cfg->watch_timeout_min_s = 300;
     cfg->watch_timeout_max_s = 600;
+    cfg->watch_silence_s = 90;
     cfg->list_page_limit = 500;
     cfg->max_line_bytes = (size_t)16 << 20;
     cfg->max_body_bytes = (size_t)256 << 20;
@@ -297,7 +298,8 @@ struct kube_client *kube_client_new(const struct kube_config *cfg, struct lt_err
         return NULL;
     }
     if (cfg->watch_timeout_min_s <= 0 || cfg->watch_timeout_max_s <= cfg->watch_timeout_min_s ||
-        cfg->backoff_initial_ms <= 0 || cfg->backoff_max_ms < cfg->backoff_initial_ms) {
+        cfg->watch_silence_s <= 0 || cfg->backoff_initial_ms <= 0 ||
+        cfg->backoff_max_ms < cfg->backoff_initial_ms) {
         lt_err_set(err, LT_EINVAL, 0, 0, "watch timeout or backoff range is empty or negative");
         return NULL;
     }
@@ -436,11 +438,12 @@ static char *binding_body(const char *ns, const char *name, const char *uid, con
     return s;
 }
 
-/* One request with a body: POST, or method (e.g. "PATCH") if not NULL, with Content-Type ctype;
- * fills *status (0 if none) and resp. Returns the curl result. */
+/* One request: POST with body, or method (e.g. "PATCH") if not NULL, with Content-Type ctype;
+ * a GET when body is NULL. Bounded by timeout_ms (0: the configured request timeout). Fills
+ * *status (0 if none) and resp. Returns the curl result. */
 static CURLcode send_once(struct kube_client *c, const char *method, const char *ctype,
-                          const char *url, const char *body, int *status, struct buf *resp,
-                          char *errbuf)
+                          const char *url, const char *body, int64_t timeout_ms, int *status,
+                          struct buf *resp, char *errbuf)
 {
     struct curl_slist *h = request_headers(c, ctype);
     CURL *e;
@@ -456,10 +459,12 @@ static CURLcode send_once(struct kube_client *c, const char *method, const char 
         return CURLE_FAILED_INIT;
     }
     easy_setup(e, &c->cfg, url, h, errbuf);
-    curl_easy_setopt(e, CURLOPT_POSTFIELDS, body);
+    if (body)
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, body);
     if (method)
         curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
-    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)c->cfg.request_timeout_ms);
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS,
+                     (long)(timeout_ms > 0 ? timeout_ms : c->cfg.request_timeout_ms));
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, body_write);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, resp);
     rc = curl_easy_perform(e);
@@ -473,15 +478,15 @@ static CURLcode send_once(struct kube_client *c, const char *method, const char 
 /* send_once, and once more after re-reading the token file when the answer is 401 (a rotated
  * service-account token). */
 static CURLcode send_body(struct kube_client *c, const char *method, const char *ctype,
-                          const char *url, const char *body, int *status, struct buf *resp,
-                          char *errbuf)
+                          const char *url, const char *body, int64_t timeout_ms, int *status,
+                          struct buf *resp, char *errbuf)
 {
-    CURLcode cc = send_once(c, method, ctype, url, body, status, resp, errbuf);
+    CURLcode cc = send_once(c, method, ctype, url, body, timeout_ms, status, resp, errbuf);
 
     if (cc == CURLE_OK && *status == 401 && c->cfg.token_file[0] &&
         kube_client_reload_token(c, NULL) == 0) {
         buf_release(resp);
-        cc = send_once(c, method, ctype, url, body, status, resp, errbuf);
+        cc = send_once(c, method, ctype, url, body, timeout_ms, status, resp, errbuf);
     }
     return cc;
 }
@@ -521,7 +526,7 @@ int kube_bind(struct kube_client *c, const char *ns, const char *name, const cha
         rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory binding pod '%s/%s'", ns, name);
         goto out_free;
     }
-    cc = send_body(c, NULL, "application/json", url, body, &status, &resp, errbuf);
+    cc = send_body(c, NULL, "application/json", url, body, 0, &status, &resp, errbuf);
     if (http_status)
         *http_status = status;
     if (cc != CURLE_OK) {
@@ -578,7 +583,7 @@ int kube_label_pod(struct kube_client *c, const char *ns, const char *name, cons
         rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory labelling pod '%s/%s'", ns, name);
         goto out_free;
     }
-    cc = send_body(c, "PATCH", KUBE_MERGE_PATCH, url, body, &status, &resp, errbuf);
+    cc = send_body(c, "PATCH", KUBE_MERGE_PATCH, url, body, 0, &status, &resp, errbuf);
     if (http_status)
         *http_status = status;
     if (cc != CURLE_OK) {
@@ -593,6 +598,33 @@ out_free:
     buf_release(&resp);
     lt_free(url);
     free(body); /* json_dumps allocates with Jansson's allocator: malloc */
+    return rc;
+}
+
+/* ---- probe ------------------------------------------------------------------------------ */
+
+int kube_probe(struct kube_client *c, const char *path, int64_t timeout_ms, struct lt_err *err)
+{
+    char errbuf[CURL_ERROR_SIZE], msg[LT_ERR_TEXT];
+    struct buf resp = {.max = KUBE_ERROR_BODY_MAX};
+    int status = 0, rc = 0;
+    char *url;
+    CURLcode cc;
+
+    if (!c || !path || path[0] != '/')
+        return lt_err_set(err, LT_EINVAL, 0, 0, "probe needs a client and an absolute path");
+    url = lt_strfmt("%s%s", c->cfg.server, path);
+    if (!url)
+        return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory probing '%s'", path);
+    cc = send_body(c, "GET", NULL, url, NULL, timeout_ms, &status, &resp, errbuf);
+    if (cc != CURLE_OK && !(cc == CURLE_WRITE_ERROR && status == 200)) {
+        rc = lt_err_set(err, LT_EIO, 0, 0, "GET '%s' failed: %s", url, curl_reason(cc, errbuf));
+    } else if (status != 200) {
+        status_message(&resp, msg, sizeof(msg));
+        rc = lt_err_set(err, LT_EIO, 0, 0, "GET '%s': HTTP %d: %s", url, status, msg);
+    }
+    buf_release(&resp);
+    lt_free(url);
     return rc;
 }
 
@@ -628,6 +660,10 @@ struct kube_watch {
     atomic_uint_least64_t events[KUBE_EVENT_N];
     atomic_int_least64_t last_event_ms;
     atomic_bool synced;
+    atomic_bool watching; /* a WATCH answered 200 and is open */
+    atomic_bool kick;     /* kube_watch_kick: abandon the current stream */
+    atomic_bool hurry;    /* kube_watch_retry_now: end the backoff wait */
+    bool kicked;          /* the last transfer was abandoned by a kick (watcher thread) */
 };
 
 const char *kube_event_name(enum kube_event type)
@@ -678,7 +714,7 @@ static bool sleep_or_stop(struct kube_watch *w, int64_t ms)
         ts.tv_nsec -= 1000000000;
     }
     pthread_mutex_lock(&w->lock);
-    while (!(stop = atomic_load(&w->stop)))
+    while (!(stop = atomic_load(&w->stop)) && !atomic_load(&w->hurry))
         if (pthread_cond_timedwait(&w->cond, &w->lock, &ts) == ETIMEDOUT)
             break;
     pthread_mutex_unlock(&w->lock);
@@ -692,7 +728,11 @@ static bool backoff(struct kube_watch *w)
     int64_t ms = d / 2 + (int64_t)lt_rng_below(&w->rng, (uint64_t)(d - d / 2) + 1);
 
     w->backoff_ms = d > w->c->cfg.backoff_max_ms / 2 ? w->c->cfg.backoff_max_ms : d * 2;
-    return sleep_or_stop(w, ms);
+    if (sleep_or_stop(w, ms))
+        return true;
+    if (atomic_exchange(&w->hurry, false)) /* the server answers again: start over */
+        w->backoff_ms = w->c->cfg.backoff_initial_ms;
+    return false;
 }
 
 /* Runs e on the watcher's multi handle until it finishes or stop is set. Returns the curl
@@ -704,11 +744,17 @@ static CURLcode run_transfer(struct kube_watch *w, CURL *e, bool *stopped)
     int running = 1, left;
 
     *stopped = false;
+    w->kicked = false;
     if (curl_multi_add_handle(w->multi, e) != CURLM_OK)
         return CURLE_FAILED_INIT;
     while (running) {
         if (atomic_load(&w->stop)) {
             *stopped = true;
+            break;
+        }
+        if (atomic_exchange(&w->kick, false)) {
+            res = CURLE_ABORTED_BY_CALLBACK;
+            w->kicked = true;
             break;
         }
         if (curl_multi_perform(w->multi, &running) != CURLM_OK) {
@@ -1005,6 +1051,22 @@ abort:
     return n == 0 ? CURL_WRITEFUNC_ERROR : 0;
 }
 
+/* curl header callback of a WATCH: at the blank line ending the headers, a 200 means the
+ * stream is open (the watcher is "watching" until the request ends). */
+static size_t watch_header(char *data, size_t size, size_t nmemb, void *ud)
+{
+    struct watch_ctx *x = ud;
+    size_t n = size * nmemb;
+    long status = 0;
+
+    if (n <= 2 && (n == 0 || data[0] == '\r' || data[0] == '\n')) {
+        curl_easy_getinfo(x->e, CURLINFO_RESPONSE_CODE, &status);
+        if (status == 200)
+            atomic_store(&x->w->watching, true);
+    }
+    return n;
+}
+
 static char *watch_url(struct kube_watch *w, int timeout_s)
 {
     char *erv = curl_easy_escape(NULL, w->rv, 0);
@@ -1031,7 +1093,11 @@ static enum attempt watch_verdict(struct watch_ctx *x, CURLcode cc, bool stopped
     if (x->status != 0 && x->status != 200)
         return http_failure(x->w, "WATCH", x->url, (int)x->status, &x->line, x->err);
     if (cc != CURLE_OK) {
-        lt_err_set(x->err, LT_EIO, 0, 0, "WATCH '%s' ended: %s", x->url, curl_reason(cc, errbuf));
+        lt_err_set(x->err, LT_EIO, 0, 0, "WATCH '%s' ended: %s", x->url,
+                   x->w->kicked ? "abandoned after a failed probe of the API server"
+                   : cc == CURLE_OPERATION_TIMEDOUT && x->status == 200
+                       ? "no byte for the low-speed window (no event, no bookmark)"
+                       : curl_reason(cc, errbuf));
         return ATTEMPT_FAIL;
     }
     if (x->line.len > 0) {
@@ -1064,9 +1130,16 @@ static enum attempt do_watch(struct kube_watch *w, size_t *delivered, struct lt_
         goto out_free;
     }
     curl_easy_setopt(x.e, CURLOPT_TIMEOUT_MS, (long)(timeout_s + KUBE_WATCH_SLACK_S) * 1000L);
+    /* The API server sends a bookmark at least once a minute (allowWatchBookmarks): a stream
+     * silent for longer has stalled. */
+    curl_easy_setopt(x.e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(x.e, CURLOPT_LOW_SPEED_TIME, (long)cfg->watch_silence_s);
     curl_easy_setopt(x.e, CURLOPT_WRITEFUNCTION, watch_write);
     curl_easy_setopt(x.e, CURLOPT_WRITEDATA, &x);
+    curl_easy_setopt(x.e, CURLOPT_HEADERFUNCTION, watch_header);
+    curl_easy_setopt(x.e, CURLOPT_HEADERDATA, &x);
     cc = run_transfer(w, x.e, &stopped);
+    atomic_store(&w->watching, false);
     a = watch_verdict(&x, cc, stopped, errbuf);
     curl_easy_cleanup(x.e);
 out_free:
@@ -1239,6 +1312,25 @@ void kube_watch_stats(const struct kube_watch *w, struct kube_watch_stats *out)
         out->events[i] = atomic_load(&w->events[i]);
     out->last_event_unix_ms = atomic_load(&w->last_event_ms);
     out->synced = atomic_load(&w->synced);
+    out->watching = atomic_load(&w->watching);
+}
+
+void kube_watch_kick(struct kube_watch *w)
+{
+    if (!w || !atomic_load(&w->watching))
+        return;
+    atomic_store(&w->kick, true);
+    curl_multi_wakeup(w->multi);
+}
+
+void kube_watch_retry_now(struct kube_watch *w)
+{
+    if (!w)
+        return;
+    pthread_mutex_lock(&w->lock);
+    atomic_store(&w->hurry, true);
+    pthread_cond_broadcast(&w->cond);
+    pthread_mutex_unlock(&w->lock);
 }
 
 void kube_watch_stop(struct kube_watch *w)

@@ -53,6 +53,8 @@ struct kube_config {
     int64_t backoff_max_ms;         /* cap of the doubling delay (default 30 s) */
     int watch_timeout_min_s;        /* timeoutSeconds drawn in [min, max) (default 300) */
     int watch_timeout_max_s;        /* (default 600, as client-go) */
+    int watch_silence_s;            /* a WATCH silent this long has stalled (default 90: the
+                                     * server bookmarks at least once a minute) */
     size_t list_page_limit;         /* LIST ?limit= per page (default 500); 0 = no paging */
     size_t max_line_bytes;          /* longest WATCH line accepted (default 16 MiB) */
     size_t max_body_bytes;          /* longest LIST page or response body (default 256 MiB) */
@@ -165,9 +167,17 @@ struct kube_watch_stats {
     uint64_t events[KUBE_EVENT_N]; /* objects delivered, per type */
     int64_t last_event_unix_ms;    /* wall-clock time of the last delivery; 0 if none */
     bool synced;                   /* a LIST completed and no relist is under way */
+    bool watching;                 /* a WATCH answered 200 and its stream is open */
 };
 
 struct kube_watch;
+
+/* GETs path (e.g. "/api/v1/nodes?limit=1&resourceVersion=0") within timeout_ms (0: the
+ * configured request timeout): 0 on HTTP 200; LT_EIO naming the failure otherwise (connection,
+ * TLS, or the HTTP status with the Status message). A 401 re-reads the token file and tries
+ * once more. The body is read up to 64 KiB and dropped. Thread-safe. */
+LT_MUST_CHECK int kube_probe(struct kube_client *c, const char *path, int64_t timeout_ms,
+                             struct lt_err *err);
 
 /* Starts a watcher thread for the collection at path ("/api/v1/nodes", "/api/v1/pods"),
  * optionally filtered by field_selector (NULL or "" for none; e.g. "status.phase!=Failed").
@@ -179,6 +189,17 @@ struct kube_watch *kube_watch_start(struct kube_client *c, const char *path,
 
 /* Copies w's counters into out. Thread-safe. */
 void kube_watch_stats(const struct kube_watch *w, struct kube_watch_stats *out);
+
+/* Abandons w's open WATCH stream, if it has one (within milliseconds), which then counts as
+ * a failed attempt: retried after the backoff, from the last resource version. For a feed
+ * whose API server stopped answering: a hung server's open stream would otherwise only end at
+ * the low-speed window. Thread-safe; NULL is a no-op. */
+void kube_watch_kick(struct kube_watch *w);
+
+/* Ends w's current backoff wait, if any, and restarts the backoff from its initial delay: the
+ * API server answers again, so the next attempt should not wait up to backoff_max_ms.
+ * Thread-safe; NULL is a no-op. */
+void kube_watch_retry_now(struct kube_watch *w);
 
 /* Aborts the current request (within milliseconds: curl_multi_wakeup), joins the thread and
  * frees w. No callback runs after it returns. NULL is a no-op. */

@@ -74,6 +74,30 @@ static struct kube_client *kube_open(const struct ext_config *cfg, struct lt_err
     return rc < 0 ? NULL : kube_client_new(&kc, err);
 }
 
+/* The feed's notes, as log lines (rate-limited per message by log.c). */
+static void feed_note(void *arg, const struct ext_feed_note *n)
+{
+    (void)arg;
+    switch (n->kind) {
+    case EXT_FEED_WATCH_ERROR:
+        ext_log(EXT_LOG_WARN, "API server feed error: retrying", "{s:s, s:s}", "resource",
+                n->resource, "error", n->err->text);
+        break;
+    case EXT_FEED_UNDECODABLE:
+        ext_log(EXT_LOG_WARN, "API server object dropped: cannot decode", "{s:s, s:s}", "resource",
+                n->resource, "error", n->err->text);
+        break;
+    case EXT_FEED_PROBE_FAILED:
+        ext_log(EXT_LOG_ERROR, "API server probe failed", "{s:s, s:I, s:f}", "error", n->err->text,
+                "failures_in_a_row", (json_int_t)n->failures, "down_s", (double)n->down_ms / 1e3);
+        break;
+    case EXT_FEED_PROBE_OK:
+        ext_log(EXT_LOG_INFO, "API server probe succeeds again", "{s:I, s:f}", "failures",
+                (json_int_t)n->failures, "down_s", (double)n->down_ms / 1e3);
+        break;
+    }
+}
+
 static struct ext_cache *cache_open(const struct ext_config *cfg, struct kube_client *kube,
                                     struct lt_err *err)
 {
@@ -85,6 +109,8 @@ static struct ext_cache *cache_open(const struct ext_config *cfg, struct kube_cl
     cc.rebuild_ms = cfg->rebuild_ms;
     cc.assume_ttl_ms = cfg->assume_ttl_ms;
     cc.seed = cfg->seed;
+    cc.probe_interval_ms = cfg->probe_interval_ms;
+    cc.notify = feed_note;
     c = ext_cache_new(&cc, err);
     if (c == NULL)
         return NULL;

@@ -289,12 +289,16 @@ static enum outcome do_filter(struct ext_server *s, struct MHD_Connection *conn,
     struct lt_err e;
     char msg[LT_ERR_TEXT + 64];
     enum outcome o = O_OK;
+    bool decoded;
 
     lt_err_init(&e, "<request>");
     ext_args_init(&a);
     ext_filter_decision_init(&d);
     ext_buf_init(&b);
-    if (ext_args_decode(&a, r->body, r->len, &e) < 0) {
+    decoded = ext_args_decode(&a, r->body, r->len, &e) == 0;
+    if (decoded) /* for a bind of a pod the watch has not shown yet */
+        ext_cache_note_pod(s->cache, &a.pod);
+    if (!decoded) {
         err_line(&e, "malformed ExtenderArgs", msg, sizeof(msg));
         o = O_BAD_REQUEST;
     } else if ((snap = ext_snapshot_acquire(s->cache)) == NULL) {
@@ -673,8 +677,12 @@ static void metrics_cache(struct ext_server *s, struct text *t)
     metric(t, "lotus_extender_snapshot_age_seconds", "gauge",
            "Time since the current snapshot was built.", (double)st.snapshot_age_ms / 1e3);
     metric(t, "lotus_extender_feed_age_seconds", "gauge",
-           "Time since the last list or watch event reached the cache.",
+           "Time since the feed was last known current: an event, a list, or a probe of the "
+           "API server while both watches stream (since start before any).",
            (double)st.feed_age_ms / 1e3);
+    metric(t, "lotus_extender_feed_probe_failures", "gauge",
+           "API server probes failed in a row (0: the last one succeeded).",
+           (double)st.probe_failures);
     metric(t, "lotus_extender_nodes", "gauge", "Nodes in the current snapshot.", (double)st.nodes);
     metric(t, "lotus_extender_pods", "gauge", "Pods counted in the current snapshot.",
            (double)st.pods);
@@ -741,6 +749,14 @@ static enum MHD_Result serve_get(struct ext_server *s, struct MHD_Connection *co
             return reply_text(s, conn, MHD_HTTP_SERVICE_UNAVAILABLE, "shutting down\n");
         if (!st.synced)
             return reply_text(s, conn, MHD_HTTP_SERVICE_UNAVAILABLE, "cache not synced\n");
+        if (s->cfg->max_feed_age_ms > 0 && st.feed_age_ms > s->cfg->max_feed_age_ms) {
+            char msg[160];
+
+            snprintf(msg, sizeof(msg),
+                     "feed stale: no current contact with the API server for %.1f s (max %.1f s)\n",
+                     (double)st.feed_age_ms / 1e3, (double)s->cfg->max_feed_age_ms / 1e3);
+            return reply_text(s, conn, MHD_HTTP_SERVICE_UNAVAILABLE, msg);
+        }
         return reply_text(s, conn, MHD_HTTP_OK, "ok\n");
     case ROUTE_METRICS:
         return serve_metrics(s, conn);

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "ext_codec.h"
 #include "fake_apiserver.h"
 #include "kube.h"
 
@@ -654,6 +655,52 @@ static void test_cache_online_relist_has_no_empty_window(void **state)
     assert_true(st.relists >= 8);
 }
 
+/* A pod bound before the watch showed it (created while the watch was down) counts with the
+ * requests the last filter request carried (ext_cache_note_pod), not with zero: the node is
+ * not under-counted. Then the watch confirms it and it counts once. */
+static void test_cache_online_assume_unseen_pod_uses_noted_requests(void **state)
+{
+    struct fx *x = *state;
+    struct ext_snapshot *s;
+    struct ext_pod pod;
+    bool known = false;
+
+    fake_api_add(x->f, FAKE_NODES, node_obj("n0", "4", "8Gi"));
+    start(x, 50, 30000);
+    wait_counts(x->c, 1, 0);
+    memset(&pod, 0, sizeof(pod));
+    pod.uid = "uid-ghost";
+    pod.priority = 7;
+    pod.req.cpu_milli = 1500;
+    pod.req.mem_bytes = 1 << 20;
+    ext_cache_note_pod(x->c, &pod);
+    assert_int_equal(ext_cache_assume(x->c, "default", "ghost", "uid-ghost", "n0", &known, NULL),
+                     0);
+    assert_true(known);
+    s = ext_snapshot_acquire(x->c);
+    lt_assert_near(lt_cluster_alloc(s->cluster, 0).cpu, 1500, 0);
+    assert_int_equal(ext_snapshot_find_pod(s, "uid-ghost")->priority, 7);
+    ext_snapshot_release(s);
+    /* Never noted: zero requests, and the caller is told. */
+    assert_int_equal(ext_cache_assume(x->c, "default", "other", "uid-other", "n0", &known, NULL),
+                     0);
+    assert_false(known);
+    fake_push_event(x->f, FAKE_PODS, "ADDED", pod_obj("ghost", "n0", "1500m", "Running"));
+    wait_snap(x->c, has_pod, "uid-ghost", "ghost");
+    for (int64_t end = now_ms() + WAIT_MS;; sleep_ms(2)) {
+        bool done;
+
+        s = ext_snapshot_acquire(x->c);
+        lt_assert_near(lt_cluster_alloc(s->cluster, 0).cpu, 1500, 0);
+        done = !ext_snapshot_find_pod(s, "uid-ghost")->assumed;
+        ext_snapshot_release(s);
+        if (done)
+            break;
+        if (now_ms() > end)
+            fail_msg("the watch never confirmed the pod");
+    }
+}
+
 static void test_cache_online_assume_confirmed_once(void **state)
 {
     struct fx *x = *state;
@@ -907,6 +954,119 @@ static void test_cache_rebuild_timing(void **state)
     ext_cache_free(c);
 }
 
+/* ---- the feed's health: notes, probe, age ------------------------------------------------- */
+
+/* What the cache reported through cfg.notify, collected under a lock. */
+struct notes {
+    pthread_mutex_t lock;
+    int n[4]; /* per ext_feed_kind */
+    char last[4][LT_ERR_TEXT];
+};
+
+static void collect(void *arg, const struct ext_feed_note *n)
+{
+    struct notes *k = arg;
+
+    pthread_mutex_lock(&k->lock);
+    k->n[n->kind]++;
+    snprintf(k->last[n->kind], sizeof(k->last[0]), "%s", n->err ? n->err->text : "");
+    pthread_mutex_unlock(&k->lock);
+}
+
+static int notes_of(struct notes *k, enum ext_feed_kind kind, char *last, size_t cap)
+{
+    int n;
+
+    pthread_mutex_lock(&k->lock);
+    n = k->n[kind];
+    if (last != NULL)
+        snprintf(last, cap, "%s", k->last[kind]);
+    pthread_mutex_unlock(&k->lock);
+    return n;
+}
+
+static void wait_note(struct notes *k, enum ext_feed_kind kind, const char *needle)
+{
+    int64_t end = now_ms() + WAIT_MS;
+    char last[LT_ERR_TEXT];
+
+    while (!(notes_of(k, kind, last, sizeof(last)) > 0 && strstr(last, needle) != NULL)) {
+        if (now_ms() > end)
+            fail_msg("no feed note %d containing '%s' after %d ms (last: '%s')", (int)kind, needle,
+                     WAIT_MS, last);
+        sleep_ms(5);
+    }
+}
+
+static void start_probed(struct fx *x, struct notes *k, int64_t probe_ms)
+{
+    struct ext_cache_config cfg = {0};
+    struct lt_err err;
+
+    lt_err_init(&err, NULL);
+    x->kc = kube_client_new(&x->cfg, &err);
+    if (x->kc == NULL)
+        fail_msg("kube_client_new: %s", err.text);
+    cfg.rebuild_ms = 0;
+    cfg.assume_ttl_ms = 60000;
+    cfg.probe_interval_ms = probe_ms;
+    cfg.notify = collect;
+    cfg.notify_arg = k;
+    x->c = ext_cache_new(&cfg, &err);
+    if (x->c == NULL || ext_cache_start(x->c, x->kc, &err) < 0)
+        fail_msg("cache: %s", err.text);
+}
+
+/* An API server that refuses the token: the watches' failures and the probe's are reported
+ * (they were silent), the feed age grows from the start (it read 0 before any data), and once
+ * the token is right again the probe says so and the age falls back. */
+static void test_cache_online_feed_failures_are_reported(void **state)
+{
+    struct fx *x = *state;
+    struct notes k = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    struct ext_cache_stats st;
+
+    fake_api_add(x->f, FAKE_NODES, node_obj("n1", "4", "8Gi"));
+    fake_api_set_token(x->f, "not-ours");
+    start_probed(x, &k, 50);
+    wait_note(&k, EXT_FEED_WATCH_ERROR, "HTTP 401");
+    wait_note(&k, EXT_FEED_PROBE_FAILED, "HTTP 401");
+    sleep_ms(300);
+    ext_cache_stats(x->c, &st);
+    assert_false(st.synced);
+    assert_true(st.feed_age_ms >= 300);
+    assert_true(st.probe_failures >= 2);
+    fake_api_set_token(x->f, NULL);
+    wait_counts(x->c, 1, 0);
+    wait_note(&k, EXT_FEED_PROBE_OK, "");
+    sleep_ms(200); /* a few probes while both watches stream */
+    ext_cache_stats(x->c, &st);
+    assert_true(st.synced);
+    assert_int_equal(st.probe_failures, 0);
+    assert_true(st.feed_age_ms < 200);
+    ext_cache_free(x->c);
+    x->c = NULL;
+    pthread_mutex_destroy(&k.lock);
+}
+
+/* A watched object lotus cannot decode is reported with the reason, not dropped silently. */
+static void test_cache_online_undecodable_object_is_reported(void **state)
+{
+    struct fx *x = *state;
+    struct notes k = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+    start_probed(x, &k, 0);
+    wait_counts(x->c, 0, 0);
+    fake_push_event(x->f, FAKE_NODES, "ADDED", node_obj("bad", "lots", "8Gi"));
+    fake_push_event(x->f, FAKE_NODES, "ADDED", node_obj("good", "4", "8Gi"));
+    wait_counts(x->c, 1, 0);
+    wait_note(&k, EXT_FEED_UNDECODABLE, "cpu");
+    assert_int_equal(notes_of(&k, EXT_FEED_UNDECODABLE, NULL, 0), 1);
+    ext_cache_free(x->c);
+    x->c = NULL;
+    pthread_mutex_destroy(&k.lock);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -924,6 +1084,9 @@ int main(void)
         T(test_cache_online_assume_expires),
         T(test_cache_online_concurrent_readers),
         cmocka_unit_test(test_cache_rebuild_timing),
+        T(test_cache_online_feed_failures_are_reported),
+        T(test_cache_online_assume_unseen_pod_uses_noted_requests),
+        T(test_cache_online_undecodable_object_is_reported),
     };
     struct lt_err err;
     int rc;
