@@ -194,6 +194,7 @@ static void hmap_clear(struct hmap *m)
 struct node_rec {
     struct hent h;     /* key: name */
     struct lt_res cap; /* allocatable, 1 for a missing or zero resource */
+    int64_t max_pods;  /* allocatable pods, 0 if not reported */
     size_t idx;        /* scratch: position in the snapshot being collected */
     char name[];
 };
@@ -386,6 +387,7 @@ static int node_decode(json_t *obj, const char *path, struct node_rec **out, str
     r->cap.cpu = cap_of(n.alloc.cpu_milli);
     r->cap.mem = cap_of(n.alloc.mem_bytes);
     r->cap.disk = cap_of(n.alloc.ephemeral_bytes);
+    r->max_pods = n.max_pods > 0 ? n.max_pods : 0;
     r->idx = 0;
     *out = r;
     return 0;
@@ -398,6 +400,7 @@ struct snap {
     atomic_size_t refs;
     struct lt_cluster *cl;     /* pub.cluster, writable while building */
     struct ext_snap_pod *pods; /* pub.pods */
+    int64_t *max_pods;         /* pub.max_pods */
     char *strings;             /* every pod string */
     size_t *uid_ix;            /* open addressing, uid_mask + 1 slots: pod index + 1, 0 empty */
     size_t uid_mask;
@@ -412,6 +415,7 @@ static void snap_free(struct snap *s)
         return;
     lt_cluster_free(s->cl);
     lt_free(s->pods);
+    lt_free(s->max_pods);
     lt_free(s->strings);
     lt_free(s->uid_ix);
     lt_free(s->uid_hash);
@@ -482,6 +486,7 @@ static void set_dirty_locked(struct ext_cache *c)
 struct draft {
     struct snap *s;
     struct lt_machine_spec *nodes; /* names into s->strings; idx order of collection */
+    int64_t *max_pods;             /* likewise */
     size_t n_nodes;
     size_t n_pods;
 };
@@ -490,6 +495,7 @@ static void draft_release(struct draft *d)
 {
     snap_free(d->s);
     lt_free(d->nodes);
+    lt_free(d->max_pods);
     memset(d, 0, sizeof(*d));
 }
 
@@ -538,7 +544,8 @@ static int collect_locked(struct ext_cache *c, struct draft *d, struct lt_err *e
     s = lt_calloc(1, sizeof(*s));
     d->s = s;
     d->nodes = lt_calloc(c->nodes.n, sizeof(*d->nodes));
-    if (s == NULL || d->nodes == NULL)
+    d->max_pods = lt_calloc(c->nodes.n ? c->nodes.n : 1, sizeof(*d->max_pods));
+    if (s == NULL || d->nodes == NULL || d->max_pods == NULL)
         goto nomem;
     atomic_init(&s->refs, 1);
     s->strings = lt_malloc(bytes);
@@ -555,6 +562,7 @@ static int collect_locked(struct ext_cache *c, struct draft *d, struct lt_err *e
         memcpy(at, n->name, len);
         d->nodes[k].name = at;
         d->nodes[k].cap = n->cap;
+        d->max_pods[k] = n->max_pods;
         n->idx = k++;
         at += len;
     }
@@ -702,7 +710,9 @@ static int build_draft(const struct ext_cache *c, struct draft *d, struct lt_err
     end = lt_calloc(n + 1, sizeof(*end));
     sorted = lt_calloc(np ? np : 1, sizeof(*sorted));
     hashes = lt_calloc(np ? np : 1, sizeof(*hashes));
-    if (byname == NULL || perm == NULL || end == NULL || sorted == NULL || hashes == NULL)
+    s->max_pods = lt_calloc(n ? n : 1, sizeof(*s->max_pods));
+    if (byname == NULL || perm == NULL || end == NULL || sorted == NULL || hashes == NULL ||
+        s->max_pods == NULL)
         goto fail_nomem;
     /* Machines in node-name order; perm maps a collection index to the machine index. */
     memcpy(byname, d->nodes, n * sizeof(*byname));
@@ -718,8 +728,11 @@ static int build_draft(const struct ext_cache *c, struct draft *d, struct lt_err
         goto fail;
     }
     s->pub.cluster = s->cl;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         perm[i] = lt_cluster_find(s->cl, d->nodes[i].name);
+        s->max_pods[perm[i]] = d->max_pods[i];
+    }
+    s->pub.max_pods = s->max_pods;
     /* Pods grouped by machine (a counting sort), each group by namespace, name, uid. */
     for (size_t i = 0; i < np; i++)
         end[perm[s->pods[i].node] + 1]++;
@@ -786,7 +799,9 @@ static int build_draft(const struct ext_cache *c, struct draft *d, struct lt_err
     lt_free(perm);
     lt_free(end);
     lt_free(d->nodes);
+    lt_free(d->max_pods);
     d->nodes = NULL;
+    d->max_pods = NULL;
     return 0;
 fail_nomem:
     rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory building a snapshot");

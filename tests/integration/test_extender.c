@@ -430,6 +430,72 @@ static void check_bind(void)
     free(r.body);
 }
 
+/* Writes text to path; dies on failure. */
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+
+    if (f == NULL || fputs(text, f) < 0 || fclose(f) != 0)
+        ep_die("cannot write %s: %s", path, strerror(errno));
+}
+
+/* A pod of the pod-limit cluster: bound to node, 100m cpu, started at HH:MM. */
+#define LIMIT_POD(uid, node, hhmm)                                                                 \
+    "{\"metadata\":{\"name\":\"" uid "\",\"namespace\":\"default\",\"uid\":\"" uid "\"},"          \
+    "\"spec\":{\"nodeName\":\"" node "\",\"containers\":[{\"name\":\"c\",\"resources\":{"          \
+    "\"requests\":{\"cpu\":\"100m\"}}}]},\"status\":{\"phase\":\"Running\",\"startTime\":"         \
+    "\"2024-05-01T" hhmm ":00Z\"}}"
+#define LIMIT_NODE(name, pods)                                                                     \
+    "{\"metadata\":{\"name\":\"" name "\"},\"status\":{\"allocatable\":{\"cpu\":\"4\","            \
+    "\"memory\":\"8Gi\",\"pods\":\"" pods "\"}}}"
+/* A pod of priority 10 that requests nothing: only the pod count can stop it. */
+#define POD_NOTHING                                                                                \
+    "{\"metadata\":{\"name\":\"z\",\"namespace\":\"default\",\"uid\":\"z\"},\"spec\":{"            \
+    "\"priority\":10,\"containers\":[{\"name\":\"c\"}]}}"
+
+/* NodeResourcesFit's pod count (allocatable "pods"): lim-1 allows 2 pods and holds 2, lim-2
+ * allows 3 and holds 1. A pod that requests nothing fails on lim-1 ("Too many pods", which
+ * preemption can resolve) and passes on lim-2; prioritize gives lim-1 0; preempt evicts one
+ * pod from lim-1 (mrs: l1-b, started last) instead of keeping kube-scheduler's proposal. */
+static void check_pod_limit(void)
+{
+    char path[300], saved[sizeof(cluster)], text[4096];
+    struct srv s;
+    struct resp r;
+
+    snprintf(path, sizeof(path), "%s.limit.json", logpath);
+    snprintf(text, sizeof(text), "{\"nodes\":{\"items\":[%s,%s]},\"pods\":{\"items\":[%s,%s,%s]}}",
+             LIMIT_NODE("lim-1", "2"), LIMIT_NODE("lim-2", "3"),
+             LIMIT_POD("l1-a", "lim-1", "10:00"), LIMIT_POD("l1-b", "lim-1", "10:05"),
+             LIMIT_POD("l2-a", "lim-2", "10:00"));
+    write_file(path, text);
+    memcpy(saved, cluster, sizeof(saved));
+    snprintf(cluster, sizeof(cluster), "%s", path);
+    srv_start(&s, "limit", NULL);
+    memcpy(cluster, saved, sizeof(saved));
+    http("POST", "/lotus/filter", "{\"Pod\":" POD_NOTHING ",\"NodeNames\":[\"lim-1\",\"lim-2\"]}",
+         &r);
+    expect("pod limit: filter fails a full node, also for a pod that requests nothing", &r, 200,
+           "{\"Nodes\":null,\"NodeNames\":[\"lim-2\"],\"FailedNodes\":{\"lim-1\":\"Too many "
+           "pods (2/2 used)\"},\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}");
+    free(r.body);
+    http("POST", "/lotus/prioritize",
+         "{\"Pod\":" POD_NOTHING ",\"NodeNames\":[\"lim-1\",\"lim-2\"]}", &r);
+    expect("pod limit: prioritize gives a full node 0", &r, 200,
+           "[{\"Host\":\"lim-1\",\"Score\":0},{\"Host\":\"lim-2\",\"Score\":10}]");
+    free(r.body);
+    http("POST", "/lotus/preempt",
+         "{\"Pod\":" POD_NOTHING ",\"NodeNameToVictims\":null,\"NodeNameToMetaVictims\":{"
+         "\"lim-1\":{\"Pods\":[{\"UID\":\"l1-a\"}],\"NumPDBViolations\":0}}}",
+         &r);
+    expect("pod limit: preempt frees a pod on a full node (mrs)", &r, 200,
+           "{\"NodeNameToMetaVictims\":{\"lim-1\":{\"Pods\":[{\"UID\":\"l1-b\"}],"
+           "\"NumPDBViolations\":0}}}");
+    free(r.body);
+    srv_stop(&s);
+    unlink(path);
+}
+
 /* "NodeNames":["n000000",...] with n names. */
 static char *names_body(size_t n)
 {
@@ -916,12 +982,13 @@ int main(int argc, char **argv)
     check_metrics();
     check_drain();
     check_config();
+    check_pod_limit();
     check_tls();
     check_online();
     check_sticky();
     curl_global_cleanup();
-    for (size_t i = 0; i < 5; i++) {
-        static const char *const sfx[] = {"main", "tls", "config", "online", "sticky"};
+    for (size_t i = 0; i < 6; i++) {
+        static const char *const sfx[] = {"main", "tls", "config", "online", "sticky", "limit"};
         char p[300];
 
         snprintf(p, sizeof(p), "%s.%s", logpath, sfx[i]);
