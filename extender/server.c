@@ -104,7 +104,8 @@ struct ext_server {
     struct ext_cache *cache;      /* borrowed */
     struct kube_client *kube;     /* borrowed; NULL offline */
     struct ext_decide_config dc;
-    pthread_mutex_t sticky_lock; /* serialises count, label, bind, assume under --sticky-slots */
+    pthread_mutex_t sticky_lock; /* serialises count, label, bind, assume under --sticky-slots,
+                                  * and every offline bind */
     struct MHD_Daemon *d;
     uint16_t port;
     char *tls_cert, *tls_key, *tls_ca; /* owned PEM texts, NULL without TLS */
@@ -497,6 +498,42 @@ static int bind_sticky(struct ext_server *s, const struct ext_bind_args *a, int 
     return 0;
 }
 
+/* Offline (--cluster-file): there is no API server, so the binding is the cache's alone. The
+ * pod is assumed on the node (ext_cache_assume_sticky), as online mode does after the API
+ * server accepted the binding, and every later request sees it. Like the API server, it
+ * refuses a pod the snapshot already counts (bound in the file or by an earlier bind); unlike
+ * it, it refuses a node the cache does not know (nothing else could ever place the pod there).
+ * Under --sticky-slots the pod counts as sticky while the pool has room; no label is written.
+ * Called with sticky_lock held, so the check and the assume are one step among binds. */
+static int bind_offline(struct ext_server *s, const struct ext_bind_args *a, bool *known,
+                        struct lt_err *e)
+{
+    struct ext_snapshot *snap = ext_snapshot_acquire(s->cache);
+    const struct ext_snap_pod *p;
+    bool sticky = false;
+    int rc = 0;
+
+    if (snap == NULL)
+        return lt_err_set(e, LT_EINVAL, 0, 0, "lotus-extender: cluster cache not synced yet");
+    p = ext_snapshot_find_pod(snap, a->pod_uid);
+    if (p != NULL)
+        rc = lt_err_set(e, LT_EINVAL, 0, 0, "pod %s/%s is already assigned to node '%s'",
+                        a->pod_namespace, a->pod_name, lt_cluster_name(snap->cluster, p->node));
+    else if (lt_cluster_find(snap->cluster, a->node) == LT_NO_MACHINE)
+        rc =
+            lt_err_set(e, LT_ENOTFOUND, 0, 0,
+                       "node '%s' not found (offline: the cluster file has no such node)", a->node);
+    ext_snapshot_release(snap);
+    if (rc < 0)
+        return rc;
+    if (s->cfg->slots.sticky > 0) {
+        sticky = sticky_count(s, a->pod_uid) < (uint64_t)s->cfg->slots.sticky;
+        sticky_note(s, sticky ? ST_LABELLED : ST_POOL_FULL, a, NULL);
+    }
+    return ext_cache_assume_sticky(s->cache, a->pod_namespace, a->pod_name, a->pod_uid, a->node,
+                                   sticky, known, e);
+}
+
 static enum outcome do_bind(struct ext_server *s, struct MHD_Connection *conn, struct req *r,
                             enum MHD_Result *ret)
 {
@@ -517,9 +554,15 @@ static enum outcome do_bind(struct ext_server *s, struct MHD_Connection *conn, s
         snprintf(msg, sizeof(msg), "malformed ExtenderBindingArgs: missing field '%s'", missing);
         o = O_BAD_REQUEST;
     } else if (s->kube == NULL) {
-        snprintf(msg, sizeof(msg),
-                 "lotus-extender runs offline (--cluster-file): no API server to bind with");
-        o = O_ERROR;
+        int rc;
+
+        pthread_mutex_lock(&s->sticky_lock);
+        rc = bind_offline(s, &a, &known, &e);
+        pthread_mutex_unlock(&s->sticky_lock);
+        if (rc < 0) {
+            snprintf(msg, sizeof(msg), "%s", e.text);
+            o = O_ERROR;
+        }
     } else if (s->cfg->slots.sticky > 0) {
         int rc;
 

@@ -6,7 +6,8 @@
  * read from its "serving" log line), then talks to it with libcurl (curl(1) is not among
  * .ci/deps.sh's packages) and, for what a well-behaved client never does (truncated bodies,
  * garbage, a request spread around SIGTERM), with raw sockets. Checks: every verb in both
- * nodeCacheCapable modes, bind offline, the probes, /metrics, /version, bad input answered for
+ * nodeCacheCapable modes, bind offline (the pod assumed in the cache: the next filter and
+ * prioritize see it), the pod limit, the probes, /metrics, /version, bad input answered for
  * that request alone while the server keeps serving, config errors, TLS with client
  * certificates, and a SIGTERM that lets an in-flight request finish and exits 0 (under ASan
  * also leak-free, since LeakSanitizer would change the exit status). Online mode runs against
@@ -411,23 +412,81 @@ static void check_preempt(void)
     free(r.body);
 }
 
+#define BIND_PENDING_1(node)                                                                       \
+    "{\"PodName\":\"pending-1\",\"PodNamespace\":\"default\",\"PodUID\":\"uid-pending-1\","        \
+    "\"Node\":\"" node "\"}"
+#define FILTER_A "{\"Pod\":" POD_3500 ",\"NodeNames\":[\"node-a\"]}"
+#define FILTER_A_FREE(free)                                                                        \
+    "{\"Nodes\":null,\"NodeNames\":[],\"FailedNodes\":{\"node-a\":\"Insufficient cpu: requested "  \
+    "3500m, free " free "\"},\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}"
+
 static void check_bind(void)
 {
     struct resp r;
 
-    http("POST", "/lotus/bind",
-         "{\"PodName\":\"pending-1\",\"PodNamespace\":\"default\",\"PodUID\":\"uid-pending-1\","
-         "\"Node\":\"node-a\"}",
-         &r);
-    expect("bind offline answers Error", &r, 200,
-           "{\"Error\":\"lotus-extender runs offline (--cluster-file): no API server to bind "
-           "with\"}");
+    http("POST", "/lotus/bind", BIND_PENDING_1("ghost"), &r);
+    expect("bind offline to a node the cache does not know: Error", &r, 200,
+           "{\"Error\":\"node 'ghost' not found (offline: the cluster file has no such "
+           "node)\"}");
     free(r.body);
     http("POST", "/lotus/bind", "{\"PodName\":\"p\",\"PodNamespace\":\"default\",\"Node\":\"n\"}",
          &r);
     expect("bind without PodUID", &r, 200,
            "{\"Error\":\"malformed ExtenderBindingArgs: missing field 'PodUID'\"}");
     free(r.body);
+}
+
+/* Offline, bind assumes the pod on its node in the cache, as online mode does after the API
+ * server accepted the binding: pending-1 (1000m, 1Gi) bound to node-a takes 1000m of node-a's
+ * 3300m free for every later filter and prioritize; binding it again is refused, as the API
+ * server refuses a pod that is already assigned. On its own server: the main one's answers
+ * stay those of the file. */
+static void check_offline_bind(void)
+{
+    static const char *const names[] = {"node-a", "node-b", "node-c", "node-d", "ghost"};
+    static const char prio[] = "{\"Pod\":" POD_100 ",\"NodeNames\":" NAMES "}";
+    struct srv s, *main_srv = current;
+    struct resp r;
+    char *before;
+
+    srv_start(&s, "bind", NULL);
+    http("POST", "/lotus/filter", FILTER_A, &r);
+    expect("offline bind: node-a has 3300m free before", &r, 200, FILTER_A_FREE("3300m"));
+    free(r.body);
+    http("POST", "/lotus/prioritize", prio, &r);
+    check_priorities("offline bind: prioritize before", &r, names, 5);
+    before = r.body;
+    http("POST", "/lotus/bind", BIND_PENDING_1("node-a"), &r);
+    expect("offline bind: pending-1 to node-a succeeds", &r, 200, "{\"Error\":\"\"}");
+    free(r.body);
+    http("POST", "/lotus/filter", FILTER_A, &r);
+    expect("offline bind: the next filter sees 1000m less free on node-a", &r, 200,
+           FILTER_A_FREE("2300m"));
+    free(r.body);
+    http("POST", "/lotus/prioritize", prio, &r);
+    check_priorities("offline bind: prioritize after", &r, names, 5);
+    if (strcmp(before, r.body) == 0)
+        ep_die("offline bind: prioritize did not change: %s", r.body);
+    ok("offline bind: prioritize sees the bound pod");
+    free(before);
+    free(r.body);
+    http("POST", "/lotus/bind", BIND_PENDING_1("node-b"), &r);
+    expect("offline bind: a second bind of the pod is refused", &r, 200,
+           "{\"Error\":\"pod default/pending-1 is already assigned to node 'node-a'\"}");
+    free(r.body);
+    http("POST", "/lotus/bind",
+         "{\"PodName\":\"web-1\",\"PodNamespace\":\"default\",\"PodUID\":\"uid-web-1\","
+         "\"Node\":\"node-b\"}",
+         &r);
+    expect("offline bind: a pod bound in the file is refused", &r, 200,
+           "{\"Error\":\"pod default/web-1 is already assigned to node 'node-a'\"}");
+    free(r.body);
+    http("GET", "/metrics", NULL, &r);
+    expect_contains("offline bind: /metrics counts the assumed pod", &r, 200,
+                    "lotus_extender_assumed_pods 1\n");
+    free(r.body);
+    srv_stop(&s);
+    current = main_srv;
 }
 
 /* Writes text to path; dies on failure. */
@@ -975,6 +1034,7 @@ int main(int argc, char **argv)
     check_prioritize();
     check_preempt();
     check_bind();
+    check_offline_bind();
     check_bad_json();
     check_http_errors();
     check_huge_lists();
@@ -987,8 +1047,9 @@ int main(int argc, char **argv)
     check_online();
     check_sticky();
     curl_global_cleanup();
-    for (size_t i = 0; i < 6; i++) {
-        static const char *const sfx[] = {"main", "tls", "config", "online", "sticky", "limit"};
+    for (size_t i = 0; i < 7; i++) {
+        static const char *const sfx[] = {"main",   "tls",   "config", "online",
+                                          "sticky", "limit", "bind"};
         char p[300];
 
         snprintf(p, sizeof(p), "%s.%s", logpath, sfx[i]);
