@@ -44,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <jansson.h>
@@ -1313,6 +1314,8 @@ int ext_cache_load_file(struct ext_cache *c, const char *path, struct lt_err *er
     struct lt_err e;
     json_error_t je;
     json_t *root;
+    struct stat st;
+    FILE *f;
     int rc;
 
     if (c == NULL || path == NULL)
@@ -1325,13 +1328,23 @@ int ext_cache_load_file(struct ext_cache *c, const char *path, struct lt_err *er
     }
     pthread_mutex_unlock(&c->lock);
     lt_err_init(&e, path);
-    root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    if (root == NULL) {
-        bool io = json_error_code(&je) == json_error_cannot_open_file;
+    /* Opened here, not by json_load_file: a directory opens for reading and would then be
+     * reported as empty JSON, and a missing file as "-1:-1: unable to open". */
+    f = fopen(path, "r");
+    if (f == NULL || fstat(fileno(f), &st) != 0 || S_ISDIR(st.st_mode)) {
+        int en = f == NULL ? errno : S_ISDIR(st.st_mode) ? EISDIR : errno;
 
+        if (f != NULL)
+            fclose(f);
         lt_err_set_source(err, path);
-        return lt_err_set(err, io ? LT_EIO : LT_EPARSE, io ? 0 : je.line, io ? 0 : je.column,
-                          "%s:%d:%d: %s", path, je.line, je.column, je.text);
+        return lt_err_set(err, LT_EIO, 0, 0, "%s: cannot read: %s", path, strerror(en));
+    }
+    root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
+    fclose(f);
+    if (root == NULL) {
+        lt_err_set_source(err, path);
+        return lt_err_set(err, LT_EPARSE, je.line, je.column, "%s:%d:%d: %s", path, je.line,
+                          je.column, je.text);
     }
     if (!json_is_object(root)) {
         rc = lt_err_set(&e, LT_EPARSE, 0, 0,

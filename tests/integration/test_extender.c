@@ -776,15 +776,25 @@ static void check_config(void)
     const char *bad_flag[] = {"--polcy=bestfit1", NULL};
     const char *bad_tls[] = {"--cluster-file", cluster, "--tls-key", "x.pem", NULL};
     const char *no_file[] = {"--cluster-file", "/nonexistent/cluster.json", NULL};
+    const char *dir[] = {"--cluster-file", fix, NULL};
     const char *both[] = {"--cluster-file", cluster, "--server", "https://x:6443", NULL};
+    char in_file[1100], want[1200];
+    const char *not_dir[] = {"--cluster-file", in_file, NULL};
 
     check_config_error("--policy bestfit9: exit 2 listing the policies", bad_policy, 2,
                        "--policy: unknown policy 'bestfit9' (known: firstfit,");
     check_config_error("unknown flag: exit 2 with a suggestion", bad_flag, 2,
                        "unknown flag '--polcy' (did you mean '--policy'?)");
     check_config_error("--tls-key alone: exit 2", bad_tls, 2, "--tls-key needs --tls-cert");
-    check_config_error("unreadable --cluster-file: exit 2", no_file, 2,
-                       "--cluster-file: cannot read '/nonexistent/cluster.json'");
+    /* An unreadable cluster file is a failed start (1), not a bad flag (2): tests run as root,
+     * so "unreadable" is a missing file, a directory, or a path through a regular file. */
+    check_config_error("missing --cluster-file: exit 1", no_file, 1,
+                       "/nonexistent/cluster.json: cannot read: No such file or directory");
+    snprintf(want, sizeof(want), "%s: cannot read: Is a directory", fix);
+    check_config_error("--cluster-file names a directory: exit 1", dir, 1, want);
+    snprintf(in_file, sizeof(in_file), "%s/x.json", cluster);
+    snprintf(want, sizeof(want), "%s: cannot read: Not a directory", in_file);
+    check_config_error("--cluster-file under a regular file: exit 1", not_dir, 1, want);
     check_config_error("--cluster-file with --server: exit 2", both, 2,
                        "--cluster-file cannot be combined with --server");
 }

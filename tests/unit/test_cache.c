@@ -233,7 +233,8 @@ static void test_cache_offline_errors_name_file_and_path(void **state)
         {"invalid/items-not-array.json", LT_EPARSE, "nodes.items: expected an array"},
         {"invalid/not-object.json", LT_EPARSE, "top level: expected an object"},
         {"invalid/syntax.json", LT_EPARSE, ":3:"},
-        {"invalid/no-such-file.json", LT_EIO, "unable to open"},
+        {"invalid/no-such-file.json", LT_EIO, "cannot read: No such file or directory"},
+        {"invalid", LT_EIO, "cannot read: Is a directory"},
     };
     char path[512];
 
