@@ -44,6 +44,24 @@ struct lt_task ext_pod_task(const struct ext_pod *p)
     return t;
 }
 
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+    for (; s != NULL && *s != '\0'; s++)
+        h = (h ^ (unsigned char)*s) * UINT64_C(1099511628211);
+    return h;
+}
+
+uint64_t ext_pod_seed(uint64_t seed, const struct ext_pod *p)
+{
+    uint64_t h = UINT64_C(14695981039346656037);
+
+    if (p->uid != NULL && p->uid[0] != '\0')
+        h = fnv1a(h, p->uid);
+    else
+        h = fnv1a(fnv1a(fnv1a(h, p->ns), "/"), p->name);
+    return seed + h;
+}
+
 /* Is the slot mode on? */
 static bool slot_mode(const struct ext_decide_config *cfg)
 {

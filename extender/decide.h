@@ -148,6 +148,11 @@ LT_MUST_CHECK int ext_decide_preempt(const struct ext_decide_config *cfg,
                                      struct lt_rng *rng, struct ext_preempt_decision *d,
                                      struct lt_err *err);
 
+/* The seed of the RNG that prioritize ("random") and preempt ("rnd") draw from for pod p:
+ * seed + FNV-1a 64 of p's uid (of "namespace/name" when the uid is empty). A function of the
+ * request alone, so every replica, and a retry on the same snapshot, draws the same. */
+uint64_t ext_pod_seed(uint64_t seed, const struct ext_pod *p);
+
 /* The library task for pod p (requests as doubles, priority, stickiness). */
 struct lt_task ext_pod_task(const struct ext_pod *p);
 

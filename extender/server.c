@@ -111,9 +111,8 @@ struct ext_server {
     char *tls_cert, *tls_key, *tls_ca; /* owned PEM texts, NULL without TLS */
     atomic_long in_flight;             /* requests between first call and completion */
     atomic_bool draining;
-    MHD_socket quiesced_fd;   /* listen socket handed back by MHD_quiesce_daemon, or invalid */
-    atomic_uint_fast64_t seq; /* request sequence: seeds each request's RNG */
-    int64_t started_ms;       /* CLOCK_REALTIME, for /metrics */
+    MHD_socket quiesced_fd; /* listen socket handed back by MHD_quiesce_daemon, or invalid */
+    int64_t started_ms;     /* CLOCK_REALTIME, for /metrics */
     struct metrics m;
 };
 
@@ -273,11 +272,13 @@ static void err_line(const struct lt_err *e, const char *what, char *out, size_t
  * Verbs
  */
 
-static void request_rng(struct ext_server *s, struct lt_rng *rng, uint64_t stream)
+/* Seeds *rng for a request about pod p and returns rng: seeded by the pod, not by how many
+ * requests this replica served, so replicas behind one Service answer alike (ext_pod_seed). */
+static struct lt_rng *pod_rng(const struct ext_server *s, struct lt_rng *rng, uint64_t stream,
+                              const struct ext_pod *p)
 {
-    uint64_t n = atomic_fetch_add_explicit(&s->seq, 1, memory_order_relaxed);
-
-    lt_rng_init(rng, s->cfg->seed + n, stream);
+    lt_rng_init(rng, ext_pod_seed(s->cfg->seed, p), stream);
+    return rng;
 }
 
 static enum outcome do_filter(struct ext_server *s, struct MHD_Connection *conn, struct req *r,
@@ -342,7 +343,6 @@ static enum outcome do_prioritize(struct ext_server *s, struct MHD_Connection *c
     lt_err_init(&e, "<request>");
     ext_args_init(&a);
     ext_buf_init(&b);
-    request_rng(s, &rng, LT_RNG_POLICY);
     if (ext_args_decode(&a, r->body, r->len, &e) < 0) {
         err_line(&e, "malformed ExtenderArgs", msg, sizeof(msg));
         o = O_BAD_REQUEST, status = MHD_HTTP_BAD_REQUEST;
@@ -350,7 +350,8 @@ static enum outcome do_prioritize(struct ext_server *s, struct MHD_Connection *c
         snprintf(msg, sizeof(msg), "lotus-extender: cluster cache not synced yet");
         o = O_NOT_READY, status = MHD_HTTP_SERVICE_UNAVAILABLE;
     } else if ((hp = lt_calloc(ext_args_candidates(&a) + 1, sizeof(*hp))) == NULL ||
-               ext_decide_prioritize(&s->dc, snap, &a, &rng, hp, &e) < 0 ||
+               ext_decide_prioritize(&s->dc, snap, &a, pod_rng(s, &rng, LT_RNG_POLICY, &a.pod), hp,
+                                     &e) < 0 ||
                ext_priority_list_encode(hp, ext_args_candidates(&a), &b, &e) < 0) {
         if (hp == NULL)
             lt_err_set(&e, LT_ENOMEM, 0, 0, "out of memory");
@@ -390,14 +391,14 @@ static enum outcome do_preempt(struct ext_server *s, struct MHD_Connection *conn
     ext_preempt_args_init(&a);
     ext_preempt_decision_init(&d);
     ext_buf_init(&b);
-    request_rng(s, &rng, LT_RNG_EVICTION);
     if (ext_preempt_args_decode(&a, r->body, r->len, &e) < 0) {
         err_line(&e, "malformed ExtenderPreemptionArgs", msg, sizeof(msg));
         o = O_BAD_REQUEST, status = MHD_HTTP_BAD_REQUEST;
     } else if ((snap = ext_snapshot_acquire(s->cache)) == NULL) {
         snprintf(msg, sizeof(msg), "lotus-extender: cluster cache not synced yet");
         o = O_NOT_READY, status = MHD_HTTP_SERVICE_UNAVAILABLE;
-    } else if (ext_decide_preempt(&s->dc, snap, &a, &rng, &d, &e) < 0 ||
+    } else if (ext_decide_preempt(&s->dc, snap, &a, pod_rng(s, &rng, LT_RNG_EVICTION, &a.pod), &d,
+                                  &e) < 0 ||
                ext_preempt_result_encode(d.nodes, d.n, &b, &e) < 0) {
         err_line(&e, "preempt failed", msg, sizeof(msg));
         o = O_ERROR, status = MHD_HTTP_INTERNAL_SERVER_ERROR;

@@ -314,6 +314,27 @@ static void test_preempt_frees_only_the_resources_the_pod_requests(void **state)
     ext_preempt_args_release(&a);
 }
 
+/* The RNG seed of a request is a function of the pod (its uid, else namespace/name) and --seed,
+ * not of how many requests came before: replicas behind one Service draw alike. */
+static void test_pod_seed_depends_on_the_pod_only(void **state)
+{
+    struct ext_pod a = {0}, b = {0};
+
+    (void)state;
+    a.ns = b.ns = "default";
+    a.name = b.name = "p";
+    a.uid = "u-1";
+    b.uid = "u-1";
+    assert_true(ext_pod_seed(1, &a) == ext_pod_seed(1, &b));
+    assert_true(ext_pod_seed(1, &a) != ext_pod_seed(2, &a));
+    b.uid = "u-2";
+    assert_true(ext_pod_seed(1, &a) != ext_pod_seed(1, &b));
+    a.uid = b.uid = "";
+    assert_true(ext_pod_seed(1, &a) == ext_pod_seed(1, &b));
+    b.name = "q";
+    assert_true(ext_pod_seed(1, &a) != ext_pod_seed(1, &b));
+}
+
 /* docs/extender.md "prioritize": raw 1, 2, 3 -> 10, 5, 0; infeasible -> 0. */
 static void test_scores_map_is_linear_between_best_and_worst(void **state)
 {
@@ -1099,6 +1120,7 @@ int main(void)
             test_prioritize_ranks_a_node_short_only_in_unrequested_resources, setup_over, teardown),
         cmocka_unit_test_setup_teardown(test_preempt_frees_only_the_resources_the_pod_requests,
                                         setup_over, teardown),
+        cmocka_unit_test(test_pod_seed_depends_on_the_pod_only),
         cmocka_unit_test(test_scores_map_is_linear_between_best_and_worst),
         cmocka_unit_test(test_scores_map_rounds_half_away_from_zero),
         cmocka_unit_test(test_scores_map_equal_scores_all_get_ten),
