@@ -982,6 +982,40 @@ static void test_lotes_prioritize_follows_the_class_and_rho(void **state)
     lt_cluster_free((struct lt_cluster *)(uintptr_t)s.cluster);
 }
 
+/* LoTES mode reads "fits" as the filter does: c1, overcommitted in memory (3 GiB of 2 placed),
+ * still ranks (as the only candidate: 10) for a pod that requests no memory, and not for one
+ * that does. */
+static void test_lotes_prioritize_ranks_a_node_short_only_in_unrequested_resources(void **state)
+{
+    struct ext_decide_config cfg = {lt_policy_find("bestfit1", NULL), NULL, NULL, NULL};
+    struct lt_cluster *c = lotes_cluster();
+    struct ext_host_priority hp[2];
+    struct ext_snapshot s;
+    struct ext_lotes l;
+    struct ext_args a;
+    struct lt_task t;
+    size_t pid;
+
+    (void)state;
+    memset(&t, 0, sizeof(t));
+    t.req = (struct lt_res){100, 3 * GI, 0};
+    assert_int_equal(lt_cluster_place(c, 4, &t, LT_PLACE_FORCE, &pid, NULL), 0);
+    memset(&s, 0, sizeof(s));
+    s.cluster = c;
+    l.t = lotes_tables();
+    cfg.lotes = &l;
+    decode_args(&a, "400m", "0", "[\"c1\",\"ghost\"]");
+    assert_int_equal(ext_decide_prioritize(&cfg, &s, &a, NULL, hp, NULL), 0);
+    assert_int_equal(hp[0].score, EXT_MAX_PRIORITY);
+    ext_args_release(&a);
+    decode_args(&a, "400m", "1Mi", "[\"c1\",\"ghost\"]");
+    assert_int_equal(ext_decide_prioritize(&cfg, &s, &a, NULL, hp, NULL), 0);
+    assert_int_equal(hp[0].score, 0);
+    ext_args_release(&a);
+    ext_lotes_release(&l);
+    lt_cluster_free(c);
+}
+
 /* decide's scores are exactly the library's: lt_lotes_classify, lt_lotes_map_machines over the
  * whole cluster in index (= name) order, lt_lotes_rank with bestfit1's raw scores as the
  * tie-break, ext_scores_map. */
@@ -1107,6 +1141,7 @@ int main(void)
         cmocka_unit_test(test_fmt_f0_equals_printf),
         cmocka_unit_test(test_lotes_prioritize_follows_the_class_and_rho),
         cmocka_unit_test(test_lotes_prioritize_equals_the_library_composition),
+        cmocka_unit_test(test_lotes_prioritize_ranks_a_node_short_only_in_unrequested_resources),
         cmocka_unit_test(test_lotes_tables_file_errors_name_the_file_and_json_path),
         cmocka_unit_test_setup_teardown(test_filter_passes_fitting_nodes_and_names_short_resources,
                                         setup, teardown),
