@@ -49,7 +49,10 @@ struct lt_victim_cand {
 
 /* Chooses victims among cand[0..n-1] (the tasks running on a machine of capacity cap) so that
  * a task of priority prio requesting req fits: after the victims leave, free = cap - (sum of
- * every cand's req) + (sum of the victims' req) >= req in every component. Only non-sticky
+ * every cand's req) + (sum of the victims' req) >= req in every component req asks for (> 0;
+ * lt_res_fits_requested: a component it does not request is not checked, so no victim is
+ * chosen to relieve a resource the task does not need, even where it is overcommitted). Only
+ * non-sticky
  * tasks of priority < prio are victims. On success returns 0 and stores in *fits whether the
  * task can be made to fit; if so, out[0..*n_out-1] are the victims' positions in cand, in the
  * order they were chosen (*n_out is 0 when the task already fits). out must hold n entries.

@@ -2,16 +2,19 @@
  *
  * Source: Cavdar 2015, ch. 6 (DESIGN.md section 5): evict one task of the lowest running
  *   priority below the arriving task's, chosen by the policy, until the task fits.
- * Reading: "until the task fits" is checked on the machine's resources and, when a slot limit
- *   is given (lt_victims_choose_slots: the extender's slot mode), on its slots: fewer tasks than
- *   slots must stay, so a full machine needs at least one victim; sticky tasks (HYBRID) are never
- * chosen; after the rule has made room, victims are given back in reverse order of choice (the
- * highest priority first, as kube-scheduler's own preemption reprieves) whenever the task still
- * fits without them, so the set is minimal. Free room is always recomputed from the capacity and
- * the requests of the tasks that stay, summed in candidate order, so the answer does not depend on
- * the order of floating-point updates. Ties: mrs and lrs break equal start times by the lower id;
- * rnd draws one lt_rng_below(k) over the k tasks of the lowest priority, in candidate order, per
- * victim.
+ * Reading: "until the task fits" is checked on the machine's resources, in the components the
+ *   task requests (lt_res_fits_requested, Kubernetes' reading: a machine overcommitted in cpu
+ *   needs no cpu victim for a task that requests only memory; where nothing is overcommitted
+ *   this is free >= request everywhere), and, when a slot limit is given
+ *   (lt_victims_choose_slots: the extender's slot mode and pod limit), on its slots: fewer
+ *   tasks than slots must stay, so a full machine needs at least one victim; sticky tasks
+ *   (HYBRID) are never chosen; after the rule has made room, victims are given back in reverse
+ *   order of choice (the highest priority first, as kube-scheduler's own preemption reprieves)
+ *   whenever the task still fits without them, so the set is minimal. Free room is always
+ *   recomputed from the capacity and the requests of the tasks that stay, summed in candidate
+ *   order, so the answer does not depend on the order of floating-point updates.
+ * Ties: mrs and lrs break equal start times by the lower id; rnd draws one lt_rng_below(k) over
+ *   the k tasks of the lowest priority, in candidate order, per victim.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -69,8 +72,9 @@ const struct lt_evict_policy *lt_evict_find(const char *name, struct lt_err *err
     return NULL;
 }
 
-/* Does req fit in cap minus the requests of the candidates not marked gone, and, if slots is
- * not 0, do fewer than slots candidates stay (a slot is free for the task)? */
+/* Does req fit in cap minus the requests of the candidates not marked gone (in the components
+ * it requests: lt_res_fits_requested), and, if slots is not 0, do fewer than slots candidates
+ * stay (a slot is free for the task)? */
 static bool fits_without(const struct lt_res *cap, const struct lt_res *req, uint32_t slots,
                          const struct lt_victim_cand *cand, size_t n, const bool *gone)
 {
@@ -85,8 +89,9 @@ static bool fits_without(const struct lt_res *cap, const struct lt_res *req, uin
         used.mem += cand[k].req.mem;
         used.disk += cand[k].req.disk;
     }
-    return cap->cpu - used.cpu >= req->cpu && cap->mem - used.mem >= req->mem &&
-           cap->disk - used.disk >= req->disk && (slots == 0 || stay < slots);
+    struct lt_res free = {cap->cpu - used.cpu, cap->mem - used.mem, cap->disk - used.disk};
+
+    return lt_res_fits_requested(&free, req) && (slots == 0 || stay < slots);
 }
 
 /* Is a before b in the policy's order (mrs or lrs), among tasks of one priority? */

@@ -44,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <jansson.h>
@@ -194,6 +195,7 @@ static void hmap_clear(struct hmap *m)
 struct node_rec {
     struct hent h;     /* key: name */
     struct lt_res cap; /* allocatable, 1 for a missing or zero resource */
+    int64_t max_pods;  /* allocatable pods, 0 if not reported */
     size_t idx;        /* scratch: position in the snapshot being collected */
     char name[];
 };
@@ -401,6 +403,7 @@ static int node_decode(json_t *obj, const char *path, struct node_rec **out, str
     r->cap.cpu = cap_of(n.alloc.cpu_milli);
     r->cap.mem = cap_of(n.alloc.mem_bytes);
     r->cap.disk = cap_of(n.alloc.ephemeral_bytes);
+    r->max_pods = n.max_pods > 0 ? n.max_pods : 0;
     r->idx = 0;
     *out = r;
     return 0;
@@ -413,6 +416,7 @@ struct snap {
     atomic_size_t refs;
     struct lt_cluster *cl;     /* pub.cluster, writable while building */
     struct ext_snap_pod *pods; /* pub.pods */
+    int64_t *max_pods;         /* pub.max_pods */
     char *strings;             /* every pod string */
     size_t *uid_ix;            /* open addressing, uid_mask + 1 slots: pod index + 1, 0 empty */
     size_t uid_mask;
@@ -427,6 +431,7 @@ static void snap_free(struct snap *s)
         return;
     lt_cluster_free(s->cl);
     lt_free(s->pods);
+    lt_free(s->max_pods);
     lt_free(s->strings);
     lt_free(s->uid_ix);
     lt_free(s->uid_hash);
@@ -505,6 +510,7 @@ static void set_dirty_locked(struct ext_cache *c)
 struct draft {
     struct snap *s;
     struct lt_machine_spec *nodes; /* names into s->strings; idx order of collection */
+    int64_t *max_pods;             /* likewise */
     size_t n_nodes;
     size_t n_pods;
 };
@@ -513,6 +519,7 @@ static void draft_release(struct draft *d)
 {
     snap_free(d->s);
     lt_free(d->nodes);
+    lt_free(d->max_pods);
     memset(d, 0, sizeof(*d));
 }
 
@@ -561,7 +568,8 @@ static int collect_locked(struct ext_cache *c, struct draft *d, struct lt_err *e
     s = lt_calloc(1, sizeof(*s));
     d->s = s;
     d->nodes = lt_calloc(c->nodes.n, sizeof(*d->nodes));
-    if (s == NULL || d->nodes == NULL)
+    d->max_pods = lt_calloc(c->nodes.n ? c->nodes.n : 1, sizeof(*d->max_pods));
+    if (s == NULL || d->nodes == NULL || d->max_pods == NULL)
         goto nomem;
     atomic_init(&s->refs, 1);
     s->strings = lt_malloc(bytes);
@@ -578,6 +586,7 @@ static int collect_locked(struct ext_cache *c, struct draft *d, struct lt_err *e
         memcpy(at, n->name, len);
         d->nodes[k].name = at;
         d->nodes[k].cap = n->cap;
+        d->max_pods[k] = n->max_pods;
         n->idx = k++;
         at += len;
     }
@@ -728,7 +737,9 @@ static int build_draft(const struct ext_cache *c, struct draft *d, struct lt_err
     end = lt_calloc(n + 1, sizeof(*end));
     sorted = lt_calloc(np ? np : 1, sizeof(*sorted));
     hashes = lt_calloc(np ? np : 1, sizeof(*hashes));
-    if (byname == NULL || perm == NULL || end == NULL || sorted == NULL || hashes == NULL)
+    s->max_pods = lt_calloc(n ? n : 1, sizeof(*s->max_pods));
+    if (byname == NULL || perm == NULL || end == NULL || sorted == NULL || hashes == NULL ||
+        s->max_pods == NULL)
         goto fail_nomem;
     /* Machines in node-name order; perm maps a collection index to the machine index. */
     memcpy(byname, d->nodes, n * sizeof(*byname));
@@ -744,8 +755,11 @@ static int build_draft(const struct ext_cache *c, struct draft *d, struct lt_err
         goto fail;
     }
     s->pub.cluster = s->cl;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         perm[i] = lt_cluster_find(s->cl, d->nodes[i].name);
+        s->max_pods[perm[i]] = d->max_pods[i];
+    }
+    s->pub.max_pods = s->max_pods;
     /* Pods grouped by machine (a counting sort), each group by namespace, name, uid. */
     for (size_t i = 0; i < np; i++)
         end[perm[s->pods[i].node] + 1]++;
@@ -812,7 +826,9 @@ static int build_draft(const struct ext_cache *c, struct draft *d, struct lt_err
     lt_free(perm);
     lt_free(end);
     lt_free(d->nodes);
+    lt_free(d->max_pods);
     d->nodes = NULL;
+    d->max_pods = NULL;
     return 0;
 fail_nomem:
     rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory building a snapshot");
@@ -1451,6 +1467,8 @@ int ext_cache_load_file(struct ext_cache *c, const char *path, struct lt_err *er
     struct lt_err e;
     json_error_t je;
     json_t *root;
+    struct stat st;
+    FILE *f;
     int rc;
 
     if (c == NULL || path == NULL)
@@ -1463,13 +1481,23 @@ int ext_cache_load_file(struct ext_cache *c, const char *path, struct lt_err *er
     }
     pthread_mutex_unlock(&c->lock);
     lt_err_init(&e, path);
-    root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    if (root == NULL) {
-        bool io = json_error_code(&je) == json_error_cannot_open_file;
+    /* Opened here, not by json_load_file: a directory opens for reading and would then be
+     * reported as empty JSON, and a missing file as "-1:-1: unable to open". */
+    f = fopen(path, "r");
+    if (f == NULL || fstat(fileno(f), &st) != 0 || S_ISDIR(st.st_mode)) {
+        int en = f == NULL ? errno : S_ISDIR(st.st_mode) ? EISDIR : errno;
 
+        if (f != NULL)
+            fclose(f);
         lt_err_set_source(err, path);
-        return lt_err_set(err, io ? LT_EIO : LT_EPARSE, io ? 0 : je.line, io ? 0 : je.column,
-                          "%s:%d:%d: %s", path, je.line, je.column, je.text);
+        return lt_err_set(err, LT_EIO, 0, 0, "%s: cannot read: %s", path, strerror(en));
+    }
+    root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
+    fclose(f);
+    if (root == NULL) {
+        lt_err_set_source(err, path);
+        return lt_err_set(err, LT_EPARSE, je.line, je.column, "%s:%d:%d: %s", path, je.line,
+                          je.column, je.text);
     }
     if (!json_is_object(root)) {
         rc = lt_err_set(&e, LT_EPARSE, 0, 0,

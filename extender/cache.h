@@ -11,13 +11,13 @@
  * A snapshot holds a liblotus cluster (lt_cluster.h): one machine per node, in node-name
  * order, with the node's allocatable cpu (millicores), memory and ephemeral-storage (bytes)
  * as capacity (a resource the node does not report gets capacity 1, so only a zero request
- * fits it), and one placement per pod that is bound to a node and not terminated (phase
- * Succeeded/Failed, or deleted), placed with LT_PLACE_FORCE since a node may be
- * overcommitted; plus the assumed pods. The placement's task id is the pod's position in
- * snap->pods. snap->pods is grouped by machine index, each group ordered by namespace, name.
- * The cluster is shared by every thread holding the snapshot: use it only through const
- * functions (lt_cluster_* queries, lt_policy_rank, lt_policy_choose); a what-if placement needs
- * its own arithmetic, never a mutation of the snapshot.
+ * fits it) and its allocatable pod count in max_pods, and one placement per pod that is bound to a
+ * node and not terminated (phase Succeeded/Failed, or deleted), placed with LT_PLACE_FORCE since a
+ * node may be overcommitted; plus the assumed pods. The placement's task id is the pod's position
+ * in snap->pods. snap->pods is grouped by machine index, each group ordered by namespace, name. The
+ * cluster is shared by every thread holding the snapshot: use it only through const functions
+ * (lt_cluster_* queries, lt_policy_rank, lt_policy_choose); a what-if placement needs its own
+ * arithmetic, never a mutation of the snapshot.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -52,6 +52,9 @@ struct ext_snapshot {
     const struct lt_cluster *cluster; /* owned; the configured policies are attached */
     const struct ext_snap_pod *pods;  /* n_pods pods, the placements of cluster */
     size_t n_pods;
+    const int64_t *max_pods; /* per machine index: allocatable "pods" (NodeResourcesFit's pod
+                              * limit); 0 when the node does not report it (no limit). NULL:
+                              * no node has a limit */
     /* private: reference count (atomic), owned strings */
 };
 

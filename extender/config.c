@@ -652,8 +652,10 @@ void ext_config_release(struct ext_config *cfg)
 
 int ext_config_validate(struct ext_config *cfg, struct lt_err *err)
 {
-    static const char *const files[] = {"cluster-file", "token-file", "ca-file",
-                                        "tls-cert",     "tls-key",    "tls-client-ca"};
+    /* Not --cluster-file: loading it is part of starting (main.c, exit status 1), and its
+     * errors (missing, a directory, bad JSON) are reported together by ext_cache_load_file. */
+    static const char *const files[] = {"token-file", "ca-file", "tls-cert", "tls-key",
+                                        "tls-client-ca"};
     char what[EXT_CONFIG_STR + 128];
     int rc;
 

@@ -100,7 +100,9 @@ LT_MUST_CHECK int ext_config_parse_args(struct ext_config *cfg, int argc, char *
 LT_MUST_CHECK int ext_config_load_file(struct ext_config *cfg, const char *path,
                                        struct lt_err *err);
 
-/* Checks every setting and fills the resolved fields. */
+/* Checks every setting and fills the resolved fields. The files named by --token-file,
+ * --ca-file and the TLS flags must be readable; --cluster-file is not opened here: loading it
+ * is part of starting (ext_cache_load_file; main.c exits 1 when it fails). */
 LT_MUST_CHECK int ext_config_validate(struct ext_config *cfg, struct lt_err *err);
 
 /* The effective configuration as a JSON object (config-file keys); owned, json_decref. */

@@ -1,11 +1,15 @@
 /* decide.c -- lotus-extender's filter, prioritize and preempt over one immutable snapshot.
  *
  * Design. Every decision is a loop over the request's nodes that looks each name up in the
- * snapshot's cluster (lt_cluster_find, a hash lookup) and calls the library: lt_cluster_fits
- * for filter, one lt_policy_rank call over all known candidates for prioritize, and one
- * lt_victims_choose per node for preempt. Nothing here locks, allocates per node beyond the
- * result arrays, or touches the clock, so a request costs O(candidates) plus the policy's own
- * cost, and the server can run any number of these in parallel on one snapshot.
+ * snapshot's cluster (lt_cluster_find, a hash lookup) and calls the library:
+ * lt_cluster_fits_requested for filter, one lt_policy_rank_flags call over all known candidates
+ * for prioritize, and one lt_victims_choose_slots per node for preempt. All three read "fits" as
+ * kube-scheduler's NodeResourcesFit does (fitsRequest): a resource the pod does not request is
+ * not checked, however overcommitted the node is in it, and the node's pod limit (allocatable
+ * "pods") always is; for preempt the pod limit is a slot limit (fewer pods than it stay).
+ * Nothing here locks, allocates per node beyond the result arrays, or touches the clock, so a
+ * request costs O(candidates) plus the policy's own cost, and the server can run any number of
+ * these in parallel on one snapshot.
  *
  * Units are the snapshot's: CPU millicores, memory and ephemeral-storage bytes, held as
  * doubles that are exact integers below 2^53 (9 PB), so fits and the reasons are exact.
@@ -13,7 +17,8 @@
  * LoTES mode (--lotes-tables) changes prioritize only: lt_lotes_classify, lt_lotes_map_machines
  * over the whole cluster (node-name order) and lt_lotes_rank with the policy as tie-break.
  *
- * Tests: tests/unit/test_decide.c (reasons, the score mapping, victims incl. sticky, LoTES).
+ * Tests: tests/unit/test_decide.c (reasons, the score mapping, victims incl. sticky, LoTES,
+ * overcommitted nodes); tests/integration/test_extender.c (the pod limit from a cluster file).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -39,6 +44,24 @@ struct lt_task ext_pod_task(const struct ext_pod *p)
     return t;
 }
 
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+    for (; s != NULL && *s != '\0'; s++)
+        h = (h ^ (unsigned char)*s) * UINT64_C(1099511628211);
+    return h;
+}
+
+uint64_t ext_pod_seed(uint64_t seed, const struct ext_pod *p)
+{
+    uint64_t h = UINT64_C(14695981039346656037);
+
+    if (p->uid != NULL && p->uid[0] != '\0')
+        h = fnv1a(h, p->uid);
+    else
+        h = fnv1a(fnv1a(fnv1a(h, p->ns), "/"), p->name);
+    return seed + h;
+}
+
 /* Is the slot mode on? */
 static bool slot_mode(const struct ext_decide_config *cfg)
 {
@@ -58,6 +81,16 @@ static struct lt_slot_node slot_node(const struct ext_decide_config *cfg,
     n.used = used > UINT32_MAX ? UINT32_MAX : (uint32_t)used;
     n.power = n.slots > 0 ? cpu / n.slots : 0.0;
     return n;
+}
+
+/* NodeResourcesFit's pod count on machine m of s: the pods counted there (bound and assumed)
+ * into *used and the node's allocatable pods into *max (0: not reported, no limit). True if
+ * one more pod is allowed (used + 1 <= max). */
+static bool pod_room(const struct ext_snapshot *s, size_t m, size_t *used, int64_t *max)
+{
+    *used = lt_cluster_n_tasks(s->cluster, m);
+    *max = s->max_pods != NULL ? s->max_pods[m] : 0;
+    return *max <= 0 || (uint64_t)*used < (uint64_t)*max;
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -139,23 +172,23 @@ static void reason_add(char *r, const char *res, double req, double have, bool c
     reason_cat(r, &len, unit);
 }
 
-/* Writes the reasons for the resources where req exceeds lim ("capacity" or "free") into r;
- * returns the number of short resources. */
+/* Appends to r the reasons for the resources the pod requests (> 0) where req exceeds lim
+ * ("capacity" or "free"); returns the number of short resources. A resource the pod does not
+ * request is never short, however overcommitted (NodeResourcesFit's fitsRequest). */
 static int short_resources(char *r, const struct lt_res *req, const struct lt_res *lim,
                            const char *what)
 {
     int n = 0;
 
-    r[0] = '\0';
-    if (req->cpu > lim->cpu) {
+    if (req->cpu > 0 && req->cpu > lim->cpu) {
         reason_add(r, "cpu", req->cpu, lim->cpu, true, what);
         n++;
     }
-    if (req->mem > lim->mem) {
+    if (req->mem > 0 && req->mem > lim->mem) {
         reason_add(r, "memory", req->mem, lim->mem, false, what);
         n++;
     }
-    if (req->disk > lim->disk) {
+    if (req->disk > 0 && req->disk > lim->disk) {
         reason_add(r, "ephemeral-storage", req->disk, lim->disk, false, what);
         n++;
     }
@@ -173,13 +206,17 @@ static void reason_slots(char *reason, const struct lt_slot_node *n)
     reason_cat(reason, &len, t);
 }
 
-static enum ext_verdict filter_one(const struct ext_decide_config *cfg, const struct lt_cluster *c,
-                                   const char *name, const struct lt_res *req, char *reason)
+static enum ext_verdict filter_one(const struct ext_decide_config *cfg,
+                                   const struct ext_snapshot *s, const char *name,
+                                   const struct lt_res *req, char *reason)
 {
-    size_t m = lt_cluster_find(c, name);
+    const struct lt_cluster *c = s->cluster;
+    size_t m = lt_cluster_find(c, name), used;
     struct lt_slot_node sn = {0, 0, 0.0};
-    bool slots = slot_mode(cfg), slot_free = true;
+    bool slots = slot_mode(cfg), slot_free = true, pods_free;
     struct lt_res cap, fr;
+    int64_t max;
+    size_t len;
 
     reason[0] = '\0';
     if (m == LT_NO_MACHINE) {
@@ -190,7 +227,8 @@ static enum ext_verdict filter_one(const struct ext_decide_config *cfg, const st
         sn = slot_node(cfg, c, m, name);
         slot_free = lt_slot_node_free(&sn);
     }
-    if (lt_cluster_fits(c, m, req) && slot_free)
+    pods_free = pod_room(s, m, &used, &max);
+    if (lt_cluster_fits_requested(c, m, req) && slot_free && pods_free)
         return EXT_PASS;
     if (!lt_cluster_online(c, m)) {
         snprintf(reason, EXT_REASON_MAX, "node is offline");
@@ -203,11 +241,15 @@ static enum ext_verdict filter_one(const struct ext_decide_config *cfg, const st
         snprintf(reason, EXT_REASON_MAX, "node has no slots");
         return EXT_FAIL_UNRESOLVABLE;
     }
+    if (!pods_free) /* first, as fitsRequest lists it */
+        snprintf(reason, EXT_REASON_MAX, "Too many pods (%zu/%lld used)", used, (long long)max);
     fr = lt_cluster_free_res(c, m);
-    if (short_resources(reason, req, &fr, "free") == 0 && slot_free)
-        snprintf(reason, EXT_REASON_MAX, "pod does not fit");
+    short_resources(reason, req, &fr, "free");
     if (!slot_free)
         reason_slots(reason, &sn);
+    len = strlen(reason);
+    if (len == 0)
+        reason_cat(reason, &len, "pod does not fit");
     return EXT_FAIL;
 }
 
@@ -228,7 +270,7 @@ int ext_decide_filter(const struct ext_decide_config *cfg, const struct ext_snap
     for (size_t i = 0; i < n; i++) {
         char *reason = d->text + i * EXT_REASON_MAX;
 
-        d->v[i].verdict = filter_one(cfg, s->cluster, ext_args_candidate(a, i), &t.req, reason);
+        d->v[i].verdict = filter_one(cfg, s, ext_args_candidate(a, i), &t.req, reason);
         d->v[i].reason = d->v[i].verdict == EXT_PASS ? NULL : reason;
         d->n_pass += d->v[i].verdict == EXT_PASS;
     }
@@ -348,6 +390,11 @@ static int lotes_scores(const struct ext_decide_config *cfg, const struct ext_sn
         view[j].config = conf[cand[j]];
         view[j].bin = bin[cand[j]];
         view[j].free = lt_cluster_free_res(c, cand[j]);
+        /* A resource the pod does not request counts as full where it is overcommitted, as
+         * lt_policy_rank_flags' LT_RANK_REQUESTED sees it. */
+        view[j].free.cpu = t->req.cpu > 0 || view[j].free.cpu >= 0 ? view[j].free.cpu : 0;
+        view[j].free.mem = t->req.mem > 0 || view[j].free.mem >= 0 ? view[j].free.mem : 0;
+        view[j].free.disk = t->req.disk > 0 || view[j].free.disk >= 0 ? view[j].free.disk : 0;
         view[j].queue_len = 0;
         tb[j] = scores[j];
     }
@@ -388,9 +435,17 @@ int ext_decide_prioritize(const struct ext_decide_config *cfg, const struct ext_
         }
     }
     if (k > 0) {
-        rc = lt_policy_rank(cfg->policy, s->cluster, &t, cand, k, rng, scores, err);
+        rc = lt_policy_rank_flags(cfg->policy, s->cluster, &t, cand, k, LT_RANK_REQUESTED, rng,
+                                  scores, err);
         if (rc < 0)
             goto out_free;
+    }
+    for (size_t j = 0; j < k; j++) { /* a node at its pod limit is as infeasible as a full one */
+        size_t used;
+        int64_t max;
+
+        if (!pod_room(s, cand[j], &used, &max))
+            scores[j] = LT_SCORE_INFEASIBLE;
     }
     if (k > 0 && slot_mode(cfg)) {
         rc = slot_scores(cfg, s, a, cand, k, scores, err);
@@ -542,8 +597,10 @@ static int preempt_one(const struct ext_decide_config *cfg, const struct ext_sna
     size_t m = lt_cluster_find(s->cluster, e->node), n, n_out = 0, first = *len;
     struct lt_task t = ext_pod_task(&a->pod);
     struct lt_res mcap;
-    uint32_t limit = 0; /* slot limit; 0: none (slot mode off) */
+    uint32_t limit = 0; /* most pods that may stay with the preemptor: 0: no limit */
     bool fits = false;
+    size_t used;
+    int64_t max;
     int rc;
 
     if (m == LT_NO_MACHINE || !lt_cluster_online(s->cluster, m))
@@ -557,6 +614,9 @@ static int preempt_one(const struct ext_decide_config *cfg, const struct ext_sna
         if (limit == 0)
             return 0; /* no slots: no victim can help */
     }
+    (void)pod_room(s, m, &used, &max); /* the pod limit is a slot limit: fewer than max stay */
+    if (max > 0 && (limit == 0 || (uint64_t)max < limit))
+        limit = max > UINT32_MAX ? UINT32_MAX : (uint32_t)max;
     rc = lt_victims_choose_slots(cfg->evict, &mcap, limit, &t.req, t.priority, w->cand, n, rng,
                                  w->out, &n_out, &fits, err);
     if (rc < 0 || !fits)

@@ -3,7 +3,9 @@
  * Pure functions: each reads a decoded request (ext_codec.h) and an immutable cache snapshot
  * (cache.h) and fills caller-visible results; no sockets, no clock, no logging. The server
  * (server.c) decodes, acquires a snapshot, calls one of these, encodes and releases. The
- * policy logic itself is the library's: lt_cluster_fits, lt_policy_rank, lt_victims_choose.
+ * policy logic itself is the library's: lt_cluster_fits_requested, lt_policy_rank_flags,
+ * lt_victims_choose. "Fits" is NodeResourcesFit's (fitsRequest): only the resources the pod
+ * requests are checked, and the node's pod limit (snapshot max_pods) always is.
  * docs/extender.md ("Verbs") states every rule below from the operator's side.
  *
  * SPDX-License-Identifier: MIT
@@ -57,11 +59,14 @@ void ext_filter_decision_release(struct ext_filter_decision *d);
  * mode is read; NULL means no slot mode):
  *   - a name the snapshot does not know: EXT_FAIL, "unknown node";
  *   - a node where the pod's requests (cpu millicores, memory and ephemeral-storage bytes)
- *     fit in capacity minus the requests of the pods counted on it (lt_cluster_fits): EXT_PASS;
+ *     fit in capacity minus the requests of the pods counted on it, in every resource the pod
+ *     requests (> 0; lt_cluster_fits_requested: an unrequested resource may be overcommitted),
+ *     and where one more pod stays within the node's pod limit (s->max_pods, 0: none): EXT_PASS;
  *   - a request above the node's capacity in some resource: EXT_FAIL_UNRESOLVABLE (evicting
  *     pods cannot help), "Insufficient cpu: requested 500m, capacity 200m";
- *   - otherwise EXT_FAIL with every short resource, "Insufficient cpu: requested 500m, free
- *     200m; Insufficient memory: requested 2147483648, free 1073741824" (bytes).
+ *   - otherwise EXT_FAIL with "Too many pods (110/110 used)" at the pod limit, then every short
+ *     requested resource, "Insufficient cpu: requested 500m, free 200m; Insufficient memory:
+ *     requested 2147483648, free 1073741824" (bytes).
  * In slot mode (cfg->slots, mode not off), besides: a node whose slot limit is 0 (no CPU, or
  * not in the slots file and no default) fails unresolvably, "node has no slots"; a node whose
  * counted pods (bound or assumed) reach its limit (lt_slot_node_free) fails, "no free slot
@@ -75,9 +80,11 @@ LT_MUST_CHECK int ext_decide_filter(const struct ext_decide_config *cfg,
  * prioritize
  */
 
-/* Scores every candidate of a with cfg->policy's rank (lowest raw score best) and maps the
- * result onto 0..EXT_MAX_PRIORITY into out[0..n-1] (n = ext_args_candidates(a)), host names
- * borrowed from a:
+/* Scores every candidate of a with cfg->policy's rank (lowest raw score best; with
+ * LT_RANK_REQUESTED, so a node overcommitted only in resources the pod does not request is
+ * ranked as if they were full; a node at its pod limit is infeasible) and maps the result onto
+ * 0..EXT_MAX_PRIORITY into out[0..n-1] (n = ext_args_candidates(a)), host names borrowed from
+ * a:
  *   best = the lowest, worst = the highest finite raw score among the known nodes;
  *   score = round(10 * (worst - raw) / (worst - best)), half away from zero;
  *   every feasible node gets 10 if worst == best; unknown or infeasible nodes get 0;
@@ -135,7 +142,8 @@ void ext_preempt_decision_release(struct ext_preempt_decision *d);
 /* For each node of the request (NodeNameToMetaVictims if it has entries, else
  * NodeNameToVictims), in request order: the candidates are the snapshot's pods on that node
  * (never the preemptor itself); cfg->evict chooses the fewest victims of priority below the
- * preemptor's, never a sticky pod, that make its requests fit (lt_victims_choose). A node
+ * preemptor's, never a sticky pod, that make its requests fit (lt_victims_choose: in the
+ * resources it requests; at the node's pod limit, fewer pods than the limit stay). A node
  * that is unknown or cannot be helped is dropped. A node where the pod already fits in the
  * snapshot keeps the victims kube-scheduler proposed (its view says the pod does not fit
  * there), restricted to those the rule allows (pods of the snapshot on that node, lower
@@ -148,6 +156,11 @@ LT_MUST_CHECK int ext_decide_preempt(const struct ext_decide_config *cfg,
                                      const struct ext_snapshot *s, const struct ext_preempt_args *a,
                                      struct lt_rng *rng, struct ext_preempt_decision *d,
                                      struct lt_err *err);
+
+/* The seed of the RNG that prioritize ("random") and preempt ("rnd") draw from for pod p:
+ * seed + FNV-1a 64 of p's uid (of "namespace/name" when the uid is empty). A function of the
+ * request alone, so every replica, and a retry on the same snapshot, draws the same. */
+uint64_t ext_pod_seed(uint64_t seed, const struct ext_pod *p);
 
 /* The library task for pod p (requests as doubles, priority, stickiness). */
 struct lt_task ext_pod_task(const struct ext_pod *p);

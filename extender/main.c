@@ -7,8 +7,9 @@
  * then stops the server, the cache and the API client, and exits 0.
  *
  * Exit status: 0 after a signal-initiated shutdown (or --help, --version, --print-config);
- * 1 when starting failed (cluster file, API server config, address); 2 for a bad flag or
- * config file. Every failure is one JSON log line naming the flag, key or file.
+ * 1 when starting failed (the cluster file missing, a directory or malformed; API server
+ * config; address); 2 for a bad flag or config file. Every failure is one JSON log line naming the
+ * flag, key or file.
  *
  * SPDX-License-Identifier: MIT
  */

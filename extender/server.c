@@ -104,15 +104,15 @@ struct ext_server {
     struct ext_cache *cache;      /* borrowed */
     struct kube_client *kube;     /* borrowed; NULL offline */
     struct ext_decide_config dc;
-    pthread_mutex_t sticky_lock; /* serialises count, label, bind, assume under --sticky-slots */
+    pthread_mutex_t sticky_lock; /* serialises count, label, bind, assume under --sticky-slots,
+                                  * and every offline bind */
     struct MHD_Daemon *d;
     uint16_t port;
     char *tls_cert, *tls_key, *tls_ca; /* owned PEM texts, NULL without TLS */
     atomic_long in_flight;             /* requests between first call and completion */
     atomic_bool draining;
-    MHD_socket quiesced_fd;   /* listen socket handed back by MHD_quiesce_daemon, or invalid */
-    atomic_uint_fast64_t seq; /* request sequence: seeds each request's RNG */
-    int64_t started_ms;       /* CLOCK_REALTIME, for /metrics */
+    MHD_socket quiesced_fd; /* listen socket handed back by MHD_quiesce_daemon, or invalid */
+    int64_t started_ms;     /* CLOCK_REALTIME, for /metrics */
     struct metrics m;
 };
 
@@ -272,11 +272,13 @@ static void err_line(const struct lt_err *e, const char *what, char *out, size_t
  * Verbs
  */
 
-static void request_rng(struct ext_server *s, struct lt_rng *rng, uint64_t stream)
+/* Seeds *rng for a request about pod p and returns rng: seeded by the pod, not by how many
+ * requests this replica served, so replicas behind one Service answer alike (ext_pod_seed). */
+static struct lt_rng *pod_rng(const struct ext_server *s, struct lt_rng *rng, uint64_t stream,
+                              const struct ext_pod *p)
 {
-    uint64_t n = atomic_fetch_add_explicit(&s->seq, 1, memory_order_relaxed);
-
-    lt_rng_init(rng, s->cfg->seed + n, stream);
+    lt_rng_init(rng, ext_pod_seed(s->cfg->seed, p), stream);
+    return rng;
 }
 
 static enum outcome do_filter(struct ext_server *s, struct MHD_Connection *conn, struct req *r,
@@ -345,7 +347,6 @@ static enum outcome do_prioritize(struct ext_server *s, struct MHD_Connection *c
     lt_err_init(&e, "<request>");
     ext_args_init(&a);
     ext_buf_init(&b);
-    request_rng(s, &rng, LT_RNG_POLICY);
     if (ext_args_decode(&a, r->body, r->len, &e) < 0) {
         err_line(&e, "malformed ExtenderArgs", msg, sizeof(msg));
         o = O_BAD_REQUEST, status = MHD_HTTP_BAD_REQUEST;
@@ -353,7 +354,8 @@ static enum outcome do_prioritize(struct ext_server *s, struct MHD_Connection *c
         snprintf(msg, sizeof(msg), "lotus-extender: cluster cache not synced yet");
         o = O_NOT_READY, status = MHD_HTTP_SERVICE_UNAVAILABLE;
     } else if ((hp = lt_calloc(ext_args_candidates(&a) + 1, sizeof(*hp))) == NULL ||
-               ext_decide_prioritize(&s->dc, snap, &a, &rng, hp, &e) < 0 ||
+               ext_decide_prioritize(&s->dc, snap, &a, pod_rng(s, &rng, LT_RNG_POLICY, &a.pod), hp,
+                                     &e) < 0 ||
                ext_priority_list_encode(hp, ext_args_candidates(&a), &b, &e) < 0) {
         if (hp == NULL)
             lt_err_set(&e, LT_ENOMEM, 0, 0, "out of memory");
@@ -393,14 +395,14 @@ static enum outcome do_preempt(struct ext_server *s, struct MHD_Connection *conn
     ext_preempt_args_init(&a);
     ext_preempt_decision_init(&d);
     ext_buf_init(&b);
-    request_rng(s, &rng, LT_RNG_EVICTION);
     if (ext_preempt_args_decode(&a, r->body, r->len, &e) < 0) {
         err_line(&e, "malformed ExtenderPreemptionArgs", msg, sizeof(msg));
         o = O_BAD_REQUEST, status = MHD_HTTP_BAD_REQUEST;
     } else if ((snap = ext_snapshot_acquire(s->cache)) == NULL) {
         snprintf(msg, sizeof(msg), "lotus-extender: cluster cache not synced yet");
         o = O_NOT_READY, status = MHD_HTTP_SERVICE_UNAVAILABLE;
-    } else if (ext_decide_preempt(&s->dc, snap, &a, &rng, &d, &e) < 0 ||
+    } else if (ext_decide_preempt(&s->dc, snap, &a, pod_rng(s, &rng, LT_RNG_EVICTION, &a.pod), &d,
+                                  &e) < 0 ||
                ext_preempt_result_encode(d.nodes, d.n, &b, &e) < 0) {
         err_line(&e, "preempt failed", msg, sizeof(msg));
         o = O_ERROR, status = MHD_HTTP_INTERNAL_SERVER_ERROR;
@@ -501,6 +503,42 @@ static int bind_sticky(struct ext_server *s, const struct ext_bind_args *a, int 
     return 0;
 }
 
+/* Offline (--cluster-file): there is no API server, so the binding is the cache's alone. The
+ * pod is assumed on the node (ext_cache_assume_sticky), as online mode does after the API
+ * server accepted the binding, and every later request sees it. Like the API server, it
+ * refuses a pod the snapshot already counts (bound in the file or by an earlier bind); unlike
+ * it, it refuses a node the cache does not know (nothing else could ever place the pod there).
+ * Under --sticky-slots the pod counts as sticky while the pool has room; no label is written.
+ * Called with sticky_lock held, so the check and the assume are one step among binds. */
+static int bind_offline(struct ext_server *s, const struct ext_bind_args *a, bool *known,
+                        struct lt_err *e)
+{
+    struct ext_snapshot *snap = ext_snapshot_acquire(s->cache);
+    const struct ext_snap_pod *p;
+    bool sticky = false;
+    int rc = 0;
+
+    if (snap == NULL)
+        return lt_err_set(e, LT_EINVAL, 0, 0, "lotus-extender: cluster cache not synced yet");
+    p = ext_snapshot_find_pod(snap, a->pod_uid);
+    if (p != NULL)
+        rc = lt_err_set(e, LT_EINVAL, 0, 0, "pod %s/%s is already assigned to node '%s'",
+                        a->pod_namespace, a->pod_name, lt_cluster_name(snap->cluster, p->node));
+    else if (lt_cluster_find(snap->cluster, a->node) == LT_NO_MACHINE)
+        rc =
+            lt_err_set(e, LT_ENOTFOUND, 0, 0,
+                       "node '%s' not found (offline: the cluster file has no such node)", a->node);
+    ext_snapshot_release(snap);
+    if (rc < 0)
+        return rc;
+    if (s->cfg->slots.sticky > 0) {
+        sticky = sticky_count(s, a->pod_uid) < (uint64_t)s->cfg->slots.sticky;
+        sticky_note(s, sticky ? ST_LABELLED : ST_POOL_FULL, a, NULL);
+    }
+    return ext_cache_assume_sticky(s->cache, a->pod_namespace, a->pod_name, a->pod_uid, a->node,
+                                   sticky, known, e);
+}
+
 static enum outcome do_bind(struct ext_server *s, struct MHD_Connection *conn, struct req *r,
                             enum MHD_Result *ret)
 {
@@ -521,9 +559,15 @@ static enum outcome do_bind(struct ext_server *s, struct MHD_Connection *conn, s
         snprintf(msg, sizeof(msg), "malformed ExtenderBindingArgs: missing field '%s'", missing);
         o = O_BAD_REQUEST;
     } else if (s->kube == NULL) {
-        snprintf(msg, sizeof(msg),
-                 "lotus-extender runs offline (--cluster-file): no API server to bind with");
-        o = O_ERROR;
+        int rc;
+
+        pthread_mutex_lock(&s->sticky_lock);
+        rc = bind_offline(s, &a, &known, &e);
+        pthread_mutex_unlock(&s->sticky_lock);
+        if (rc < 0) {
+            snprintf(msg, sizeof(msg), "%s", e.text);
+            o = O_ERROR;
+        }
     } else if (s->cfg->slots.sticky > 0) {
         int rc;
 

@@ -630,6 +630,20 @@ bool lt_cluster_fits(const struct lt_cluster *c, size_t i, const struct lt_res *
     return lt__fits(&c->m[i], req);
 }
 
+bool lt_res_fits_requested(const struct lt_res *free, const struct lt_res *req)
+{
+    return lt__res_fits_requested(free, req);
+}
+
+bool lt_cluster_fits_requested(const struct lt_cluster *c, size_t i, const struct lt_res *req)
+{
+    struct lt_res f;
+
+    assert(i < c->n);
+    f = lt__free(&c->m[i]);
+    return c->m[i].online && lt__res_fits_requested(&f, req);
+}
+
 bool lt_cluster_placement_live(const struct lt_cluster *c, size_t pid)
 {
     return pid < c->pl_used && lt__pl(c, pid)->live;

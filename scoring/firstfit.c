@@ -235,8 +235,8 @@ static int tree_choose(const struct lt_policy *p, const struct lt_index *ix,
 }
 
 static int firstfit_rank(const struct lt_policy *p, const struct lt_cluster *c,
-                         const struct lt_task *t, const size_t *cand, size_t n, struct lt_rng *rng,
-                         double *scores, struct lt_err *err)
+                         const struct lt_task *t, const size_t *cand, size_t n, unsigned flags,
+                         struct lt_rng *rng, double *scores, struct lt_err *err)
 {
     const enum tree_order *order = p->params;
     int rc = lt__rank_check(c, cand, n, scores, err);
@@ -246,7 +246,9 @@ static int firstfit_rank(const struct lt_policy *p, const struct lt_cluster *c,
         return rc;
     for (size_t k = 0; k < n; k++) {
         const struct lt__machine *m = &c->m[cand[k]];
-        if (!lt__fits(m, &t->req))
+        struct lt_res f;
+
+        if (!lt__rank_free(m, &t->req, flags, &f))
             scores[k] = LT_SCORE_INFEASIBLE;
         else
             scores[k] = *order == ORDER_KEY ? m->rkey : (double)cand[k];
@@ -262,11 +264,14 @@ struct cand_view {
     const struct lt_cluster *c;
     const size_t *cand; /* NULL: candidate k is machine k */
     size_t n;
+    unsigned flags; /* enum lt_rank_flags (rank only; choose passes 0) */
 };
 
 static bool cand_fits(const struct cand_view *v, size_t k, const struct lt_res *r)
 {
-    return lt__fits(&v->c->m[v->cand ? v->cand[k] : k], r);
+    struct lt_res f;
+
+    return lt__rank_free(&v->c->m[v->cand ? v->cand[k] : k], r, v->flags, &f);
 }
 
 static size_t random_decide(const struct cand_view *v, const struct lt_res *r, struct lt_rng *rng)
@@ -288,10 +293,10 @@ static size_t random_decide(const struct cand_view *v, const struct lt_res *r, s
 }
 
 static int random_rank(const struct lt_policy *p, const struct lt_cluster *c,
-                       const struct lt_task *t, const size_t *cand, size_t n, struct lt_rng *rng,
-                       double *scores, struct lt_err *err)
+                       const struct lt_task *t, const size_t *cand, size_t n, unsigned flags,
+                       struct lt_rng *rng, double *scores, struct lt_err *err)
 {
-    struct cand_view v = {c, cand, n};
+    struct cand_view v = {c, cand, n, flags};
     bool any = false;
     int rc = lt__rank_check(c, cand, n, scores, err);
 
@@ -301,7 +306,7 @@ static int random_rank(const struct lt_policy *p, const struct lt_cluster *c,
         return lt_err_set(err, LT_EINVAL, 0, 0, "policy '%s' needs a random number generator",
                           p->name);
     for (size_t k = 0; k < n; k++) {
-        bool f = lt__fits(&c->m[cand[k]], &t->req);
+        bool f = cand_fits(&v, k, &t->req);
         scores[k] = f ? 1.0 : LT_SCORE_INFEASIBLE;
         any |= f;
     }
@@ -315,7 +320,7 @@ static int random_choose(const struct lt_policy *p, const struct lt_index *ix,
                          struct lt_choose_hint *hint, size_t *out, struct lt_err *err)
 {
     const struct fit_tree *ft = (const struct fit_tree *)ix;
-    struct cand_view v = {c, NULL, c->n};
+    struct cand_view v = {c, NULL, c->n, 0};
 
     (void)hint;
     if (rng == NULL)

@@ -29,7 +29,7 @@
 #include <math.h>
 
 int lt__fit_rank(const struct lt_policy *p, const struct lt_cluster *c, const struct lt_task *t,
-                 const size_t *cand, size_t n, struct lt_rng *rng, double *scores,
+                 const size_t *cand, size_t n, unsigned flags, struct lt_rng *rng, double *scores,
                  struct lt_err *err)
 {
     const struct lt__fit_params *fp = p->params;
@@ -41,9 +41,9 @@ int lt__fit_rank(const struct lt_policy *p, const struct lt_cluster *c, const st
         return rc;
     for (size_t k = 0; k < n; k++) {
         const struct lt__machine *m = &c->m[cand[k]];
-        struct lt_res f = lt__free(m);
+        struct lt_res f;
 
-        if (m->online && lt__res_ge(&f, r))
+        if (lt__rank_free(m, r, flags, &f))
             scores[k] = fp->score(&m->cap, &f, r, &c->ref);
         else
             scores[k] = LT_SCORE_INFEASIBLE;

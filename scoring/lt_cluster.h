@@ -135,6 +135,17 @@ bool lt_cluster_online(const struct lt_cluster *c, size_t i);
  * component (free >= request). The one definition of "fits" all policies use. */
 bool lt_cluster_fits(const struct lt_cluster *c, size_t i, const struct lt_res *req);
 
+/* Kubernetes' reading of "fits" (NodeResourcesFit's fitsRequest): every component that req
+ * asks for (> 0) fits in free (free >= req); a component req does not ask for is not checked,
+ * so a machine overcommitted in cpu (free cpu < 0) still takes a task that requests only
+ * memory. Where free >= 0 in every component this is exactly lt_cluster_fits' test. The
+ * extender decides with it; the simulator keeps lt_cluster_fits (its trace tasks may request
+ * 0 of a resource, and its results do not change). */
+bool lt_res_fits_requested(const struct lt_res *free, const struct lt_res *req);
+
+/* True if machine i is online and req fits its free resources by lt_res_fits_requested. */
+bool lt_cluster_fits_requested(const struct lt_cluster *c, size_t i, const struct lt_res *req);
+
 /* Index of the machine named name, or LT_NO_MACHINE. O(1) expected. */
 size_t lt_cluster_find(const struct lt_cluster *c, const char *name);
 

@@ -48,6 +48,25 @@ LT_MUST_CHECK int lt_policy_rank(const struct lt_policy *p, const struct lt_clus
                                  const struct lt_task *t, const size_t *cand, size_t n,
                                  struct lt_rng *rng, double *scores, struct lt_err *err);
 
+/* Flags of lt_policy_rank_flags. */
+enum lt_rank_flags {
+    LT_RANK_REQUESTED = 1 << 0 /* Kubernetes' fit (lt_cluster_fits_requested): a component the
+                                  task does not request is not checked, and the score sees it
+                                  as free max(free, 0): an overcommitted resource counts as
+                                  full, the way NodeResourcesFit's scores count it */
+};
+
+/* lt_policy_rank with flags (0: exactly lt_policy_rank). With LT_RANK_REQUESTED a candidate is
+ * feasible when lt_cluster_fits_requested holds, and the policy's formula is evaluated on its
+ * free vector with every component the task does not request (0) raised to at least 0. It
+ * differs from lt_policy_rank only on machines overcommitted in a resource the task does not
+ * request (free < 0 there), which lt_policy_rank calls infeasible. choose has no such variant:
+ * the simulator never needs it. Errors as lt_policy_rank, and LT_EINVAL for unknown flags. */
+LT_MUST_CHECK int lt_policy_rank_flags(const struct lt_policy *p, const struct lt_cluster *c,
+                                       const struct lt_task *t, const size_t *cand, size_t n,
+                                       unsigned flags, struct lt_rng *rng, double *scores,
+                                       struct lt_err *err);
+
 /* The position in cand[0..n-1] of the best score (lowest; ties to the lowest machine index),
  * or LT_NO_MACHINE if every score is LT_SCORE_INFEASIBLE or n == 0. */
 size_t lt_scores_best(const size_t *cand, const double *scores, size_t n);

@@ -84,11 +84,20 @@ int lt_policy_rank(const struct lt_policy *p, const struct lt_cluster *c, const 
                    const size_t *cand, size_t n, struct lt_rng *rng, double *scores,
                    struct lt_err *err)
 {
+    return lt_policy_rank_flags(p, c, t, cand, n, 0, rng, scores, err);
+}
+
+int lt_policy_rank_flags(const struct lt_policy *p, const struct lt_cluster *c,
+                         const struct lt_task *t, const size_t *cand, size_t n, unsigned flags,
+                         struct lt_rng *rng, double *scores, struct lt_err *err)
+{
     int rc = check_task(p, c, t, err);
 
     if (rc < 0)
         return rc;
-    return p->rank(p, c, t, cand, n, rng, scores, err);
+    if ((flags & ~(unsigned)LT_RANK_REQUESTED) != 0)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "rank: unknown flags 0x%x", flags);
+    return p->rank(p, c, t, cand, n, flags, rng, scores, err);
 }
 
 int lt_policy_choose(const struct lt_policy *p, const struct lt_cluster *c, const struct lt_task *t,

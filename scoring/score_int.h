@@ -78,8 +78,8 @@ struct lt_index {
 struct lt_policy {
     const char *name; /* "bestfit2" */
     int (*rank)(const struct lt_policy *p, const struct lt_cluster *c, const struct lt_task *t,
-                const size_t *cand, size_t n, struct lt_rng *rng, double *scores,
-                struct lt_err *err);
+                const size_t *cand, size_t n, unsigned flags, struct lt_rng *rng, double *scores,
+                struct lt_err *err); /* flags: enum lt_rank_flags (lt__rank_free) */
     int (*choose)(const struct lt_policy *p, const struct lt_index *ix, const struct lt_cluster *c,
                   const struct lt_task *t, struct lt_rng *rng, struct lt_choose_hint *hint,
                   size_t *out, struct lt_err *err);
@@ -133,6 +133,29 @@ static inline bool lt__fits(const struct lt__machine *m, const struct lt_res *re
 {
     struct lt_res f = lt__free(m);
     return m->online && lt__res_ge(&f, req);
+}
+
+/* lt_res_fits_requested: only the components req asks for (> 0) are compared. */
+static inline bool lt__res_fits_requested(const struct lt_res *f, const struct lt_res *req)
+{
+    return (!(req->cpu > 0) || f->cpu >= req->cpu) && (!(req->mem > 0) || f->mem >= req->mem) &&
+           (!(req->disk > 0) || f->disk >= req->disk);
+}
+
+/* The free vector rank() scores machine m by for request req, into *f, and whether req fits
+ * there. Without LT_RANK_REQUESTED: lt__free(m) and lt__fits. With it, every component req
+ * does not ask for is raised to at least 0 (an overcommitted resource counts as full), which
+ * makes lt__res_ge(f, req) the test of lt_res_fits_requested. */
+static inline bool lt__rank_free(const struct lt__machine *m, const struct lt_res *req,
+                                 unsigned flags, struct lt_res *f)
+{
+    *f = lt__free(m);
+    if (flags & LT_RANK_REQUESTED) {
+        f->cpu = !(req->cpu > 0) && f->cpu < 0 ? 0 : f->cpu;
+        f->mem = !(req->mem > 0) && f->mem < 0 ? 0 : f->mem;
+        f->disk = !(req->disk > 0) && f->disk < 0 ? 0 : f->disk;
+    }
+    return m->online && lt__res_ge(f, req);
 }
 
 /* (s, i) before (bs, bi): lower score, then lower machine index; no float == (R11). */
@@ -330,7 +353,7 @@ struct lt__fit_params {
 };
 
 int lt__fit_rank(const struct lt_policy *p, const struct lt_cluster *c, const struct lt_task *t,
-                 const size_t *cand, size_t n, struct lt_rng *rng, double *scores,
+                 const size_t *cand, size_t n, unsigned flags, struct lt_rng *rng, double *scores,
                  struct lt_err *err);
 
 /* ---- grid.c: the per-configuration grid (bestfit1-5, epvm2, brfs-norm) ---- */

@@ -134,8 +134,8 @@ static int64_t delta(const uint32_t *count, uint32_t from, uint32_t to)
 /* ---- rank: counts from scratch ---- */
 
 static int sos_rank(const struct lt_policy *p, const struct lt_cluster *c, const struct lt_task *t,
-                    const size_t *cand, size_t n, struct lt_rng *rng, double *scores,
-                    struct lt_err *err)
+                    const size_t *cand, size_t n, unsigned flags, struct lt_rng *rng,
+                    double *scores, struct lt_err *err)
 {
     struct sos_geom g;
     uint32_t count[SOS_MAX_CELLS];
@@ -156,9 +156,11 @@ static int sos_rank(const struct lt_policy *p, const struct lt_cluster *c, const
         sumsq += (int64_t)count[k] * count[k];
     for (size_t k = 0; k < n; k++) {
         const struct lt__machine *m = &c->m[cand[k]];
-        struct lt_res f = lt__free(m);
+        struct lt_res f;
 
-        if (!m->online || !lt__res_ge(&f, &t->req)) {
+        /* A component raised to 0 by LT_RANK_REQUESTED stays in its bucket: coord() puts
+         * every free amount <= 0 in bucket 0, as the counts above did. */
+        if (!lt__rank_free(m, &t->req, flags, &f)) {
             scores[k] = LT_SCORE_INFEASIBLE;
             continue;
         }

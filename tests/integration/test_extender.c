@@ -6,7 +6,8 @@
  * read from its "serving" log line), then talks to it with libcurl (curl(1) is not among
  * .ci/deps.sh's packages) and, for what a well-behaved client never does (truncated bodies,
  * garbage, a request spread around SIGTERM), with raw sockets. Checks: every verb in both
- * nodeCacheCapable modes, bind offline, the probes, /metrics, /version, bad input answered for
+ * nodeCacheCapable modes, bind offline (the pod assumed in the cache: the next filter and
+ * prioritize see it), the pod limit, the probes, /metrics, /version, bad input answered for
  * that request alone while the server keeps serving, config errors, TLS with client
  * certificates, and a SIGTERM that lets an in-flight request finish and exits 0 (under ASan
  * also leak-free, since LeakSanitizer would change the exit status). Online mode runs against
@@ -411,23 +412,147 @@ static void check_preempt(void)
     free(r.body);
 }
 
+#define BIND_PENDING_1(node)                                                                       \
+    "{\"PodName\":\"pending-1\",\"PodNamespace\":\"default\",\"PodUID\":\"uid-pending-1\","        \
+    "\"Node\":\"" node "\"}"
+#define FILTER_A "{\"Pod\":" POD_3500 ",\"NodeNames\":[\"node-a\"]}"
+#define FILTER_A_FREE(free)                                                                        \
+    "{\"Nodes\":null,\"NodeNames\":[],\"FailedNodes\":{\"node-a\":\"Insufficient cpu: requested "  \
+    "3500m, free " free "\"},\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}"
+
 static void check_bind(void)
 {
     struct resp r;
 
-    http("POST", "/lotus/bind",
-         "{\"PodName\":\"pending-1\",\"PodNamespace\":\"default\",\"PodUID\":\"uid-pending-1\","
-         "\"Node\":\"node-a\"}",
-         &r);
-    expect("bind offline answers Error", &r, 200,
-           "{\"Error\":\"lotus-extender runs offline (--cluster-file): no API server to bind "
-           "with\"}");
+    http("POST", "/lotus/bind", BIND_PENDING_1("ghost"), &r);
+    expect("bind offline to a node the cache does not know: Error", &r, 200,
+           "{\"Error\":\"node 'ghost' not found (offline: the cluster file has no such "
+           "node)\"}");
     free(r.body);
     http("POST", "/lotus/bind", "{\"PodName\":\"p\",\"PodNamespace\":\"default\",\"Node\":\"n\"}",
          &r);
     expect("bind without PodUID", &r, 200,
            "{\"Error\":\"malformed ExtenderBindingArgs: missing field 'PodUID'\"}");
     free(r.body);
+}
+
+/* Offline, bind assumes the pod on its node in the cache, as online mode does after the API
+ * server accepted the binding: pending-1 (1000m, 1Gi) bound to node-a takes 1000m of node-a's
+ * 3300m free for every later filter and prioritize; binding it again is refused, as the API
+ * server refuses a pod that is already assigned. On its own server: the main one's answers
+ * stay those of the file. */
+static void check_offline_bind(void)
+{
+    static const char *const names[] = {"node-a", "node-b", "node-c", "node-d", "ghost"};
+    static const char prio[] = "{\"Pod\":" POD_100 ",\"NodeNames\":" NAMES "}";
+    struct srv s, *main_srv = current;
+    struct resp r;
+    char *before;
+
+    srv_start(&s, "bind", NULL);
+    http("POST", "/lotus/filter", FILTER_A, &r);
+    expect("offline bind: node-a has 3300m free before", &r, 200, FILTER_A_FREE("3300m"));
+    free(r.body);
+    http("POST", "/lotus/prioritize", prio, &r);
+    check_priorities("offline bind: prioritize before", &r, names, 5);
+    before = r.body;
+    http("POST", "/lotus/bind", BIND_PENDING_1("node-a"), &r);
+    expect("offline bind: pending-1 to node-a succeeds", &r, 200, "{\"Error\":\"\"}");
+    free(r.body);
+    http("POST", "/lotus/filter", FILTER_A, &r);
+    expect("offline bind: the next filter sees 1000m less free on node-a", &r, 200,
+           FILTER_A_FREE("2300m"));
+    free(r.body);
+    http("POST", "/lotus/prioritize", prio, &r);
+    check_priorities("offline bind: prioritize after", &r, names, 5);
+    if (strcmp(before, r.body) == 0)
+        ep_die("offline bind: prioritize did not change: %s", r.body);
+    ok("offline bind: prioritize sees the bound pod");
+    free(before);
+    free(r.body);
+    http("POST", "/lotus/bind", BIND_PENDING_1("node-b"), &r);
+    expect("offline bind: a second bind of the pod is refused", &r, 200,
+           "{\"Error\":\"pod default/pending-1 is already assigned to node 'node-a'\"}");
+    free(r.body);
+    http("POST", "/lotus/bind",
+         "{\"PodName\":\"web-1\",\"PodNamespace\":\"default\",\"PodUID\":\"uid-web-1\","
+         "\"Node\":\"node-b\"}",
+         &r);
+    expect("offline bind: a pod bound in the file is refused", &r, 200,
+           "{\"Error\":\"pod default/web-1 is already assigned to node 'node-a'\"}");
+    free(r.body);
+    http("GET", "/metrics", NULL, &r);
+    expect_contains("offline bind: /metrics counts the assumed pod", &r, 200,
+                    "lotus_extender_assumed_pods 1\n");
+    free(r.body);
+    srv_stop(&s);
+    current = main_srv;
+}
+
+/* Writes text to path; dies on failure. */
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+
+    if (f == NULL || fputs(text, f) < 0 || fclose(f) != 0)
+        ep_die("cannot write %s: %s", path, strerror(errno));
+}
+
+/* A pod of the pod-limit cluster: bound to node, 100m cpu, started at HH:MM. */
+#define LIMIT_POD(uid, node, hhmm)                                                                 \
+    "{\"metadata\":{\"name\":\"" uid "\",\"namespace\":\"default\",\"uid\":\"" uid "\"},"          \
+    "\"spec\":{\"nodeName\":\"" node "\",\"containers\":[{\"name\":\"c\",\"resources\":{"          \
+    "\"requests\":{\"cpu\":\"100m\"}}}]},\"status\":{\"phase\":\"Running\",\"startTime\":"         \
+    "\"2024-05-01T" hhmm ":00Z\"}}"
+#define LIMIT_NODE(name, pods)                                                                     \
+    "{\"metadata\":{\"name\":\"" name "\"},\"status\":{\"allocatable\":{\"cpu\":\"4\","            \
+    "\"memory\":\"8Gi\",\"pods\":\"" pods "\"}}}"
+/* A pod of priority 10 that requests nothing: only the pod count can stop it. */
+#define POD_NOTHING                                                                                \
+    "{\"metadata\":{\"name\":\"z\",\"namespace\":\"default\",\"uid\":\"z\"},\"spec\":{"            \
+    "\"priority\":10,\"containers\":[{\"name\":\"c\"}]}}"
+
+/* NodeResourcesFit's pod count (allocatable "pods"): lim-1 allows 2 pods and holds 2, lim-2
+ * allows 3 and holds 1. A pod that requests nothing fails on lim-1 ("Too many pods", which
+ * preemption can resolve) and passes on lim-2; prioritize gives lim-1 0; preempt evicts one
+ * pod from lim-1 (mrs: l1-b, started last) instead of keeping kube-scheduler's proposal. */
+static void check_pod_limit(void)
+{
+    char path[300], saved[sizeof(cluster)], text[4096];
+    struct srv s;
+    struct resp r;
+
+    snprintf(path, sizeof(path), "%s.limit.json", logpath);
+    snprintf(text, sizeof(text), "{\"nodes\":{\"items\":[%s,%s]},\"pods\":{\"items\":[%s,%s,%s]}}",
+             LIMIT_NODE("lim-1", "2"), LIMIT_NODE("lim-2", "3"),
+             LIMIT_POD("l1-a", "lim-1", "10:00"), LIMIT_POD("l1-b", "lim-1", "10:05"),
+             LIMIT_POD("l2-a", "lim-2", "10:00"));
+    write_file(path, text);
+    memcpy(saved, cluster, sizeof(saved));
+    snprintf(cluster, sizeof(cluster), "%s", path);
+    srv_start(&s, "limit", NULL);
+    memcpy(cluster, saved, sizeof(saved));
+    http("POST", "/lotus/filter", "{\"Pod\":" POD_NOTHING ",\"NodeNames\":[\"lim-1\",\"lim-2\"]}",
+         &r);
+    expect("pod limit: filter fails a full node, also for a pod that requests nothing", &r, 200,
+           "{\"Nodes\":null,\"NodeNames\":[\"lim-2\"],\"FailedNodes\":{\"lim-1\":\"Too many "
+           "pods (2/2 used)\"},\"FailedAndUnresolvableNodes\":{},\"Error\":\"\"}");
+    free(r.body);
+    http("POST", "/lotus/prioritize",
+         "{\"Pod\":" POD_NOTHING ",\"NodeNames\":[\"lim-1\",\"lim-2\"]}", &r);
+    expect("pod limit: prioritize gives a full node 0", &r, 200,
+           "[{\"Host\":\"lim-1\",\"Score\":0},{\"Host\":\"lim-2\",\"Score\":10}]");
+    free(r.body);
+    http("POST", "/lotus/preempt",
+         "{\"Pod\":" POD_NOTHING ",\"NodeNameToVictims\":null,\"NodeNameToMetaVictims\":{"
+         "\"lim-1\":{\"Pods\":[{\"UID\":\"l1-a\"}],\"NumPDBViolations\":0}}}",
+         &r);
+    expect("pod limit: preempt frees a pod on a full node (mrs)", &r, 200,
+           "{\"NodeNameToMetaVictims\":{\"lim-1\":{\"Pods\":[{\"UID\":\"l1-b\"}],"
+           "\"NumPDBViolations\":0}}}");
+    free(r.body);
+    srv_stop(&s);
+    unlink(path);
 }
 
 /* "NodeNames":["n000000",...] with n names. */
@@ -651,15 +776,25 @@ static void check_config(void)
     const char *bad_flag[] = {"--polcy=bestfit1", NULL};
     const char *bad_tls[] = {"--cluster-file", cluster, "--tls-key", "x.pem", NULL};
     const char *no_file[] = {"--cluster-file", "/nonexistent/cluster.json", NULL};
+    const char *dir[] = {"--cluster-file", fix, NULL};
     const char *both[] = {"--cluster-file", cluster, "--server", "https://x:6443", NULL};
+    char in_file[1100], want[1200];
+    const char *not_dir[] = {"--cluster-file", in_file, NULL};
 
     check_config_error("--policy bestfit9: exit 2 listing the policies", bad_policy, 2,
                        "--policy: unknown policy 'bestfit9' (known: firstfit,");
     check_config_error("unknown flag: exit 2 with a suggestion", bad_flag, 2,
                        "unknown flag '--polcy' (did you mean '--policy'?)");
     check_config_error("--tls-key alone: exit 2", bad_tls, 2, "--tls-key needs --tls-cert");
-    check_config_error("unreadable --cluster-file: exit 2", no_file, 2,
-                       "--cluster-file: cannot read '/nonexistent/cluster.json'");
+    /* An unreadable cluster file is a failed start (1), not a bad flag (2): tests run as root,
+     * so "unreadable" is a missing file, a directory, or a path through a regular file. */
+    check_config_error("missing --cluster-file: exit 1", no_file, 1,
+                       "/nonexistent/cluster.json: cannot read: No such file or directory");
+    snprintf(want, sizeof(want), "%s: cannot read: Is a directory", fix);
+    check_config_error("--cluster-file names a directory: exit 1", dir, 1, want);
+    snprintf(in_file, sizeof(in_file), "%s/x.json", cluster);
+    snprintf(want, sizeof(want), "%s: cannot read: Not a directory", in_file);
+    check_config_error("--cluster-file under a regular file: exit 1", not_dir, 1, want);
     check_config_error("--cluster-file with --server: exit 2", both, 2,
                        "--cluster-file cannot be combined with --server");
 }
@@ -909,6 +1044,7 @@ int main(int argc, char **argv)
     check_prioritize();
     check_preempt();
     check_bind();
+    check_offline_bind();
     check_bad_json();
     check_http_errors();
     check_huge_lists();
@@ -916,12 +1052,14 @@ int main(int argc, char **argv)
     check_metrics();
     check_drain();
     check_config();
+    check_pod_limit();
     check_tls();
     check_online();
     check_sticky();
     curl_global_cleanup();
-    for (size_t i = 0; i < 5; i++) {
-        static const char *const sfx[] = {"main", "tls", "config", "online", "sticky"};
+    for (size_t i = 0; i < 7; i++) {
+        static const char *const sfx[] = {"main",   "tls",   "config", "online",
+                                          "sticky", "limit", "bind"};
         char p[300];
 
         snprintf(p, sizeof(p), "%s.%s", logpath, sfx[i]);

@@ -15,8 +15,7 @@
  *     defaults, the containerPort, probes on /healthz and /readyz at that port, the Prometheus
  *     annotations, non-root with a read-only root fs, a grace period above the drain, not
  *     scheduled by lotus-scheduler itself;
- *   - its Service and PodDisruptionBudget select the pods; the Service's targetPort is the
- *     containerPort;
+ *   - its Service selects the pods; the Service's targetPort is the containerPort;
  *   - its ServiceAccount is bound to exactly list+watch on nodes and pods and create on
  *     pods/binding (nothing more, nothing less);
  *   - the KubeSchedulerConfiguration (JSON text in the ConfigMap the second kube-scheduler
@@ -25,6 +24,10 @@
  *     extender's URL prefix, the four verbs, weight > 0, nodeCacheCapable true, ignorable
  *     false, a valid httpTimeout; the scheduler's ServiceAccount bound to system:kube-scheduler,
  *     system:volume-scheduler and extension-apiserver-authentication-reader;
+ *   - both Deployments: priorityClassName system-cluster-critical (or a PriorityClass of the
+ *     manifests) and exactly one policy/v1 PodDisruptionBudget that lets a drain evict one pod
+ *     and never all; the extender's NetworkPolicy (networking.k8s.io/v1) admits ingress only
+ *     to its port and only from the scheduler's pods of the namespace;
  *   - the binary, started offline with the Deployment's args (listen moved to loopback),
  *     answers 200 on urlPrefix's path + each verb, on both probe paths and on /metrics, and 404
  *     on a verb it does not have;
@@ -1030,10 +1033,6 @@ static void check_extender(struct run *r, const struct inputs *in, struct ext_fa
                 }
             }
         }
-        if (strcmp(jgets(o, "kind"), "PodDisruptionBudget") == 0)
-            CHECK(r, selects(jget(o, "spec|selector|matchLabels"), tl),
-                  "PodDisruptionBudget %s does not select the extender pods",
-                  jgets(o, "metadata|name"));
     }
     CHECK(r, f->svc_port > 0,
           "no Service selects the extender pods with a targetPort reaching containerPort %d",
@@ -1072,7 +1071,7 @@ static void check_extender(struct run *r, const struct inputs *in, struct ext_fa
     for (int k = 0; k < nroles; k++)
         CHECK(r, strstr(roles[k], "system:") == NULL, "extender bound to built-in role %s",
               roles[k]);
-    ok(r, "extender: Deployment, args (--print-config), ports, probes, Service, PDB, RBAC");
+    ok(r, "extender: Deployment, args (--print-config), ports, probes, Service, RBAC");
 }
 
 static void check_scheduler(struct run *r, const struct ext_facts *f, json_t **ksc_out)
@@ -1221,6 +1220,107 @@ static void check_scheduler(struct run *r, const struct ext_facts *f, json_t **k
        "scheduler: ConfigMap at --config, profile, lease and RBAC, extender urlPrefix and verbs");
 }
 
+/* Deployment d (what: "extender", "scheduler") keeps running through drains and pressure: a
+ * priorityClassName that is system-cluster-critical or a PriorityClass of the manifests, and
+ * exactly one policy/v1 PodDisruptionBudget selecting its pods that sets one of maxUnavailable
+ * (>= 1) and minAvailable (< replicas), so a drain can always evict one pod and never all. */
+static void check_disruption(struct run *r, const json_t *d, const char *what)
+{
+    const json_t *pod = jget(d, "spec|template|spec"),
+                 *tl = jget(d, "spec|template|metadata|labels");
+    const char *pc = jgets(pod, "priorityClassName");
+    json_int_t replicas = json_integer_value(jget(d, "spec|replicas"));
+    const json_t *pdb = NULL;
+    int n = 0;
+
+    CHECK(r, strcmp(pc, "system-cluster-critical") == 0 || find(r, "PriorityClass", NULL, pc),
+          "%s: priorityClassName '%s', expected system-cluster-critical or a PriorityClass of "
+          "the manifests",
+          what, pc);
+    for (size_t i = 0; i < r->nobj; i++) {
+        if (strcmp(jgets(r->obj[i], "kind"), "PodDisruptionBudget") == 0 &&
+            selects(jget(r->obj[i], "spec|selector|matchLabels"), tl)) {
+            pdb = r->obj[i];
+            n++;
+        }
+    }
+    CHECK(r, n == 1, "%s: %d PodDisruptionBudgets select its pods, expected 1", what, n);
+    if (pdb != NULL) {
+        const json_t *mu = jget(pdb, "spec|maxUnavailable"), *ma = jget(pdb, "spec|minAvailable");
+
+        CHECK(r, strcmp(jgets(pdb, "apiVersion"), "policy/v1") == 0,
+              "%s PodDisruptionBudget: apiVersion policy/v1 expected", what);
+        CHECK(r, (mu == NULL) != (ma == NULL),
+              "%s PodDisruptionBudget: set exactly one of maxUnavailable and minAvailable", what);
+        CHECK(r, mu == NULL || (json_is_integer(mu) && json_integer_value(mu) >= 1),
+              "%s PodDisruptionBudget: maxUnavailable must be an integer >= 1", what);
+        CHECK(r,
+              ma == NULL || (json_is_integer(ma) && json_integer_value(ma) >= 1 &&
+                             json_integer_value(ma) < replicas),
+              "%s PodDisruptionBudget: minAvailable must be an integer in 1..replicas-1", what);
+    }
+}
+
+/* Priority classes and PDBs of both Deployments; the extender's NetworkPolicy admits ingress
+ * only to its port and only from the scheduler's pods (same namespace: no namespaceSelector,
+ * no ipBlock). kubelet probes come from the node, which NetworkPolicy implementations let
+ * through (docs/extender.md "Deploying"), so the policy has no rule for them. */
+static void check_availability(struct run *r)
+{
+    const json_t *ext = find_deployment(r, "lotus-extender");
+    const json_t *sch = find_deployment(r, "kube-scheduler");
+    const json_t *c = jget(ext, "spec|template|spec|containers|0");
+    const json_t *etl = jget(ext, "spec|template|metadata|labels");
+    const json_t *stl = jget(sch, "spec|template|metadata|labels");
+    const json_t *np = NULL, *rule, *v;
+    size_t i;
+    int n = 0;
+
+    if (ext == NULL || sch == NULL)
+        return; /* already failed */
+    check_disruption(r, ext, "extender");
+    check_disruption(r, sch, "scheduler");
+    for (i = 0; i < r->nobj; i++) {
+        if (strcmp(jgets(r->obj[i], "kind"), "NetworkPolicy") == 0 &&
+            selects(jget(r->obj[i], "spec|podSelector|matchLabels"), etl)) {
+            np = r->obj[i];
+            n++;
+        }
+    }
+    CHECK(r, n == 1, "%d NetworkPolicies select the extender pods, expected 1", n);
+    if (np == NULL)
+        return;
+    CHECK(r, strcmp(jgets(np, "apiVersion"), "networking.k8s.io/v1") == 0,
+          "NetworkPolicy %s: apiVersion networking.k8s.io/v1 expected", jgets(np, "metadata|name"));
+    n = 0;
+    json_array_foreach(jget(np, "spec|policyTypes"), i, v) n += strcmp(ep_jstr(v), "Ingress") == 0;
+    CHECK(r, n == 1, "NetworkPolicy: policyTypes must list Ingress");
+    CHECK(r, json_array_size(jget(np, "spec|ingress")) == 1,
+          "NetworkPolicy: exactly one ingress rule expected");
+    rule = jget(np, "spec|ingress|0");
+    CHECK(r, json_array_size(json_object_get(rule, "ports")) >= 1,
+          "NetworkPolicy: the ingress rule must name the extender's port");
+    json_array_foreach(json_object_get(rule, "ports"), i, v)
+    {
+        CHECK(r, resolve_port(c, json_object_get(v, "port")) > 0,
+              "NetworkPolicy: ingress port %zu is not the extender's containerPort", i);
+        CHECK(r, *jgets(v, "protocol") == '\0' || strcmp(jgets(v, "protocol"), "TCP") == 0,
+              "NetworkPolicy: ingress port %zu must be TCP", i);
+    }
+    CHECK(r, json_array_size(json_object_get(rule, "from")) >= 1,
+          "NetworkPolicy: the ingress rule must name its peers (no 'from' admits everyone)");
+    json_array_foreach(json_object_get(rule, "from"), i, v)
+    {
+        CHECK(r, selects(jget(v, "podSelector|matchLabels"), stl),
+              "NetworkPolicy: peer %zu does not select the scheduler pods", i);
+        CHECK(r, !selects(jget(v, "podSelector|matchLabels"), etl),
+              "NetworkPolicy: peer %zu also selects the extender pods", i);
+        CHECK(r, !json_object_get(v, "namespaceSelector") && !json_object_get(v, "ipBlock"),
+              "NetworkPolicy: peer %zu reaches beyond the namespace's scheduler pods", i);
+    }
+    ok(r, "availability: priority classes, PDBs, the extender's NetworkPolicy");
+}
+
 /* The binary with the Deployment's args serves the paths the manifests name. */
 static void check_live(struct run *r, const struct ext_facts *f, const json_t *ksc)
 {
@@ -1338,6 +1438,7 @@ static int run_checks(const struct inputs *in, bool quiet, char *first, size_t f
     check_objects(&r, in);
     check_extender(&r, in, &f);
     check_scheduler(&r, &f, &ksc);
+    check_availability(&r);
     if (ksc)
         check_live(&r, &f, ksc);
     check_dockerfile(&r, in, &f);
@@ -1404,14 +1505,32 @@ static const struct mutation mutations[] = {
     {"grace period", "20-extender-deployment.json",
      "spec|template|spec|terminationGracePeriodSeconds", "30"},
     {"Deployment namespace", "20-extender-deployment.json", "metadata|namespace", "\"default\""},
-    {"Service port", "21-extender-service.json", "items|0|spec|ports|0|port", "80"},
-    {"Service targetPort", "21-extender-service.json", "items|0|spec|ports|0|targetPort",
-     "\"metrics\""},
-    {"Service selector", "21-extender-service.json", "items|0|spec|selector|app.kubernetes.io/name",
+    {"Service port", "21-extender-service.json", "spec|ports|0|port", "80"},
+    {"Service targetPort", "21-extender-service.json", "spec|ports|0|targetPort", "\"metrics\""},
+    {"Service selector", "21-extender-service.json", "spec|selector|app.kubernetes.io/name",
      "\"lotus\""},
-    {"Service name", "21-extender-service.json", "items|0|metadata|name", "\"lotus\""},
-    {"PDB selector", "21-extender-service.json",
-     "items|1|spec|selector|matchLabels|app.kubernetes.io/name", "\"lotus\""},
+    {"Service name", "21-extender-service.json", "metadata|name", "\"lotus\""},
+    {"extender priorityClassName", "20-extender-deployment.json",
+     "spec|template|spec|priorityClassName", "\"\""},
+    {"scheduler priorityClassName", "32-scheduler-deployment.json",
+     "spec|template|spec|priorityClassName", "\"lotus-critical\""},
+    {"extender PDB selector", "22-extender-pdb.json",
+     "spec|selector|matchLabels|app.kubernetes.io/name", "\"lotus\""},
+    {"extender PDB that blocks every eviction", "22-extender-pdb.json", "spec|maxUnavailable", "0"},
+    {"extender PDB apiVersion", "22-extender-pdb.json", "apiVersion", "\"policy/v1beta1\""},
+    {"scheduler PDB selector", "33-scheduler-pdb.json",
+     "spec|selector|matchLabels|app.kubernetes.io/name", "\"lotus-extender\""},
+    {"scheduler PDB with minAvailable too", "33-scheduler-pdb.json", "spec|minAvailable", "1"},
+    {"NetworkPolicy pods", "23-extender-networkpolicy.json",
+     "spec|podSelector|matchLabels|app.kubernetes.io/name", "\"lotus-scheduler\""},
+    {"NetworkPolicy policyTypes", "23-extender-networkpolicy.json", "spec|policyTypes",
+     "[\"Egress\"]"},
+    {"NetworkPolicy port", "23-extender-networkpolicy.json", "spec|ingress|0|ports|0|port", "9999"},
+    {"NetworkPolicy peer", "23-extender-networkpolicy.json",
+     "spec|ingress|0|from|0|podSelector|matchLabels|app.kubernetes.io/name", "\"lotus-extender\""},
+    {"NetworkPolicy peer from every namespace", "23-extender-networkpolicy.json",
+     "spec|ingress|0|from|0|namespaceSelector", "{}"},
+    {"NetworkPolicy without peers", "23-extender-networkpolicy.json", "spec|ingress|0|from", "[]"},
     {"ClusterRole: get on nodes", "10-extender-rbac.json", "items|1|rules|0|verbs",
      "[\"get\", \"list\", \"watch\"]"},
     {"ClusterRole: no watch", "10-extender-rbac.json", "items|1|rules|0|verbs", "[\"list\"]"},

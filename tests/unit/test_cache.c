@@ -136,6 +136,9 @@ static void check_small(const struct ext_snapshot *s)
     lt_assert_near(lt_cluster_cap(cl, a).mem, 7 * GI, 0);
     lt_assert_near(lt_cluster_cap(cl, a).disk, 100 * GI, 0);
     lt_assert_near(lt_cluster_cap(cl, d).disk, 1, 0); /* no ephemeral-storage reported */
+    assert_non_null(s->max_pods);                     /* allocatable "pods", by machine index */
+    for (size_t m = 0; m < 4; m++)
+        assert_int_equal(s->max_pods[m], 110);
     /* Counted: web-1 (a), web-2 (b), db-0 (c), logger (d). Not: batch-1 (Succeeded), cache-0
      * (being deleted), pending-1 and pending-2 (unbound). */
     assert_int_equal(s->n_pods, 4);
@@ -231,7 +234,8 @@ static void test_cache_offline_errors_name_file_and_path(void **state)
         {"invalid/items-not-array.json", LT_EPARSE, "nodes.items: expected an array"},
         {"invalid/not-object.json", LT_EPARSE, "top level: expected an object"},
         {"invalid/syntax.json", LT_EPARSE, ":3:"},
-        {"invalid/no-such-file.json", LT_EIO, "unable to open"},
+        {"invalid/no-such-file.json", LT_EIO, "cannot read: No such file or directory"},
+        {"invalid", LT_EIO, "cannot read: Is a directory"},
     };
     char path[512];
 

@@ -496,6 +496,29 @@ static void test_cluster_place_force_overcommits_and_then_nothing_fits(void **st
     lt_cluster_free(c);
 }
 
+/* Kubernetes' fit checks only the requested components: the machine overcommitted in cpu
+ * takes a request of no cpu, but not one of any cpu; lt_cluster_fits refuses both. */
+static void test_cluster_fits_requested_ignores_unrequested_components(void **state)
+{
+    struct lt_cluster *c = make_four();
+    struct lt_task big = task(1, 3.0, 1.0, 1.0); /* b has 2 cpu, 4 mem, 4 disk */
+    const struct lt_res mem_only = {0.0, 1.0, 0.0}, nothing = {0.0, 0.0, 0.0},
+                        some_cpu = {0.25, 1.0, 0.0}, too_much_mem = {0.0, 3.5, 0.0};
+    const struct lt_res f = {-1.0, 3.0, 0.0};
+
+    (void)state;
+    (void)place_ok(c, 1, &big, LT_PLACE_FORCE);
+    assert_true(lt_cluster_fits_requested(c, 1, &mem_only));
+    assert_true(lt_cluster_fits_requested(c, 1, &nothing));
+    assert_false(lt_cluster_fits_requested(c, 1, &some_cpu));
+    assert_false(lt_cluster_fits_requested(c, 1, &too_much_mem));
+    assert_false(lt_cluster_fits(c, 1, &mem_only));
+    assert_false(lt_cluster_fits(c, 1, &nothing));
+    assert_true(lt_res_fits_requested(&f, &mem_only));
+    assert_false(lt_res_fits_requested(&f, &some_cpu));
+    lt_cluster_free(c);
+}
+
 static void test_cluster_place_rejects_bad_requests(void **state)
 {
     const double bad[] = {NAN, -1.0, -0x1.0p-60, INFINITY, -INFINITY};
@@ -1070,6 +1093,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cluster_new_keeps_machines_in_spec_order),
+        cmocka_unit_test(test_cluster_fits_requested_ignores_unrequested_components),
         cmocka_unit_test(test_cluster_new_shares_config_ids_between_equal_capacities),
         cmocka_unit_test(test_cluster_configs_differ_in_any_single_component),
         cmocka_unit_test(test_cluster_ref_defaults_to_componentwise_max_capacity),

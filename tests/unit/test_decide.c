@@ -11,6 +11,12 @@
  *   n3 8000/16384: u5 100m prio 0                             -> free 7900m
  *   n4 1000/2048: u4 900m prio 0 sticky                       -> free 100m
  *
+ * The overcommitted cluster (setup_over) is what the API server can report and kube-scheduler
+ * still schedules on (NodeResourcesFit checks only the resources a pod requests):
+ *   o1 1000/1024: hog 2000m 0Mi prio 0 start 3 s, m512 0m 512Mi prio 0 start 1 s
+ *                                                      -> free -1000m, 512Mi
+ *   o2 4000/8192: small 100m 256Mi prio 0 start 1 s    -> free 3900m, 7936Mi
+ *
  * The LoTES-mode tests build their own five-node cluster and tables (lt_lotes_build) and write
  * tables files under a scratch directory.
  *
@@ -35,8 +41,8 @@ struct fixture {
     struct ext_snapshot snap;
 };
 
-static void add_pod(struct fixture *f, size_t i, const char *uid, size_t node, int prio,
-                    int64_t start_ms, double cpu, bool sticky)
+static void add_pod_req(struct fixture *f, size_t i, const char *uid, size_t node, int prio,
+                        int64_t start_ms, struct lt_res req, bool sticky)
 {
     struct lt_task t;
     struct ext_snap_pod *p = &f->pods[i];
@@ -44,7 +50,7 @@ static void add_pod(struct fixture *f, size_t i, const char *uid, size_t node, i
     memset(&t, 0, sizeof(t));
     t.id = (int64_t)i;
     t.priority = prio;
-    t.req = (struct lt_res){cpu, 256 * MI, 0};
+    t.req = req;
     t.sticky = sticky;
     p->ns = "default";
     p->name = uid;
@@ -55,6 +61,12 @@ static void add_pod(struct fixture *f, size_t i, const char *uid, size_t node, i
     p->req = t.req;
     p->node = node;
     assert_int_equal(lt_cluster_place(f->c, node, &t, LT_PLACE_FORCE, &p->pid, NULL), 0);
+}
+
+static void add_pod(struct fixture *f, size_t i, const char *uid, size_t node, int prio,
+                    int64_t start_ms, double cpu, bool sticky)
+{
+    add_pod_req(f, i, uid, node, prio, start_ms, (struct lt_res){cpu, 256 * MI, 0}, sticky);
 }
 
 static int setup(void **state)
@@ -81,6 +93,29 @@ static int setup(void **state)
     f->snap.cluster = f->c;
     f->snap.pods = f->pods;
     f->snap.n_pods = 6;
+    *state = f;
+    return 0;
+}
+
+static int setup_over(void **state)
+{
+    static const struct lt_machine_spec m[] = {
+        {"o1", {1000, 1024 * MI, 100 * 1024 * MI}},
+        {"o2", {4000, 8192 * MI, 100 * 1024 * MI}},
+    };
+    struct lt_cluster_spec spec = {m, 2, {0, 0, 0}, 1};
+    struct fixture *f = calloc(1, sizeof(*f));
+
+    assert_non_null(f);
+    f->c = lt_cluster_new(&spec, NULL);
+    assert_non_null(f->c);
+    add_pod_req(f, 0, "hog", 0, 0, 3000, (struct lt_res){2000, 0, 0}, false);
+    add_pod_req(f, 1, "m512", 0, 0, 1000, (struct lt_res){0, 512 * MI, 0}, false);
+    add_pod_req(f, 2, "small", 1, 0, 1000, (struct lt_res){100, 256 * MI, 0}, false);
+    f->snap.version = 1;
+    f->snap.cluster = f->c;
+    f->snap.pods = f->pods;
+    f->snap.n_pods = 3;
     *state = f;
     return 0;
 }
@@ -181,6 +216,123 @@ static void test_filter_of_no_nodes_is_empty(void **state)
     assert_int_equal(d.n, 0);
     ext_filter_decision_release(&d);
     ext_args_release(&a);
+}
+
+/* NodeResourcesFit checks only what the pod requests: o1, 1000m short in cpu, takes a pod that
+ * requests only memory or nothing, and a reason names only requested resources. */
+static void test_filter_checks_only_the_resources_the_pod_requests(void **state)
+{
+    static const struct {
+        const char *cpu, *mem;
+        enum ext_verdict want;
+        const char *reason;
+    } cases[] = {
+        {"0", "256Mi", EXT_PASS, NULL},
+        {"0", "0", EXT_PASS, NULL},
+        {"0", "600Mi", EXT_FAIL, "Insufficient memory: requested 629145600, free 536870912"},
+        {"100m", "0", EXT_FAIL, "Insufficient cpu: requested 100m, free -1000m"},
+        {"100m", "600Mi", EXT_FAIL,
+         "Insufficient cpu: requested 100m, free -1000m; Insufficient memory: requested "
+         "629145600, free 536870912"},
+    };
+    struct fixture *f = *state;
+
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        struct ext_args a;
+        struct ext_filter_decision d;
+
+        decode_args(&a, cases[k].cpu, cases[k].mem, "[\"o1\",\"o2\"]");
+        ext_filter_decision_init(&d);
+        assert_int_equal(ext_decide_filter(NULL, &f->snap, &a, &d, NULL), 0);
+        assert_int_equal(d.v[0].verdict, cases[k].want);
+        if (cases[k].reason == NULL)
+            assert_null(d.v[0].reason);
+        else
+            assert_string_equal(d.v[0].reason, cases[k].reason);
+        assert_int_equal(d.v[1].verdict, EXT_PASS);
+        ext_filter_decision_release(&d);
+        ext_args_release(&a);
+    }
+}
+
+/* Every policy ranks o1 for a memory-only pod (its cpu counts as full, not as infeasible): the
+ * only feasible candidate gets 10. A pod that requests cpu still finds o1 infeasible. */
+static void test_prioritize_ranks_a_node_short_only_in_unrequested_resources(void **state)
+{
+    struct fixture *f = *state;
+
+    for (size_t p = 0; p < lt_policy_count(); p++) {
+        struct ext_decide_config cfg = {lt_policy_at(p), NULL, NULL, NULL};
+        struct ext_host_priority hp[2];
+        struct ext_args a;
+        struct lt_rng rng;
+
+        lt_rng_init(&rng, 3, LT_RNG_POLICY);
+        decode_args(&a, "0", "256Mi", "[\"o1\",\"ghost\"]");
+        assert_int_equal(ext_decide_prioritize(&cfg, &f->snap, &a, &rng, hp, NULL), 0);
+        if (hp[0].score != EXT_MAX_PRIORITY)
+            fail_msg("%s: o1 scored %d for a memory-only pod", lt_policy_name(cfg.policy),
+                     (int)hp[0].score);
+        assert_int_equal(hp[1].score, 0);
+        ext_args_release(&a);
+        decode_args(&a, "100m", "256Mi", "[\"o1\",\"o2\"]");
+        assert_int_equal(ext_decide_prioritize(&cfg, &f->snap, &a, &rng, hp, NULL), 0);
+        assert_int_equal(hp[0].score, 0);
+        assert_int_equal(hp[1].score, EXT_MAX_PRIORITY);
+        ext_args_release(&a);
+    }
+}
+
+/* A preemptor short in memory on o1 evicts for memory only: mrs takes hog first (the most
+ * recently started), then m512; hog is given back, since the pod requests no cpu and o1's
+ * cpu overcommitment is none of its business. */
+static void test_preempt_frees_only_the_resources_the_pod_requests(void **state)
+{
+    static const char body[] =
+        "{\"Pod\":{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\",\"uid\":\"pre\"},"
+        "\"spec\":{\"priority\":10,\"containers\":[{\"name\":\"c\",\"resources\":"
+        "{\"requests\":{\"memory\":\"900Mi\"}}}]}},\"NodeNameToVictims\":null,"
+        "\"NodeNameToMetaVictims\":{\"o1\":{\"Pods\":[{\"UID\":\"hog\"}],\"NumPDBViolations\":0}}}";
+    struct ext_decide_config cfg = {lt_policy_find("bestfit1", NULL), lt_evict_find("mrs", NULL),
+                                    NULL, NULL};
+    struct fixture *f = *state;
+    struct ext_preempt_args a;
+    struct ext_preempt_decision d;
+    struct lt_err e;
+
+    lt_err_init(&e, NULL);
+    ext_preempt_args_init(&a);
+    if (ext_preempt_args_decode(&a, body, strlen(body), &e) < 0)
+        fail_msg("decode: %s", e.text);
+    ext_preempt_decision_init(&d);
+    assert_int_equal(ext_decide_preempt(&cfg, &f->snap, &a, NULL, &d, NULL), 0);
+    assert_int_equal(d.n, 1);
+    assert_string_equal(d.nodes[0].node, "o1");
+    assert_int_equal(d.nodes[0].n_uids, 1);
+    assert_string_equal(d.nodes[0].uids[0], "m512");
+    ext_preempt_decision_release(&d);
+    ext_preempt_args_release(&a);
+}
+
+/* The RNG seed of a request is a function of the pod (its uid, else namespace/name) and --seed,
+ * not of how many requests came before: replicas behind one Service draw alike. */
+static void test_pod_seed_depends_on_the_pod_only(void **state)
+{
+    struct ext_pod a = {0}, b = {0};
+
+    (void)state;
+    a.ns = b.ns = "default";
+    a.name = b.name = "p";
+    a.uid = "u-1";
+    b.uid = "u-1";
+    assert_true(ext_pod_seed(1, &a) == ext_pod_seed(1, &b));
+    assert_true(ext_pod_seed(1, &a) != ext_pod_seed(2, &a));
+    b.uid = "u-2";
+    assert_true(ext_pod_seed(1, &a) != ext_pod_seed(1, &b));
+    a.uid = b.uid = "";
+    assert_true(ext_pod_seed(1, &a) == ext_pod_seed(1, &b));
+    b.name = "q";
+    assert_true(ext_pod_seed(1, &a) != ext_pod_seed(1, &b));
 }
 
 /* docs/extender.md "prioritize": raw 1, 2, 3 -> 10, 5, 0; infeasible -> 0. */
@@ -855,6 +1007,40 @@ static void test_lotes_prioritize_follows_the_class_and_rho(void **state)
     lt_cluster_free((struct lt_cluster *)(uintptr_t)s.cluster);
 }
 
+/* LoTES mode reads "fits" as the filter does: c1, overcommitted in memory (3 GiB of 2 placed),
+ * still ranks (as the only candidate: 10) for a pod that requests no memory, and not for one
+ * that does. */
+static void test_lotes_prioritize_ranks_a_node_short_only_in_unrequested_resources(void **state)
+{
+    struct ext_decide_config cfg = {lt_policy_find("bestfit1", NULL), NULL, NULL, NULL};
+    struct lt_cluster *c = lotes_cluster();
+    struct ext_host_priority hp[2];
+    struct ext_snapshot s;
+    struct ext_lotes l;
+    struct ext_args a;
+    struct lt_task t;
+    size_t pid;
+
+    (void)state;
+    memset(&t, 0, sizeof(t));
+    t.req = (struct lt_res){100, 3 * GI, 0};
+    assert_int_equal(lt_cluster_place(c, 4, &t, LT_PLACE_FORCE, &pid, NULL), 0);
+    memset(&s, 0, sizeof(s));
+    s.cluster = c;
+    l.t = lotes_tables();
+    cfg.lotes = &l;
+    decode_args(&a, "400m", "0", "[\"c1\",\"ghost\"]");
+    assert_int_equal(ext_decide_prioritize(&cfg, &s, &a, NULL, hp, NULL), 0);
+    assert_int_equal(hp[0].score, EXT_MAX_PRIORITY);
+    ext_args_release(&a);
+    decode_args(&a, "400m", "1Mi", "[\"c1\",\"ghost\"]");
+    assert_int_equal(ext_decide_prioritize(&cfg, &s, &a, NULL, hp, NULL), 0);
+    assert_int_equal(hp[0].score, 0);
+    ext_args_release(&a);
+    ext_lotes_release(&l);
+    lt_cluster_free(c);
+}
+
 /* decide's scores are exactly the library's: lt_lotes_classify, lt_lotes_map_machines over the
  * whole cluster in index (= name) order, lt_lotes_rank with bestfit1's raw scores as the
  * tie-break, ext_scores_map. */
@@ -981,6 +1167,7 @@ int main(void)
         cmocka_unit_test(test_fmt_f0_equals_printf),
         cmocka_unit_test(test_lotes_prioritize_follows_the_class_and_rho),
         cmocka_unit_test(test_lotes_prioritize_equals_the_library_composition),
+        cmocka_unit_test(test_lotes_prioritize_ranks_a_node_short_only_in_unrequested_resources),
         cmocka_unit_test(test_lotes_tables_file_errors_name_the_file_and_json_path),
         cmocka_unit_test_setup_teardown(test_filter_passes_fitting_nodes_and_names_short_resources,
                                         setup, teardown),
@@ -988,6 +1175,13 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_filter_request_above_capacity_is_unresolvable, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_filter_of_no_nodes_is_empty, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_filter_checks_only_the_resources_the_pod_requests,
+                                        setup_over, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_prioritize_ranks_a_node_short_only_in_unrequested_resources, setup_over, teardown),
+        cmocka_unit_test_setup_teardown(test_preempt_frees_only_the_resources_the_pod_requests,
+                                        setup_over, teardown),
+        cmocka_unit_test(test_pod_seed_depends_on_the_pod_only),
         cmocka_unit_test(test_scores_map_is_linear_between_best_and_worst),
         cmocka_unit_test(test_scores_map_rounds_half_away_from_zero),
         cmocka_unit_test(test_scores_map_equal_scores_all_get_ten),

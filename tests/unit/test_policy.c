@@ -508,6 +508,53 @@ static void test_policy_deterministic_policies_accept_null_rng(void **state)
     }
 }
 
+/* LT_RANK_REQUESTED: the same scores and draws as plain rank where nothing is overcommitted
+ * (or the task requests every resource); on m1, overcommitted in cpu, a task that requests no
+ * cpu is ranked (plain rank: infeasible) and every other candidate keeps its plain score.
+ * Unknown flags are refused. */
+static void test_policy_rank_requested_differs_only_on_overcommitted_machines(void **state)
+{
+    struct lt_task all = task(1, 0.25, 0.25, 0.25), no_cpu = task(2, 0.0, 0.25, 0.0);
+    struct lt_task hog = task(3, 3.0, 0.5, 0.5);
+    const size_t cand[] = {0, 1, 2, 3, 4, 5};
+
+    (void)state;
+    for (size_t i = 0; i < lt_policy_count(); i++) {
+        const struct lt_policy *p = lt_policy_at(i);
+        bool draws = strcmp(lt_policy_name(p), "random") == 0;
+        struct lt_cluster *c = make(six, N_SIX, 1);
+        double plain[N_SIX], req[N_SIX];
+        struct lt_rng r1, r2;
+        struct lt_err err;
+        size_t pid;
+
+        lt_rng_init(&r1, 9, LT_RNG_POLICY);
+        lt_rng_init(&r2, 9, LT_RNG_POLICY);
+        assert_int_equal(lt_policy_rank(p, c, &no_cpu, cand, N_SIX, &r1, plain, NULL), 0);
+        assert_int_equal(
+            lt_policy_rank_flags(p, c, &no_cpu, cand, N_SIX, LT_RANK_REQUESTED, &r2, req, NULL), 0);
+        assert_memory_equal(plain, req, sizeof(plain));
+        assert_int_equal(lt_cluster_place(c, 1, &hog, LT_PLACE_FORCE, &pid, NULL), 0);
+        assert_int_equal(lt_policy_rank(p, c, &all, cand, N_SIX, &r1, plain, NULL), 0);
+        assert_int_equal(
+            lt_policy_rank_flags(p, c, &all, cand, N_SIX, LT_RANK_REQUESTED, &r2, req, NULL), 0);
+        assert_memory_equal(plain, req, sizeof(plain));
+        assert_int_equal(lt_policy_rank(p, c, &no_cpu, cand, N_SIX, &r1, plain, NULL), 0);
+        assert_int_equal(
+            lt_policy_rank_flags(p, c, &no_cpu, cand, N_SIX, LT_RANK_REQUESTED, &r2, req, NULL), 0);
+        assert_false(isfinite(plain[1]));
+        if (!isfinite(req[1]))
+            fail_msg("%s: m1 is infeasible for a task that requests no cpu", lt_policy_name(p));
+        for (size_t k = 0; !draws && k < N_SIX; k++)
+            if (k != 1)
+                assert_memory_equal(&plain[k], &req[k], sizeof(plain[k]));
+        lt_err_init(&err, NULL);
+        assert_int_equal(lt_policy_rank_flags(p, c, &all, cand, N_SIX, 2, &r2, req, &err),
+                         LT_EINVAL);
+        lt_cluster_free(c);
+    }
+}
+
 /* ---- determinism ---- */
 
 #define DET_MACHINES 24
@@ -616,6 +663,7 @@ int main(void)
         cmocka_unit_test(test_policy_attach_several_policies_to_one_cluster),
         cmocka_unit_test(test_policy_rejects_nan_negative_and_infinite_requests),
         cmocka_unit_test(test_policy_rank_rejects_out_of_range_candidate),
+        cmocka_unit_test(test_policy_rank_requested_differs_only_on_overcommitted_machines),
         cmocka_unit_test(test_policy_rejects_null_arguments),
         cmocka_unit_test(test_policy_task_that_fits_nowhere_is_no_machine),
         cmocka_unit_test(test_policy_never_chooses_offline_machine),

@@ -224,6 +224,30 @@ static void test_slot_limit_needs_a_victim_on_a_full_machine(void **state)
     assert_false(fits);
 }
 
+/* Machine cap4, overcommitted in cpu: A 2 + B 1 + C 1 + D 2 = 6 cpu, 3 mem. A prio-3 task
+ * wants 2 mem and no cpu; 1 mem is free. mrs among prio 1 takes D (started at 30; no memory
+ * back), then B (20) -> 2 mem free, fits. Reprieve, last chosen first: B is needed; D is given
+ * back, since the task requests no cpu. Victims: {B}. (Checking cpu too would keep D, to bring
+ * free cpu from -2 to 1.) */
+static void test_overcommitted_resource_the_task_does_not_request_needs_no_victim(void **state)
+{
+    static const struct lt_victim_cand over[] = {
+        {1, 1, 10, {2, 1, 0}, false}, /* A */
+        {2, 1, 20, {1, 1, 0}, false}, /* B */
+        {3, 5, 5, {1, 1, 0}, false},  /* C */
+        {4, 1, 30, {2, 0, 0}, false}, /* D */
+    };
+    struct lt_res req = {0, 2, 0};
+    size_t out[4], n;
+    bool fits;
+
+    (void)state;
+    choose("mrs", &req, 3, over, 4, NULL, out, &n, &fits);
+    assert_true(fits);
+    assert_int_equal(n, 1);
+    assert_int_equal(out[0], 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -236,6 +260,7 @@ int main(void)
         cmocka_unit_test(test_ties_by_id),
         cmocka_unit_test(test_rnd_seeded_and_fair),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_overcommitted_resource_the_task_does_not_request_needs_no_victim),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
