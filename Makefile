@@ -159,6 +159,11 @@ bench:
 	$(BENCH_BUILD)/bench_slots
 	$(BENCH_BUILD)/bench_lotes
 
+# The real kube-scheduler's throughput with and without extenders (tests/e2e/bench_test.go).
+.PHONY: bench-scheduler
+bench-scheduler: build e2e-build
+	tests/bench/bench_scheduler.sh
+
 bench-smoke: build
 	$(BUILD)/bench_choose --smoke
 	$(BUILD)/bench_replay --smoke

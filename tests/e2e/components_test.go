@@ -69,6 +69,9 @@ type schedOpts struct {
 	ext        map[string]interface{} // changes to the extender entry (nodeCacheCapable, ...)
 	plugins    map[string]interface{} // the profile's plugins
 	pluginConf []interface{}          // the profile's pluginConfig
+	// keepScorePct leaves percentageOfNodesToScore as shipped (kube-scheduler's adaptive
+	// default); otherwise every feasible node is scored, so that the extender sees them all.
+	keepScorePct bool
 }
 
 // startScheduler runs kube-scheduler with the shipped configuration, changed as o says.
@@ -96,8 +99,9 @@ func startScheduler(t testing.TB, o schedOpts) *proc {
 	cfg["clientConnection"] = map[string]interface{}{"kubeconfig": kc, "qps": 500, "burst": 1000}
 	// One scheduler per scenario, started and stopped by the test: no lease to wait for.
 	cfg["leaderElection"] = map[string]interface{}{"leaderElect": false}
-	// Every feasible node is scored, so that the extender sees all of them.
-	cfg["percentageOfNodesToScore"] = 100
+	if !o.keepScorePct {
+		cfg["percentageOfNodesToScore"] = 100
+	}
 	name := o.name
 	if name == "" {
 		name = "lotus-scheduler"
