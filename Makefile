@@ -39,8 +39,6 @@ run-score: build
 
 format-check:
 	clang-format --dry-run --Werror $(SOURCES)
-	@GO=$$(bash tests/e2e/find-go) && bad=$$($${GO%/go}/gofmt -l tests/e2e) && \
-	    if [ -n "$$bad" ]; then echo "gofmt: not formatted: $$bad" >&2; exit 1; fi
 
 format:
 	clang-format -i $(SOURCES)
@@ -128,6 +126,8 @@ e2e-build:
 	    echo "== built in $$(( $$(date +%s) - start )) s"
 
 e2e: build e2e-build
+	@GO=$$(bash tests/e2e/find-go) && bad=$$($${GO%/go}/gofmt -l tests/e2e) && \
+	    if [ -n "$$bad" ]; then echo "gofmt: not formatted: $$bad" >&2; exit 1; fi
 	@GO=$$(bash tests/e2e/find-go) && cd tests/e2e && \
 	    LOTUS_BUILD=$(CURDIR)/$(BUILD) LOTUS_E2E_BIN=$(CURDIR)/$(E2E_BIN) \
 	    $$GO test -count=1 -timeout $(E2E_TIMEOUT) -run '$(E2E_RUN)' -v . 2>&1 | \

@@ -67,11 +67,18 @@ boot=$(command -v go || echo /usr/lib/go-1.19/bin/go)
 tmp=$(mktemp -d)
 trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 mod="golang.org/toolchain@v0.0.1-go$LOTUS_GO_VERSION.linux-$arch"
-dir=$(cd "$tmp" && GOPATH="$tmp/gopath" GOFLAGS=-mod=mod GO111MODULE=on GOTOOLCHAIN=local \
-    "$boot" mod download -x -json "$mod" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+json=$(cd "$tmp" && GOPATH="$tmp/gopath" GOFLAGS=-mod=mod GO111MODULE=on GOTOOLCHAIN=local \
+    "$boot" mod download -json "$mod" 2>&1) || true
+dir=$(printf '%s\n' "$json" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
 if [ -z "$dir" ] || [ ! -f "$dir/bin/go" ]; then
-    echo "deps: could not download $mod with $boot" >&2
-    exit 1
+    # Not fatal: the build, the demo and the C tests need no Go; `make e2e` (and so `make test`)
+    # will stop at tests/e2e/find-go, pointing back here.
+    echo "deps: WARNING: could not download $mod with $boot:" >&2
+    printf '%s\n' "$json" | sed -n 's/^[[:space:]]*"Error": "\(.*\)",*$/deps:   \1/p' >&2
+    echo "deps: the end-to-end suite (make e2e, part of make test) needs Go >= 1.26 and the Go" >&2
+    echo "deps: module proxy; a TLS error here means this machine does not trust the certificate" >&2
+    echo "deps: its network presents for the proxy (install that CA with update-ca-certificates)." >&2
+    exit 0
 fi
 rm -rf "$dest.new"
 cp -r "$dir" "$dest.new"

@@ -10,11 +10,13 @@ package e2e
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -46,6 +48,12 @@ func startExtender(t testing.TB, extra ...string) *extender {
 		"--server=" + cp.apiURL, "--ca-file=" + cp.pki.caCert, "--token-file=" + tok,
 		fmt.Sprintf("--listen=127.0.0.1:%d", port), "--rebuild-interval=10ms",
 	}, extra...)
+	for _, a := range extra {
+		if strings.HasPrefix(a, "--tls-cert=") { // the probes too are served over HTTPS
+			e.base = strings.Replace(e.base, "http://", "https://", 1)
+			e.prefix = strings.Replace(e.prefix, "http://", "https://", 1)
+		}
+	}
 	e.start(t)
 	t.Cleanup(func() { e.p.stop(10 * time.Second) })
 	return e
@@ -58,7 +66,9 @@ func (e *extender) start(t testing.TB) {
 		t.Fatal(err)
 	}
 	e.p = p
-	if err := waitHTTP(&http.Client{Timeout: 2 * time.Second}, e.base+"/readyz", 30*time.Second, p); err != nil {
+	hc := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{RootCAs: cp.pki.pool()}}}
+	if err := waitHTTP(hc, e.base+"/readyz", 30*time.Second, p); err != nil {
 		t.Fatalf("lotus-extender: %v\n%s", err, p.tail(20))
 	}
 }

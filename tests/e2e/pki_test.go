@@ -132,6 +132,13 @@ func (p *pki) write(name string, der []byte, key *ecdsa.PrivateKey) (string, str
 	return certPath, keyPath, nil
 }
 
+// pool is a certificate pool holding the suite's CA.
+func (p *pki) pool() *x509.CertPool {
+	pool := x509.NewCertPool()
+	pool.AddCert(p.ca)
+	return pool
+}
+
 func (p *pki) adminHTTPClient() (*http.Client, error) {
 	cert, err := tls.LoadX509KeyPair(p.adminCert, p.adminKey)
 	if err != nil {
