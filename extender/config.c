@@ -439,13 +439,17 @@ int ext_config_parse_args(struct ext_config *cfg, int argc, char **argv,
 {
     int rc;
 
+    bool effective; /* the server would run with these settings: file, flags, validation */
+
     *action = EXT_CONFIG_RUN;
     rc = parse_pass(cfg, argc, argv, true, action, err);
-    if (rc == 0 && *action == EXT_CONFIG_RUN && cfg->config_file[0] != '\0')
+    /* --print-config prints what the server would run with, so it reads the file too. */
+    effective = *action == EXT_CONFIG_RUN || *action == EXT_CONFIG_PRINT;
+    if (rc == 0 && effective && cfg->config_file[0] != '\0')
         rc = ext_config_load_file(cfg, cfg->config_file, err);
     if (rc == 0)
         rc = parse_pass(cfg, argc, argv, false, action, err);
-    if (rc == 0 && (*action == EXT_CONFIG_RUN || *action == EXT_CONFIG_PRINT))
+    if (rc == 0 && effective)
         rc = ext_config_validate(cfg, err);
     return rc;
 }

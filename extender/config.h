@@ -88,7 +88,9 @@ void ext_config_init(struct ext_config *cfg);
 void ext_config_release(struct ext_config *cfg);
 
 /* Applies the file named by --config (if any), then every flag of argv[1..argc-1], then
- * validates (ext_config_validate). Flags are --name=value or --name value; booleans are
+ * validates (ext_config_validate); with --print-config too, so that it prints what a start
+ * would run with (--help and --version read no file). Flags are --name=value or --name value;
+ * booleans are
  * --help, --version, --print-config. Errors: LT_EINVAL / LT_EPARSE / LT_EIO / LT_ENOTFOUND,
  * err naming the flag or key. */
 LT_MUST_CHECK int ext_config_parse_args(struct ext_config *cfg, int argc, char **argv,
