@@ -122,7 +122,7 @@ struct req {
     enum verb verb;
     char *body; /* owned; NUL-terminated */
     size_t len, cap;
-    uint64_t discarded; /* bytes thrown away past the limit */
+    uint64_t discarded; /* bytes of the body received, once it went over the limit */
     bool too_large;
     int64_t start_ns; /* CLOCK_MONOTONIC */
 };
@@ -230,28 +230,70 @@ static enum MHD_Result reply_error(struct ext_server *s, struct MHD_Connection *
     return reply_buf(s, conn, status, &b);
 }
 
-static enum MHD_Result reject(struct ext_server *s, struct MHD_Connection *conn, enum reject why,
-                              const char *allow, const char *text)
+static const unsigned int reject_status[R_N] = {MHD_HTTP_NOT_FOUND, MHD_HTTP_METHOD_NOT_ALLOWED,
+                                                MHD_HTTP_CONTENT_TOO_LARGE, MHD_HTTP_FORBIDDEN};
+
+/* Queues r (its headers but Connection set) for a refused request; r is destroyed. */
+static enum MHD_Result reject_queue(struct ext_server *s, struct MHD_Connection *conn,
+                                    enum reject why, struct MHD_Response *r)
 {
-    struct MHD_Response *r;
     enum MHD_Result ret;
-    static const unsigned int status[R_N] = {MHD_HTTP_NOT_FOUND, MHD_HTTP_METHOD_NOT_ALLOWED,
-                                             MHD_HTTP_CONTENT_TOO_LARGE, MHD_HTTP_FORBIDDEN};
 
     atomic_fetch_add_explicit(&s->m.rejected[why], 1, memory_order_relaxed);
-    r = MHD_create_response_from_buffer(strlen(text), (void *)(uintptr_t)text,
-                                        MHD_RESPMEM_PERSISTENT);
     if (r == NULL)
         return MHD_NO;
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
-    if (allow)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
     /* The rest of an unread body would be parsed as the next request: close instead. */
     if (why != R_NOT_FOUND || atomic_load(&s->draining))
         MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
-    ret = MHD_queue_response(conn, status[why], r);
+    ret = MHD_queue_response(conn, reject_status[why], r);
     MHD_destroy_response(r);
     return ret;
+}
+
+static enum MHD_Result reject(struct ext_server *s, struct MHD_Connection *conn, enum reject why,
+                              const char *allow, const char *text)
+{
+    struct MHD_Response *r = MHD_create_response_from_buffer(strlen(text), (void *)(uintptr_t)text,
+                                                             MHD_RESPMEM_PERSISTENT);
+
+    if (r != NULL) {
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+        if (allow)
+            MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+    }
+    return reject_queue(s, conn, why, r);
+}
+
+/* A refusal with {"Error":"msg"} as body, as the verbs' own errors read. */
+static enum MHD_Result reject_error(struct ext_server *s, struct MHD_Connection *conn,
+                                    enum reject why, const char *msg)
+{
+    struct MHD_Response *r = NULL;
+    struct ext_buf b;
+    size_t len;
+    char *d;
+
+    ext_buf_init(&b);
+    if (ext_bind_result_encode(msg, &b, NULL) < 0)
+        b.failed = true;
+    d = buf_take(&b, &len);
+    if (d != NULL)
+        r = MHD_create_response_from_buffer_with_free_callback(len, d, lt_free);
+    if (r == NULL)
+        lt_free(d);
+    else
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+    return reject_queue(s, conn, why, r);
+}
+
+/* 413, the same answer whether Content-Length or the chunks read so far were over the limit. */
+static enum MHD_Result reject_too_large(struct ext_server *s, struct MHD_Connection *conn)
+{
+    char msg[96];
+
+    snprintf(msg, sizeof(msg), "request body over --max-body (%" PRId64 " bytes)",
+             s->cfg->max_body);
+    return reject_error(s, conn, R_TOO_LARGE, msg);
 }
 
 /* An lt_err as one line for Error fields and logs: "line 1, column 9: ..." for syntax. */
@@ -825,7 +867,7 @@ static enum MHD_Result first_call(struct ext_server *s, struct MHD_Connection *c
         return reject(s, conn, R_FORBIDDEN, NULL, "403 client certificate required\n");
     cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
     if (cl != NULL && strtoull(cl, NULL, 10) > (unsigned long long)s->cfg->max_body)
-        return reject(s, conn, R_TOO_LARGE, NULL, "413 request body too large\n");
+        return reject_too_large(s, conn);
     r = lt_calloc(1, sizeof(*r));
     if (r == NULL)
         return MHD_NO;
@@ -836,15 +878,24 @@ static enum MHD_Result first_call(struct ext_server *s, struct MHD_Connection *c
     return MHD_YES;
 }
 
-/* Appends a body chunk, or counts it as discarded past the limit. */
+/* Appends a body chunk. Past the limit (a chunked body: Content-Length was checked before),
+ * the buffer is freed and the rest counted and dropped, so that the request is answered 413
+ * once complete (MHD cannot queue an answer while a body is arriving); false, to disconnect,
+ * once more than twice the limit has arrived, or when memory runs out. */
 static bool body_append(struct ext_server *s, struct req *r, const char *data, size_t n)
 {
     size_t max = (size_t)s->cfg->max_body;
 
     if (r->too_large || n > max - r->len) {
-        r->too_large = true;
+        if (!r->too_large) {
+            r->too_large = true;
+            r->discarded = r->len;
+            lt_free(r->body);
+            r->body = NULL;
+            r->len = r->cap = 0;
+        }
         r->discarded += n;
-        return r->discarded <= max; /* a client streaming on forever gets disconnected */
+        return r->discarded <= 2 * (uint64_t)max; /* a client streaming on and on is cut */
     }
     if (r->len + n + 1 > r->cap) {
         size_t nc = r->cap ? r->cap * 2 : 16384;
@@ -887,7 +938,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
         return ok ? MHD_YES : MHD_NO;
     }
     if (r->too_large)
-        return reject(s, conn, R_TOO_LARGE, NULL, "413 request body too large\n");
+        return reject_too_large(s, conn);
     if (r->body == NULL && body_append(s, r, "", 0) == false)
         return MHD_NO;
     o = verbs[r->verb](s, conn, r, &ret);
