@@ -31,6 +31,7 @@
 #define _DEFAULT_SOURCE /* NI_MAXHOST, getaddrinfo flags */
 #include "server.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -218,14 +219,66 @@ static enum MHD_Result reply_buf(struct ext_server *s, struct MHD_Connection *co
     return reply(s, conn, status, d, len, "application/json");
 }
 
-/* {"Error":"msg"} (Go-escaped) with status. */
+/* True if p starts a UUID, 8-4-4-4-12 hex digits, that is not part of a longer word. */
+static bool uuid_at(const char *start, const char *p)
+{
+    static const char shape[] = "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx";
+    size_t i;
+
+    if (p > start && (isalnum((unsigned char)p[-1]) || p[-1] == '-'))
+        return false;
+    for (i = 0; shape[i] != '\0'; i++) {
+        if (shape[i] == '-' ? p[i] != '-' : !isxdigit((unsigned char)p[i]))
+            return false;
+    }
+    return !isalnum((unsigned char)p[i]) && p[i] != '-';
+}
+
+/* The error text msg as the client may see it, into out (cap bytes): without pod UIDs. An API
+ * server's 409 names the pod's real UID ("Precondition failed: UID in precondition: X, UID in
+ * object meta: Y"), and a caller who learned it could bind that pod anywhere with a second
+ * call. So the word after each "UID in ...: " and every UUID-shaped word (Kubernetes UIDs are
+ * UUIDs) become "<uid>". The logs keep the full text. */
+static void redact_uids(const char *msg, char *out, size_t cap)
+{
+    static const char *const markers[] = {"UID in precondition: ", "UID in object meta: "};
+    const char *p = msg;
+    size_t n = 0;
+
+    while (*p != '\0' && n + 1 < cap) {
+        bool word = false;
+
+        for (size_t k = 0; k < sizeof(markers) / sizeof(markers[0]) && !word; k++) {
+            size_t ml = strlen(markers[k]);
+
+            if (strncmp(p, markers[k], ml) == 0) {
+                n += (size_t)snprintf(out + n, cap - n, "%s<uid>", markers[k]);
+                for (p += ml; *p != '\0' && strchr(" ,;\"'()\t\r\n", *p) == NULL; p++)
+                    ;
+                word = true;
+            }
+        }
+        if (!word && uuid_at(msg, p)) {
+            n += (size_t)snprintf(out + n, cap - n, "<uid>");
+            p += 36;
+        } else if (!word) {
+            out[n++] = *p++;
+        }
+        n = n < cap ? n : cap - 1;
+    }
+    out[n] = '\0';
+}
+
+/* {"Error":"msg"} (Go-escaped, UIDs redacted) with status. */
 static enum MHD_Result reply_error(struct ext_server *s, struct MHD_Connection *conn,
                                    unsigned int status, const char *msg)
 {
+    char text[LT_ERR_TEXT + 128];
     struct ext_buf b;
 
+    redact_uids(msg, text, sizeof(text));
     ext_buf_init(&b);
-    if (ext_bind_result_encode(msg, &b, NULL) < 0)
+    if (ext_bind_result_encode(text, &b, NULL) < 0)
         b.failed = true;
     return reply_buf(s, conn, status, &b);
 }
@@ -349,8 +402,10 @@ static enum outcome do_filter(struct ext_server *s, struct MHD_Connection *conn,
     }
     ext_snapshot_release(snap);
     if (o != O_OK) {
-        struct ext_filter_result fr = {.error = msg};
+        char text[LT_ERR_TEXT + 128];
+        struct ext_filter_result fr = {.error = text};
 
+        redact_uids(msg, text, sizeof(text));
         ext_buf_reset(&b);
         if (ext_filter_result_encode(&fr, &b, NULL) < 0)
             b.failed = true;

@@ -749,6 +749,39 @@ static struct fake_api *fake_with_cluster(void)
     return f;
 }
 
+/* A bind with a wrong PodUID gets the API server's 409, whose text names the pod's real UID
+ * ("UID in precondition: X, UID in object meta: Y"); answering it would let the caller bind
+ * the pod with a second call. Neither UID, nor a UUID in any other error text, reaches the
+ * client; the log keeps them. */
+static void check_no_uid_echo(struct fake_api *f)
+{
+    static const char uuid[] = "1b4e28ba-2fa1-41d2-883f-0016d3cca427";
+    char msg[256];
+    struct resp r;
+
+    http("POST", "/lotus/bind",
+         "{\"PodName\":\"pending-1\",\"PodNamespace\":\"default\",\"PodUID\":"
+         "\"guessed-uid\",\"Node\":\"node-a\"}",
+         &r);
+    expect_contains("online: a bind with a wrong PodUID gets the 409 in Error", &r, 200,
+                    "Precondition failed");
+    if (strstr(r.body, "uid-pending-1") != NULL || strstr(r.body, "guessed-uid") != NULL)
+        ep_die("online: the 409 answer echoes a pod UID: %s", r.body);
+    ok("online: the 409 answer names no UID");
+    free(r.body);
+    snprintf(msg, sizeof(msg), "pods \"pending-1\" with UID %s is being deleted", uuid);
+    fake_api_bind_conflict_next(f, msg);
+    http("POST", "/lotus/bind",
+         "{\"PodName\":\"pending-1\",\"PodNamespace\":\"default\",\"PodUID\":"
+         "\"uid-pending-1\",\"Node\":\"node-a\"}",
+         &r);
+    expect_contains("online: another 409 is answered in Error", &r, 200, "is being deleted");
+    if (strstr(r.body, uuid) != NULL || strstr(r.body, "uid-pending-1") != NULL)
+        ep_die("online: an error answer echoes a UUID: %s", r.body);
+    ok("online: no UUID in an error answer");
+    free(r.body);
+}
+
 static void check_online(void)
 {
     struct fake_api *f = fake_with_cluster();
@@ -794,6 +827,7 @@ static void check_online(void)
          &r);
     expect_contains("online: a 409 is answered in Error", &r, 200, "already assigned");
     free(r.body);
+    check_no_uid_echo(f);
     srv_stop(&s);
     ok("online: exit 0 after SIGTERM with the watches running");
     fake_api_stop(f);
