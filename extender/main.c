@@ -2,7 +2,8 @@
  *
  * Order matters for threads: libcurl's global init and the signal mask come before any thread
  * starts (cache watchers, MHD workers), so every thread inherits SIGTERM/SIGINT blocked and the
- * main thread alone takes them with sigwait(). On a signal it drains the server
+ * main thread alone takes them with sigtimedwait(), waking once a second to write the summary of
+ * rate-limited log lines (ext_log_flush). On a signal it drains the server
  * (ext_server_drain: no new connections, in-flight requests finish within --shutdown-timeout),
  * then stops the server, the cache and the API client, and exits 0.
  *
@@ -116,10 +117,11 @@ static int print_config(const struct ext_config *cfg)
 static int serve(const struct ext_config *cfg, struct ext_cache *cache, struct kube_client *kube,
                  const sigset_t *sigs)
 {
+    const struct timespec tick = {1, 0};
     struct lt_err e;
     struct ext_server *s;
     size_t left;
-    int sig = 0;
+    int sig;
 
     lt_err_init(&e, NULL);
     s = ext_server_new(cfg, cache, kube, &e);
@@ -134,8 +136,8 @@ static int serve(const struct ext_config *cfg, struct ext_cache *cache, struct k
             cfg->listen, "port", (int)ext_server_port(s), "url_prefix", cfg->prefix, "policy",
             cfg->policy, "eviction", cfg->eviction, "mode", kube ? "online" : "offline", "version",
             LOTUS_VERSION, "tls", cfg->tls_cert[0] != '\0', "threads", (json_int_t)cfg->threads);
-    while (sigwait(sigs, &sig) != 0)
-        ;
+    while ((sig = sigtimedwait(sigs, NULL, &tick)) < 0)
+        ext_log_flush(false); /* the count of a warn flood that stopped, within a second */
     ext_log(EXT_LOG_INFO, "shutting down: draining in-flight requests", "{s:s, s:I}", "signal",
             sig == SIGTERM ? "SIGTERM" : "SIGINT", "timeout_ms",
             (json_int_t)cfg->shutdown_timeout_ms);
@@ -144,6 +146,7 @@ static int serve(const struct ext_config *cfg, struct ext_cache *cache, struct k
     if (left > 0)
         ext_log(EXT_LOG_WARN, "shutdown timeout: requests cut", "{s:I}", "in_flight",
                 (json_int_t)left);
+    ext_log_flush(true);
     ext_log(EXT_LOG_INFO, "stopped", NULL);
     return 0;
 }
