@@ -51,8 +51,12 @@ static const struct setting settings[] = {
     {"max-connections", S_INT, OFF(max_connections), 1, 1000000, "1024",
      "concurrent connections; more are refused"},
     {"listen-backlog", S_INT, OFF(listen_backlog), 1, 65535, "1024", "listen(2) backlog"},
-    {"max-body", S_BYTES, OFF(max_body), 1024, INT64_C(1) << 32, "64Mi",
+    {"max-body", S_BYTES, OFF(max_body), 1024, INT64_C(1) << 32, "32Mi",
      "request body limit (413 above it)"},
+    {"body-budget", S_BYTES, OFF(body_budget), 1024, INT64_C(1) << 40, "128Mi",
+     "bytes of request bodies in memory at once, all connections (503 above it)"},
+    {"request-timeout", S_DURATION, OFF(request_timeout_ms), 100, DAY_MS, "15s",
+     "a request, headers and body, must arrive within this of its start"},
     {"conn-timeout", S_DURATION, OFF(conn_timeout_ms), 1000, DAY_MS, "30s",
      "close a connection idle this long"},
     {"shutdown-timeout", S_DURATION, OFF(shutdown_timeout_ms), 0, DAY_MS, "30s",
@@ -576,6 +580,21 @@ static int check_combinations(const struct ext_config *cfg, struct lt_err *err)
     return 0;
 }
 
+/* The largest body must fit in the budget of all bodies. */
+static int check_sizes(const struct ext_config *cfg, struct lt_err *err)
+{
+    char wa[EXT_CONFIG_STR + 128], wb[EXT_CONFIG_STR + 128];
+
+    if (cfg->body_budget >= cfg->max_body)
+        return 0;
+    subject(cfg, S("body-budget"), wa, sizeof(wa));
+    subject(cfg, S("max-body"), wb, sizeof(wb));
+    return lt_err_set(err, LT_EINVAL, 0, 0,
+                      "%s (%" PRId64 " bytes) is smaller than %s (%" PRId64
+                      " bytes): a body of the largest size could never be read",
+                      wa, cfg->body_budget, wb, cfg->max_body);
+}
+
 /* The subject of a setting plus the library's message, as validation errors read. */
 static int sub_err(const struct ext_config *cfg, const char *name, int code, const struct lt_err *e,
                    struct lt_err *err)
@@ -667,6 +686,8 @@ int ext_config_validate(struct ext_config *cfg, struct lt_err *err)
         rc = check_lookups(cfg, err);
     if (rc == 0)
         rc = check_combinations(cfg, err);
+    if (rc == 0)
+        rc = check_sizes(cfg, err);
     if (rc == 0 && set(cfg, "server")) {
         struct kube_config kc;
         struct lt_err e;

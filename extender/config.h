@@ -39,6 +39,8 @@ struct ext_config {
     int64_t max_connections;          /* concurrent connections; more are refused */
     int64_t listen_backlog;           /* listen(2) backlog */
     int64_t max_body;                 /* request body limit, bytes (413 above it) */
+    int64_t body_budget;              /* request bodies in memory at once, bytes (503 above) */
+    int64_t request_timeout_ms;       /* whole request (headers, body) from its start */
     int64_t conn_timeout_ms;          /* idle connection timeout */
     int64_t shutdown_timeout_ms;      /* longest SIGTERM drain of in-flight requests */
     int64_t rebuild_ms;               /* cache: minimum time between two snapshots */
@@ -59,7 +61,7 @@ struct ext_config {
     int64_t sticky_slots;                  /* --sticky-slots: HYBRID's sticky pool (0: none) */
     char lotes_tables[EXT_CONFIG_STR];     /* --lotes-tables: LoTES tables file; "" = off */
     char known[1024];   /* after an unknown flag or key: the known ones, comma-separated */
-    uint8_t origin[32]; /* per setting (config.c's table order): 0 default, 1 file, 2 flag */
+    uint8_t origin[48]; /* per setting (config.c's table order): 0 default, 1 file, 2 flag */
 
     /* Resolved by ext_config_validate: */
     const struct lt_policy *pol;      /* borrowed, static */

@@ -16,8 +16,16 @@
  * not-yet-synced cache 503, each with {"Error":"..."} as body for people and scripts;
  * kube-scheduler ignores prioritize errors in any case and honours `ignorable` for preempt.
  * Transport-level failures: 404 unknown path, 405 wrong method (with Allow), 413 body over the
- * limit, 403 missing or untrusted client certificate (verbs only, so kubelet probes and
- * Prometheus need none).
+ * limit, 503 body budget exhausted (with Retry-After), 403 missing or untrusted client
+ * certificate (verbs only, so kubelet probes and Prometheus need none).
+ *
+ * Limits. Bodies are held in memory against one process-wide budget (--body-budget): a
+ * Content-Length body reserves its length before it is read, a chunked one as its buffer
+ * grows; past the budget the answer is 503. Each connection has a record (struct conn, MHD's
+ * socket context) with the deadline of its current request (--request-timeout from the
+ * request's start); a sweeper thread shuts down connections past theirs. libmicrohttpd's own
+ * --conn-timeout only closes idle connections, which a client sending a byte now and then
+ * never is.
  *
  * Draining. in_flight counts requests from their first handler call to MHD's completion
  * callback; ext_server_drain quiesces the daemon (no new connections), then waits for it to
@@ -42,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -77,8 +86,12 @@ static const double buckets[] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 
                                  0.05,   0.1,     0.25,   0.5,   1,      2.5,   5,    10};
 #define N_BUCKETS (sizeof(buckets) / sizeof(buckets[0]))
 
-enum reject { R_NOT_FOUND, R_METHOD, R_TOO_LARGE, R_FORBIDDEN, R_N };
-static const char *const reject_codes[R_N] = {"404", "405", "413", "403"};
+enum reject { R_NOT_FOUND, R_METHOD, R_TOO_LARGE, R_FORBIDDEN, R_BUSY, R_N };
+static const char *const reject_codes[R_N] = {"404", "405", "413", "403", "503"};
+
+/* Why the sweeper cut a connection: its request was not complete by its deadline. */
+enum cut { CUT_REQUEST, CUT_N };
+static const char *const cut_names[CUT_N] = {"request_timeout"};
 
 /* HYBRID's sticky label at bind: labelled; the PATCH failed (bound without it); the pool was
  * full (bound without it); the bind failed after the label and the label was removed (or the
@@ -94,11 +107,27 @@ struct metrics {
     atomic_uint_fast64_t sum_ns[V_N];
     atomic_uint_fast64_t count[V_N];
     atomic_uint_fast64_t rejected[R_N];
+    atomic_uint_fast64_t cut[CUT_N];
 };
 
 /* ------------------------------------------------------------------------------------------
  * Server and request state
  */
+
+/* One open connection (MHD's socket context), from MHD_CONNECTION_NOTIFY_STARTED to _CLOSED.
+ * A request's start is when its connection was accepted or when the previous request on it
+ * ended (the idle time between keep-alive requests counts: bytes before the headers are
+ * complete cannot be seen). Its deadline: the whole request, headers and body, by start +
+ * --request-timeout; none while the request is decided and answered. */
+struct conn {
+    struct conn *prev, *next;        /* in ext_server.conns; guarded by conns_lock */
+    MHD_socket fd;                   /* borrowed: MHD closes it after _CLOSED */
+    int64_t start_ms;                /* CLOCK_MONOTONIC; worker thread only */
+    atomic_int_fast64_t deadline_ms; /* CLOCK_MONOTONIC; 0: none */
+    atomic_int why;                  /* enum cut: what the deadline is */
+    bool cut;                        /* shut down by the sweeper; guarded by conns_lock */
+    char client[INET6_ADDRSTRLEN];   /* the peer's address, for logs */
+};
 
 struct ext_server {
     const struct ext_config *cfg; /* borrowed */
@@ -114,6 +143,14 @@ struct ext_server {
     MHD_socket quiesced_fd;   /* listen socket handed back by MHD_quiesce_daemon, or invalid */
     atomic_uint_fast64_t seq; /* request sequence: seeds each request's RNG */
     int64_t started_ms;       /* CLOCK_REALTIME, for /metrics */
+    atomic_int_fast64_t body_bytes; /* bytes of request bodies reserved against --body-budget */
+    pthread_mutex_t conns_lock;     /* guards conns, each conn's links and cut, sweep_stop */
+    pthread_cond_t sweep_cond;      /* wakes the sweeper to stop */
+    struct conn *conns;             /* open connections */
+    atomic_long n_conns;            /* their number */
+    bool sweep_stop;
+    bool sweeper_started;
+    pthread_t sweeper; /* cuts connections past their deadline (sweeper_main) */
     struct metrics m;
 };
 
@@ -123,9 +160,12 @@ struct req {
     enum verb verb;
     char *body; /* owned; NUL-terminated */
     size_t len, cap;
-    uint64_t discarded; /* bytes of the body received, once it went over the limit */
-    bool too_large;
-    int64_t start_ns; /* CLOCK_MONOTONIC */
+    size_t reserved;    /* bytes of --body-budget held: Content-Length + 1, or cap (chunked) */
+    uint64_t discarded; /* bytes of the body received, once refused (too_large or busy) */
+    bool too_large;     /* over --max-body: answer 413 */
+    bool busy;          /* --body-budget exhausted while reading a chunked body: answer 503 */
+    bool chunked;       /* no Content-Length: the budget is reserved as the buffer grows */
+    int64_t start_ns;   /* CLOCK_MONOTONIC */
 };
 
 static int64_t mono_ns(void)
@@ -134,6 +174,11 @@ static int64_t mono_ns(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int64_t mono_ms(void)
+{
+    return mono_ns() / 1000000;
 }
 
 static int64_t real_ms(void)
@@ -284,7 +329,8 @@ static enum MHD_Result reply_error(struct ext_server *s, struct MHD_Connection *
 }
 
 static const unsigned int reject_status[R_N] = {MHD_HTTP_NOT_FOUND, MHD_HTTP_METHOD_NOT_ALLOWED,
-                                                MHD_HTTP_CONTENT_TOO_LARGE, MHD_HTTP_FORBIDDEN};
+                                                MHD_HTTP_CONTENT_TOO_LARGE, MHD_HTTP_FORBIDDEN,
+                                                MHD_HTTP_SERVICE_UNAVAILABLE};
 
 /* Queues r (its headers but Connection set) for a refused request; r is destroyed. */
 static enum MHD_Result reject_queue(struct ext_server *s, struct MHD_Connection *conn,
@@ -347,6 +393,35 @@ static enum MHD_Result reject_too_large(struct ext_server *s, struct MHD_Connect
     snprintf(msg, sizeof(msg), "request body over --max-body (%" PRId64 " bytes)",
              s->cfg->max_body);
     return reject_error(s, conn, R_TOO_LARGE, msg);
+}
+
+/* 503: the body would take the bodies in memory past --body-budget. Retry-After: 1, since
+ * bodies are held for milliseconds by kube-scheduler and at most --request-timeout by anyone. */
+static enum MHD_Result reject_busy(struct ext_server *s, struct MHD_Connection *conn)
+{
+    char msg[128];
+    struct MHD_Response *r;
+    struct ext_buf b;
+    size_t len;
+    char *d;
+
+    snprintf(msg, sizeof(msg),
+             "request bodies in memory would exceed --body-budget (%" PRId64 " bytes): retry later",
+             s->cfg->body_budget);
+    ext_log(EXT_LOG_WARN, "request refused: --body-budget exhausted", "{s:I, s:I}", "budget",
+            (json_int_t)s->cfg->body_budget, "in_use", (json_int_t)atomic_load(&s->body_bytes));
+    ext_buf_init(&b);
+    if (ext_bind_result_encode(msg, &b, NULL) < 0)
+        b.failed = true;
+    d = buf_take(&b, &len);
+    r = d ? MHD_create_response_from_buffer_with_free_callback(len, d, lt_free) : NULL;
+    if (r == NULL) {
+        lt_free(d);
+    } else {
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+        MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+    }
+    return reject_queue(s, conn, R_BUSY, r);
 }
 
 /* An lt_err as one line for Error fields and logs: "line 1, column 9: ..." for syntax. */
@@ -739,6 +814,25 @@ static void metrics_requests(struct ext_server *s, struct text *t)
             atomic_load(&s->in_flight));
 }
 
+static void metrics_connections(struct ext_server *s, struct text *t)
+{
+    tprintf(t,
+            "# HELP lotus_extender_connections Open connections.\n"
+            "# TYPE lotus_extender_connections gauge\n"
+            "lotus_extender_connections %ld\n"
+            "# HELP lotus_extender_body_bytes Bytes of request bodies held against "
+            "--body-budget.\n"
+            "# TYPE lotus_extender_body_bytes gauge\n"
+            "lotus_extender_body_bytes %" PRIdFAST64 "\n"
+            "# HELP lotus_extender_connections_cut_total Connections cut because a request was "
+            "not complete by its deadline.\n"
+            "# TYPE lotus_extender_connections_cut_total counter\n",
+            atomic_load(&s->n_conns), atomic_load(&s->body_bytes));
+    for (int k = 0; k < CUT_N; k++)
+        tprintf(t, "lotus_extender_connections_cut_total{reason=\"%s\"} %" PRIuFAST64 "\n",
+                cut_names[k], atomic_load(&s->m.cut[k]));
+}
+
 /* One gauge or counter line with its HELP and TYPE. */
 static void metric(struct text *t, const char *name, const char *type, const char *help, double v)
 {
@@ -791,6 +885,7 @@ static enum MHD_Result serve_metrics(struct ext_server *s, struct MHD_Connection
     struct text t = {0};
 
     metrics_requests(s, &t);
+    metrics_connections(s, &t);
     metrics_cache(s, &t);
     metrics_sticky(s, &t);
     tprintf(&t,
@@ -898,17 +993,238 @@ static bool client_cert_ok(struct MHD_Connection *conn)
     return status == 0;
 }
 
-/* The first call of a request: route, method, client certificate, Content-Length; answers
- * everything but a verb request, for which it sets *con_cls and returns MHD_YES to read the
- * body. */
+/* ------------------------------------------------------------------------------------------
+ * Connections: deadlines and the sweeper
+ */
+
+/* The connection's record (NULL if it could not be made: the connection is being cut). */
+static struct conn *conn_of(struct MHD_Connection *mc)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(mc, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+    return ci ? ci->socket_context : NULL;
+}
+
+/* A request starts on c at now_ms: its deadline is --request-timeout from now. */
+static void conn_request_start(struct ext_server *s, struct conn *c, int64_t now_ms)
+{
+    if (c == NULL)
+        return;
+    c->start_ms = now_ms;
+    atomic_store(&c->why, CUT_REQUEST);
+    atomic_store(&c->deadline_ms, now_ms + s->cfg->request_timeout_ms);
+}
+
+/* The request on c is complete: it is decided and answered with no deadline of ours (a slow
+ * reader of the answer meets --conn-timeout). */
+static void conn_request_complete(struct conn *c)
+{
+    if (c != NULL)
+        atomic_store(&c->deadline_ms, 0);
+}
+
+static void conn_notify(void *cls, struct MHD_Connection *mc, void **ctx,
+                        enum MHD_ConnectionNotificationCode code)
+{
+    struct ext_server *s = cls;
+    const union MHD_ConnectionInfo *fi, *ai;
+    struct conn *c = *ctx;
+
+    if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+        if (c == NULL)
+            return;
+        pthread_mutex_lock(&s->conns_lock);
+        if (c->prev)
+            c->prev->next = c->next;
+        else
+            s->conns = c->next;
+        if (c->next)
+            c->next->prev = c->prev;
+        pthread_mutex_unlock(&s->conns_lock);
+        atomic_fetch_sub(&s->n_conns, 1);
+        lt_free(c);
+        *ctx = NULL;
+        return;
+    }
+    fi = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CONNECTION_FD);
+    c = lt_calloc(1, sizeof(*c));
+    if (c == NULL || fi == NULL) { /* a connection without deadline is not kept */
+        if (fi != NULL)
+            shutdown(fi->connect_fd, SHUT_RDWR);
+        lt_free(c);
+        return;
+    }
+    c->fd = fi->connect_fd;
+    ai = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (ai == NULL || ai->client_addr == NULL ||
+        getnameinfo(ai->client_addr,
+                    ai->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+                                                           : sizeof(struct sockaddr_in),
+                    c->client, sizeof(c->client), NULL, 0, NI_NUMERICHOST) != 0)
+        snprintf(c->client, sizeof(c->client), "?");
+    conn_request_start(s, c, mono_ms());
+    pthread_mutex_lock(&s->conns_lock);
+    c->next = s->conns;
+    if (c->next)
+        c->next->prev = c;
+    s->conns = c;
+    pthread_mutex_unlock(&s->conns_lock);
+    atomic_fetch_add(&s->n_conns, 1);
+    *ctx = c;
+}
+
+/* Shuts down every connection past its deadline. shutdown(2) from this thread is safe: the
+ * socket stays open (MHD closes it, after unlinking the record under conns_lock), and the
+ * worker that owns the connection sees the end of the stream and closes it. Called with
+ * conns_lock held. */
+static void sweep(struct ext_server *s, int64_t now_ms)
+{
+    for (struct conn *c = s->conns; c != NULL; c = c->next) {
+        int64_t d = atomic_load(&c->deadline_ms);
+        int why = atomic_load(&c->why);
+
+        if (c->cut || d == 0 || now_ms < d)
+            continue;
+        c->cut = true;
+        shutdown(c->fd, SHUT_RDWR);
+        atomic_fetch_add_explicit(&s->m.cut[why], 1, memory_order_relaxed);
+        ext_log(EXT_LOG_WARN, "connection cut: request not complete by its deadline",
+                "{s:s, s:s, s:I}", "reason", cut_names[why], "client", c->client, "limit_ms",
+                (json_int_t)s->cfg->request_timeout_ms);
+    }
+}
+
+/* How often the sweeper looks: deadlines are kept to within this. */
+#define SWEEP_MS 100
+
+static void *sweeper_main(void *arg)
+{
+    struct ext_server *s = arg;
+
+    pthread_mutex_lock(&s->conns_lock);
+    while (!s->sweep_stop) {
+        struct timespec until;
+
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_nsec += SWEEP_MS * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&s->sweep_cond, &s->conns_lock, &until);
+        if (!s->sweep_stop)
+            sweep(s, mono_ms());
+    }
+    pthread_mutex_unlock(&s->conns_lock);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Request bodies and the budget
+ */
+
+/* Reserves n bytes of --body-budget; false if the bodies in memory would then exceed it. */
+static bool budget_take(struct ext_server *s, size_t n)
+{
+    int_fast64_t used = atomic_load(&s->body_bytes);
+
+    do {
+        if (n > (uint64_t)(s->cfg->body_budget - used))
+            return false;
+    } while (!atomic_compare_exchange_weak(&s->body_bytes, &used, used + (int_fast64_t)n));
+    return true;
+}
+
+/* Frees r's body and gives its reservation back. */
+static void body_drop(struct ext_server *s, struct req *r)
+{
+    lt_free(r->body);
+    r->body = NULL;
+    r->len = r->cap = 0;
+    atomic_fetch_sub(&s->body_bytes, (int_fast64_t)r->reserved);
+    r->reserved = 0;
+}
+
+/* The body is refused (too_large or busy set by the caller): what was read is freed at once,
+ * and the rest is counted and dropped, so that the request is answered (413, 503) once it is
+ * complete: MHD cannot queue an answer while a body is arriving. */
+static void body_refuse(struct ext_server *s, struct req *r)
+{
+    r->discarded = r->len;
+    body_drop(s, r);
+}
+
+/* Grows r's buffer to hold need bytes: doubling from 16 KiB up to --max-body + 1, within
+ * the bytes reserved for a Content-Length body or, for a chunked one, reserving each growth
+ * (bounded by the doubling, so at most twice what arrived). Sets busy when the budget is out;
+ * false when memory is. */
+static bool body_grow(struct ext_server *s, struct req *r, size_t need)
+{
+    size_t max = (size_t)s->cfg->max_body, nc = r->cap ? r->cap * 2 : 16384;
+    char *nb;
+
+    while (nc < need)
+        nc *= 2;
+    nc = nc > max + 1 ? max + 1 : nc;
+    if (r->chunked && nc > r->reserved) {
+        if (!budget_take(s, nc - r->reserved)) {
+            r->busy = true;
+            body_refuse(s, r);
+            return true;
+        }
+        r->reserved = nc;
+    } else if (!r->chunked) {
+        nc = nc > r->reserved ? r->reserved : nc; /* Content-Length + 1 */
+    }
+    nb = lt_reallocarray(r->body, nc, 1);
+    if (nb == NULL)
+        return false;
+    r->body = nb;
+    r->cap = nc;
+    return true;
+}
+
+/* Appends a body chunk. Past --max-body (a chunked body: Content-Length was checked before)
+ * or past --body-budget, the body is refused (body_refuse). False, to disconnect, once more
+ * than twice the limit has arrived for a refused body, or when memory runs out. */
+static bool body_append(struct ext_server *s, struct req *r, const char *data, size_t n)
+{
+    size_t max = (size_t)s->cfg->max_body;
+
+    if (!r->too_large && !r->busy && n > max - r->len) {
+        r->too_large = true;
+        body_refuse(s, r);
+    }
+    if (!r->too_large && !r->busy && r->len + n + 1 > r->cap && !body_grow(s, r, r->len + n + 1))
+        return false;
+    if (r->too_large || r->busy) {
+        r->discarded += n;
+        return r->discarded <= 2 * (uint64_t)max; /* a client streaming on and on is cut */
+    }
+    memcpy(r->body + r->len, data, n);
+    r->len += n;
+    r->body[r->len] = '\0';
+    return true;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * The access handler
+ */
+
+/* The first call of a request: route, method, client certificate, Content-Length and the
+ * budget; answers everything but a verb request, for which it sets *con_cls and returns
+ * MHD_YES to read the body. */
 static enum MHD_Result first_call(struct ext_server *s, struct MHD_Connection *conn,
                                   const char *url, const char *method, void **con_cls)
 {
     enum route rt = ROUTE_HEALTHZ;
     enum verb v = V_FILTER;
+    unsigned long long len = 0;
     const char *cl;
     struct req *r;
 
+    conn_request_complete(conn_of(conn)); /* answered now, or the body's deadline is kept */
     if (!route(s, url, &rt, &v))
         return reject(s, conn, R_NOT_FOUND, NULL, "404 page not found\n");
     if (rt != ROUTE_VERB) {
@@ -921,54 +1237,29 @@ static enum MHD_Result first_call(struct ext_server *s, struct MHD_Connection *c
     if (s->tls_ca != NULL && !client_cert_ok(conn))
         return reject(s, conn, R_FORBIDDEN, NULL, "403 client certificate required\n");
     cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-    if (cl != NULL && strtoull(cl, NULL, 10) > (unsigned long long)s->cfg->max_body)
+    if (cl != NULL && (len = strtoull(cl, NULL, 10)) > (unsigned long long)s->cfg->max_body)
         return reject_too_large(s, conn);
+    if (cl != NULL && !budget_take(s, (size_t)len + 1))
+        return reject_busy(s, conn);
     r = lt_calloc(1, sizeof(*r));
-    if (r == NULL)
+    if (r == NULL) {
+        if (cl != NULL)
+            atomic_fetch_sub(&s->body_bytes, (int_fast64_t)len + 1);
         return MHD_NO;
+    }
     r->verb = v;
+    r->chunked = cl == NULL;
+    r->reserved = cl != NULL ? (size_t)len + 1 : 0;
     r->start_ns = mono_ns();
     *con_cls = r;
     atomic_fetch_add(&s->in_flight, 1);
+    {
+        struct conn *c = conn_of(conn);
+
+        if (c != NULL) /* the body must arrive by the request's deadline */
+            atomic_store(&c->deadline_ms, c->start_ms + s->cfg->request_timeout_ms);
+    }
     return MHD_YES;
-}
-
-/* Appends a body chunk. Past the limit (a chunked body: Content-Length was checked before),
- * the buffer is freed and the rest counted and dropped, so that the request is answered 413
- * once complete (MHD cannot queue an answer while a body is arriving); false, to disconnect,
- * once more than twice the limit has arrived, or when memory runs out. */
-static bool body_append(struct ext_server *s, struct req *r, const char *data, size_t n)
-{
-    size_t max = (size_t)s->cfg->max_body;
-
-    if (r->too_large || n > max - r->len) {
-        if (!r->too_large) {
-            r->too_large = true;
-            r->discarded = r->len;
-            lt_free(r->body);
-            r->body = NULL;
-            r->len = r->cap = 0;
-        }
-        r->discarded += n;
-        return r->discarded <= 2 * (uint64_t)max; /* a client streaming on and on is cut */
-    }
-    if (r->len + n + 1 > r->cap) {
-        size_t nc = r->cap ? r->cap * 2 : 16384;
-        char *nb;
-
-        while (nc < r->len + n + 1)
-            nc *= 2;
-        nc = nc > max + 1 ? max + 1 : nc;
-        nb = lt_reallocarray(r->body, nc, 1);
-        if (nb == NULL)
-            return false;
-        r->body = nb;
-        r->cap = nc;
-    }
-    memcpy(r->body + r->len, data, n);
-    r->len += n;
-    r->body[r->len] = '\0';
-    return true;
 }
 
 static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const char *url,
@@ -992,12 +1283,18 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
         *upload_data_size = 0;
         return ok ? MHD_YES : MHD_NO;
     }
+    conn_request_complete(conn_of(conn));
     if (r->too_large)
         return reject_too_large(s, conn);
+    if (r->busy)
+        return reject_busy(s, conn);
     if (r->body == NULL && body_append(s, r, "", 0) == false)
         return MHD_NO;
+    if (r->busy) /* not even the empty body's byte fitted */
+        return reject_busy(s, conn);
     o = verbs[r->verb](s, conn, r, &ret);
     observe(s, r->verb, o, r->start_ns);
+    body_drop(s, r); /* the answer is queued and owns its own bytes */
     return ret;
 }
 
@@ -1007,13 +1304,13 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     struct ext_server *s = cls;
     struct req *r = *con_cls;
 
-    (void)conn;
+    conn_request_start(s, conn_of(conn), mono_ms()); /* the next request's clock starts */
     if (r == NULL)
         return;
     if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
         ext_log(EXT_LOG_DEBUG, "request ended early", "{s:s, s:i}", "verb", verb_names[r->verb],
                 "code", (int)toe);
-    lt_free(r->body);
+    body_drop(s, r);
     lt_free(r);
     *con_cls = NULL;
     atomic_fetch_sub(&s->in_flight, 1);
@@ -1105,13 +1402,13 @@ static struct MHD_Daemon *start(struct ext_server *s, const struct sockaddr *add
     }
     *t = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
     /* The logger goes first so that MHD's complaints about later options reach it. */
-    return MHD_start_daemon(flags, s->port, NULL, NULL, handler, s, MHD_OPTION_EXTERNAL_LOGGER,
-                            mhd_log, s, MHD_OPTION_NOTIFY_COMPLETED, completed, s,
-                            MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)c->threads,
-                            MHD_OPTION_CONNECTION_LIMIT, (unsigned int)c->max_connections,
-                            MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)c->listen_backlog,
-                            MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, MHD_OPTION_SOCK_ADDR, addr,
-                            MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
+    return MHD_start_daemon(
+        flags, s->port, NULL, NULL, handler, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_NOTIFY_CONNECTION, conn_notify, s,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)c->threads, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned int)c->max_connections, MHD_OPTION_LISTEN_BACKLOG_SIZE,
+        (unsigned int)c->listen_backlog, MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
+        MHD_OPTION_SOCK_ADDR, addr, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
 }
 
 static int start_listening(struct ext_server *s, struct lt_err *err)
@@ -1146,6 +1443,28 @@ static int start_listening(struct ext_server *s, struct lt_err *err)
     return 0;
 }
 
+/* Starts the sweeper; its condition variable waits on CLOCK_MONOTONIC. */
+static int start_sweeper(struct ext_server *s, struct lt_err *err)
+{
+    pthread_condattr_t ca;
+    int rc;
+
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    rc = pthread_cond_init(&s->sweep_cond, &ca);
+    pthread_condattr_destroy(&ca);
+    if (rc == 0) {
+        rc = pthread_create(&s->sweeper, NULL, sweeper_main, s);
+        if (rc != 0)
+            pthread_cond_destroy(&s->sweep_cond);
+    }
+    if (rc != 0)
+        return lt_err_set(err, LT_ENOMEM, 0, 0, "cannot start the deadline thread: %s",
+                          strerror(rc));
+    s->sweeper_started = true;
+    return 0;
+}
+
 struct ext_server *ext_server_new(const struct ext_config *cfg, struct ext_cache *cache,
                                   struct kube_client *kube, struct lt_err *err)
 {
@@ -1158,6 +1477,7 @@ struct ext_server *ext_server_new(const struct ext_config *cfg, struct ext_cache
     }
     s->quiesced_fd = MHD_INVALID_SOCKET;
     pthread_mutex_init(&s->sticky_lock, NULL);
+    pthread_mutex_init(&s->conns_lock, NULL);
     s->cfg = cfg;
     s->cache = cache;
     s->kube = kube;
@@ -1167,7 +1487,7 @@ struct ext_server *ext_server_new(const struct ext_config *cfg, struct ext_cache
     s->dc.lotes = &cfg->lotes;
     s->port = cfg->port;
     s->started_ms = real_ms();
-    if (load_tls(s, err) < 0 || start_listening(s, err) < 0) {
+    if (start_sweeper(s, err) < 0 || load_tls(s, err) < 0 || start_listening(s, err) < 0) {
         ext_server_free(s);
         return NULL;
     }
@@ -1210,13 +1530,22 @@ void ext_server_free(struct ext_server *s)
 {
     if (s == NULL)
         return;
+    if (s->sweeper_started) {
+        pthread_mutex_lock(&s->conns_lock);
+        s->sweep_stop = true;
+        pthread_cond_signal(&s->sweep_cond);
+        pthread_mutex_unlock(&s->conns_lock);
+        pthread_join(s->sweeper, NULL);
+        pthread_cond_destroy(&s->sweep_cond);
+    }
     if (s->d)
-        MHD_stop_daemon(s->d);
+        MHD_stop_daemon(s->d); /* every connection's _CLOSED unlinks its record */
     if (s->quiesced_fd != MHD_INVALID_SOCKET)
         close(s->quiesced_fd);
     lt_free(s->tls_cert);
     lt_free(s->tls_key);
     lt_free(s->tls_ca);
     pthread_mutex_destroy(&s->sticky_lock);
+    pthread_mutex_destroy(&s->conns_lock);
     lt_free(s);
 }

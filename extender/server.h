@@ -1,13 +1,15 @@
 /* server.h -- lotus-extender's HTTP server: the four verbs, probes, metrics, draining.
  *
  * libmicrohttpd with an internal thread pool (--threads) polling with epoll, a connection
- * limit, a listen backlog, an idle timeout and a request-body limit; HTTPS when a certificate
- * is configured, optionally requiring client certificates. Routes:
+ * limit, a listen backlog, an idle timeout, a request deadline, a request-body limit and a
+ * budget of all bodies in memory; HTTPS when a certificate is configured, optionally requiring
+ * client certificates. Routes:
  *   POST {prefix}/filter, /prioritize, /preempt, /bind   extender/v1 (decide.h, kube.h)
  *   GET  /healthz  200 "ok" while serving       GET /readyz   200 once the cache synced, else 503
  *   GET  /metrics  Prometheus text              GET /version  JSON
  * Anything else is 404; a known path with the wrong method is 405; a body over --max-body is
- * 413. docs/extender.md ("HTTP API") states the status of every failure.
+ * 413, one past --body-budget 503. docs/extender.md ("HTTP API", "Limits and timeouts") states
+ * the status of every failure.
  *
  * SPDX-License-Identifier: MIT
  */

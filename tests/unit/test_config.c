@@ -110,12 +110,28 @@ static void test_config_print_config_reports_a_bad_config_file(void **state)
     assert_non_null(strstr(err.text, "unknown key 'polcy' (did you mean 'policy'?)"));
 }
 
+/* A budget of all bodies smaller than one body could never let the largest one in. */
+static void test_config_body_budget_must_hold_the_largest_body(void **state)
+{
+    struct fixture *f = *state;
+    const char *argv[] = {"lotus-extender", "--config", f->path, "--max-body", "64Mi", NULL};
+    enum ext_config_action action;
+    struct lt_err err;
+
+    write_file(f->path, "{\"body_budget\": \"32Mi\"}");
+    assert_int_equal(parse(f, argv, &action, &err), LT_EINVAL);
+    assert_non_null(strstr(err.text, "extender.json: key 'body_budget' (33554432 bytes) is "
+                                     "smaller than --max-body (67108864 bytes)"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_config_print_config_includes_the_config_file, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_config_print_config_reports_a_bad_config_file, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_config_body_budget_must_hold_the_largest_body, setup,
                                         teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
