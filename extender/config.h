@@ -36,10 +36,12 @@ struct ext_config {
     char eviction[EXT_CONFIG_STR];    /* eviction policy name (preempt) */
     uint64_t seed;                    /* seeds "random", "rnd", the cluster and the backoff */
     int64_t threads;                  /* MHD worker threads (thread pool size) */
-    int64_t max_connections;          /* concurrent connections; more are refused */
+    int64_t max_connections;          /* concurrent connections; more are closed at once */
+    int64_t max_connections_per_ip;   /* the same from one client address; 0: no limit */
     int64_t listen_backlog;           /* listen(2) backlog */
     int64_t max_body;                 /* request body limit, bytes (413 above it) */
     int64_t body_budget;              /* request bodies in memory at once, bytes (503 above) */
+    int64_t header_timeout_ms;        /* a request's headers from its start */
     int64_t request_timeout_ms;       /* whole request (headers, body) from its start */
     int64_t conn_timeout_ms;          /* idle connection timeout */
     int64_t shutdown_timeout_ms;      /* longest SIGTERM drain of in-flight requests */

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #if defined(__GLIBC__) /* defined by the headers above */
 #include <malloc.h>
 #endif
@@ -45,6 +46,27 @@ static void malloc_tune(void)
     if (mallopt(M_MMAP_THRESHOLD, 32 << 20) != 1 || mallopt(M_TRIM_THRESHOLD, 64 << 20) != 1)
         ext_log(EXT_LOG_WARN, "mallopt failed: large request buffers will page-fault", NULL);
 #endif
+}
+
+/* Descriptors besides the connections: listening sockets, epoll sets and inter-thread pipes of
+ * the workers, the API client's connections, files, stdio. */
+#define EXTRA_FDS 256
+
+/* Raises the soft open-file limit to what --max-connections needs. When accept(2) fails for
+ * want of descriptors, libmicrohttpd stops accepting, and new clients wait unanswered in the
+ * kernel's backlog; a shell's usual soft limit of 1024 is below the default 1,024 connections
+ * plus the rest. The hard limit caps it: then a warning says so. */
+static void raise_fd_limit(const struct ext_config *cfg)
+{
+    rlim_t want = (rlim_t)cfg->max_connections + EXTRA_FDS;
+    struct rlimit rl;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
+        return;
+    rl.rlim_cur = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want ? rl.rlim_max : want;
+    if (setrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < want)
+        ext_log(EXT_LOG_WARN, "open-file limit below what --max-connections needs", "{s:I, s:I}",
+                "limit", (json_int_t)rl.rlim_cur, "needed", (json_int_t)want);
 }
 
 static int fail(int status, const char *msg, const struct lt_err *e)
@@ -182,6 +204,7 @@ static int run(struct ext_config *cfg, int argc, char **argv)
         return print_config(cfg);
     ext_log_set_level(cfg->level);
     malloc_tune();
+    raise_fd_limit(cfg);
 
     /* Before any thread starts: libcurl's global state and the signal mask. */
     if (kube_global_init(&e) < 0)

@@ -23,9 +23,11 @@
  * Content-Length body reserves its length before it is read, a chunked one as its buffer
  * grows; past the budget the answer is 503. Each connection has a record (struct conn, MHD's
  * socket context) with the deadline of its current request (--request-timeout from the
- * request's start); a sweeper thread shuts down connections past theirs. libmicrohttpd's own
- * --conn-timeout only closes idle connections, which a client sending a byte now and then
- * never is.
+ * request's start, and of its headers, --header-timeout); a sweeper thread shuts down
+ * connections past theirs. libmicrohttpd's own --conn-timeout only closes idle connections,
+ * which a client sending a byte now and then never is. Past --max-connections, the accept
+ * policy closes new connections at once (libmicrohttpd's own limit, set higher, would leave
+ * them in the listen backlog); --max-connections-per-ip is libmicrohttpd's.
  *
  * Draining. in_flight counts requests from their first handler call to MHD's completion
  * callback; ext_server_drain quiesces the daemon (no new connections), then waits for it to
@@ -89,9 +91,10 @@ static const double buckets[] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 
 enum reject { R_NOT_FOUND, R_METHOD, R_TOO_LARGE, R_FORBIDDEN, R_BUSY, R_N };
 static const char *const reject_codes[R_N] = {"404", "405", "413", "403", "503"};
 
-/* Why the sweeper cut a connection: its request was not complete by its deadline. */
-enum cut { CUT_REQUEST, CUT_N };
-static const char *const cut_names[CUT_N] = {"request_timeout"};
+/* Why the sweeper cut a connection: its request's headers, or the whole request, were not
+ * complete by their deadline. */
+enum cut { CUT_HEADER, CUT_REQUEST, CUT_N };
+static const char *const cut_names[CUT_N] = {"header_timeout", "request_timeout"};
 
 /* HYBRID's sticky label at bind: labelled; the PATCH failed (bound without it); the pool was
  * full (bound without it); the bind failed after the label and the label was removed (or the
@@ -108,6 +111,7 @@ struct metrics {
     atomic_uint_fast64_t count[V_N];
     atomic_uint_fast64_t rejected[R_N];
     atomic_uint_fast64_t cut[CUT_N];
+    atomic_uint_fast64_t refused; /* connections refused at --max-connections */
 };
 
 /* ------------------------------------------------------------------------------------------
@@ -117,8 +121,9 @@ struct metrics {
 /* One open connection (MHD's socket context), from MHD_CONNECTION_NOTIFY_STARTED to _CLOSED.
  * A request's start is when its connection was accepted or when the previous request on it
  * ended (the idle time between keep-alive requests counts: bytes before the headers are
- * complete cannot be seen). Its deadline: the whole request, headers and body, by start +
- * --request-timeout; none while the request is decided and answered. */
+ * complete cannot be seen). Its deadlines: the headers by start + --header-timeout, the whole
+ * request, headers and body, by start + --request-timeout; none while the request is decided
+ * and answered. */
 struct conn {
     struct conn *prev, *next;        /* in ext_server.conns; guarded by conns_lock */
     MHD_socket fd;                   /* borrowed: MHD closes it after _CLOSED */
@@ -824,10 +829,14 @@ static void metrics_connections(struct ext_server *s, struct text *t)
             "--body-budget.\n"
             "# TYPE lotus_extender_body_bytes gauge\n"
             "lotus_extender_body_bytes %" PRIdFAST64 "\n"
+            "# HELP lotus_extender_connections_refused_total Connections closed at once at "
+            "--max-connections.\n"
+            "# TYPE lotus_extender_connections_refused_total counter\n"
+            "lotus_extender_connections_refused_total %" PRIuFAST64 "\n"
             "# HELP lotus_extender_connections_cut_total Connections cut because a request was "
             "not complete by its deadline.\n"
             "# TYPE lotus_extender_connections_cut_total counter\n",
-            atomic_load(&s->n_conns), atomic_load(&s->body_bytes));
+            atomic_load(&s->n_conns), atomic_load(&s->body_bytes), atomic_load(&s->m.refused));
     for (int k = 0; k < CUT_N; k++)
         tprintf(t, "lotus_extender_connections_cut_total{reason=\"%s\"} %" PRIuFAST64 "\n",
                 cut_names[k], atomic_load(&s->m.cut[k]));
@@ -1006,14 +1015,29 @@ static struct conn *conn_of(struct MHD_Connection *mc)
     return ci ? ci->socket_context : NULL;
 }
 
-/* A request starts on c at now_ms: its deadline is --request-timeout from now. */
+/* A request starts on c at now_ms: its headers are due --header-timeout from now (or the whole
+ * request --request-timeout from now, if that is earlier). */
 static void conn_request_start(struct ext_server *s, struct conn *c, int64_t now_ms)
 {
+    const struct ext_config *cfg = s->cfg;
+    bool header = cfg->header_timeout_ms < cfg->request_timeout_ms;
+
     if (c == NULL)
         return;
     c->start_ms = now_ms;
+    atomic_store(&c->why, header ? CUT_HEADER : CUT_REQUEST);
+    atomic_store(&c->deadline_ms,
+                 now_ms + (header ? cfg->header_timeout_ms : cfg->request_timeout_ms));
+}
+
+/* The headers of c's request are in and its body is to be read: the whole request is due
+ * --request-timeout from its start. */
+static void conn_headers_complete(struct ext_server *s, struct conn *c)
+{
+    if (c == NULL)
+        return;
     atomic_store(&c->why, CUT_REQUEST);
-    atomic_store(&c->deadline_ms, now_ms + s->cfg->request_timeout_ms);
+    atomic_store(&c->deadline_ms, c->start_ms + s->cfg->request_timeout_ms);
 }
 
 /* The request on c is complete: it is decided and answered with no deadline of ours (a slow
@@ -1091,8 +1115,29 @@ static void sweep(struct ext_server *s, int64_t now_ms)
         atomic_fetch_add_explicit(&s->m.cut[why], 1, memory_order_relaxed);
         ext_log(EXT_LOG_WARN, "connection cut: request not complete by its deadline",
                 "{s:s, s:s, s:I}", "reason", cut_names[why], "client", c->client, "limit_ms",
-                (json_int_t)s->cfg->request_timeout_ms);
+                (json_int_t)(why == CUT_HEADER ? s->cfg->header_timeout_ms
+                                               : s->cfg->request_timeout_ms));
     }
+}
+
+/* MHD's accept policy: a connection past --max-connections is refused, i.e. closed at once.
+ * libmicrohttpd's own limit would instead stop accepting (its workers take the listening
+ * socket out of their epoll sets), leaving new clients unanswered in the kernel's backlog, so
+ * its limit is set above ours (start). Counted by conn_notify; with several worker threads
+ * accepting at once a few more may pass for an instant. */
+static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, socklen_t len)
+{
+    struct ext_server *s = cls;
+    char client[INET6_ADDRSTRLEN];
+
+    if (atomic_load(&s->n_conns) < s->cfg->max_connections)
+        return MHD_YES;
+    atomic_fetch_add_explicit(&s->m.refused, 1, memory_order_relaxed);
+    if (getnameinfo(addr, len, client, sizeof(client), NULL, 0, NI_NUMERICHOST) != 0)
+        snprintf(client, sizeof(client), "?");
+    ext_log(EXT_LOG_WARN, "connection refused: --max-connections reached", "{s:s, s:I}", "client",
+            client, "max_connections", (json_int_t)s->cfg->max_connections);
+    return MHD_NO;
 }
 
 /* How often the sweeper looks: deadlines are kept to within this. */
@@ -1176,6 +1221,8 @@ static bool body_grow(struct ext_server *s, struct req *r, size_t need)
         r->reserved = nc;
     } else if (!r->chunked) {
         nc = nc > r->reserved ? r->reserved : nc; /* Content-Length + 1 */
+        if (nc < need)
+            return false; /* more than Content-Length: MHD never passes that on */
     }
     nb = lt_reallocarray(r->body, nc, 1);
     if (nb == NULL)
@@ -1215,8 +1262,8 @@ static bool body_append(struct ext_server *s, struct req *r, const char *data, s
 /* The first call of a request: route, method, client certificate, Content-Length and the
  * budget; answers everything but a verb request, for which it sets *con_cls and returns
  * MHD_YES to read the body. */
-static enum MHD_Result first_call(struct ext_server *s, struct MHD_Connection *conn,
-                                  const char *url, const char *method, void **con_cls)
+static enum MHD_Result first_call_route(struct ext_server *s, struct MHD_Connection *conn,
+                                        const char *url, const char *method, void **con_cls)
 {
     enum route rt = ROUTE_HEALTHZ;
     enum verb v = V_FILTER;
@@ -1224,7 +1271,6 @@ static enum MHD_Result first_call(struct ext_server *s, struct MHD_Connection *c
     const char *cl;
     struct req *r;
 
-    conn_request_complete(conn_of(conn)); /* answered now, or the body's deadline is kept */
     if (!route(s, url, &rt, &v))
         return reject(s, conn, R_NOT_FOUND, NULL, "404 page not found\n");
     if (rt != ROUTE_VERB) {
@@ -1253,13 +1299,21 @@ static enum MHD_Result first_call(struct ext_server *s, struct MHD_Connection *c
     r->start_ns = mono_ns();
     *con_cls = r;
     atomic_fetch_add(&s->in_flight, 1);
-    {
-        struct conn *c = conn_of(conn);
-
-        if (c != NULL) /* the body must arrive by the request's deadline */
-            atomic_store(&c->deadline_ms, c->start_ms + s->cfg->request_timeout_ms);
-    }
     return MHD_YES;
+}
+
+/* first_call_route, then the connection's deadline: none once the request is answered; for a
+ * body to read, the request's deadline (its headers are in). */
+static enum MHD_Result first_call(struct ext_server *s, struct MHD_Connection *conn,
+                                  const char *url, const char *method, void **con_cls)
+{
+    enum MHD_Result ret = first_call_route(s, conn, url, method, con_cls);
+
+    if (*con_cls == NULL)
+        conn_request_complete(conn_of(conn));
+    else
+        conn_headers_complete(s, conn_of(conn));
+    return ret;
 }
 
 static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const char *url,
@@ -1389,6 +1443,10 @@ static struct MHD_Daemon *start(struct ext_server *s, const struct sockaddr *add
     const struct ext_config *c = s->cfg;
     unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC;
     unsigned int timeout_s = (unsigned int)((c->conn_timeout_ms + 999) / 1000);
+    /* MHD splits its limit evenly over the workers; above ours (accept_policy) even when one
+     * worker holds every connection, so that it never stops accepting. At most (10^6 + 1024)
+     * x 1024 with the table's bounds: fits in an unsigned int. */
+    unsigned int mhd_limit = (unsigned int)((c->max_connections + c->threads) * c->threads);
     struct MHD_OptionItem tls[4], *t = tls;
 
     if (ipv6)
@@ -1403,12 +1461,13 @@ static struct MHD_Daemon *start(struct ext_server *s, const struct sockaddr *add
     *t = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
     /* The logger goes first so that MHD's complaints about later options reach it. */
     return MHD_start_daemon(
-        flags, s->port, NULL, NULL, handler, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
+        flags, s->port, accept_policy, s, handler, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
         MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_NOTIFY_CONNECTION, conn_notify, s,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)c->threads, MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned int)c->max_connections, MHD_OPTION_LISTEN_BACKLOG_SIZE,
-        (unsigned int)c->listen_backlog, MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
-        MHD_OPTION_SOCK_ADDR, addr, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
+        mhd_limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)c->max_connections_per_ip,
+        MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)c->listen_backlog,
+        MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, MHD_OPTION_SOCK_ADDR, addr, MHD_OPTION_ARRAY, tls,
+        MHD_OPTION_END);
 }
 
 static int start_listening(struct ext_server *s, struct lt_err *err)
