@@ -3,7 +3,8 @@
  * Order matters for threads: libcurl's global init and the signal mask come before any thread
  * starts (cache watchers, MHD workers), so every thread inherits SIGTERM/SIGINT blocked and the
  * main thread alone takes them with sigtimedwait(), waking once a second to write the summary of
- * rate-limited log lines (ext_log_flush). On a signal it drains the server
+ * rate-limited log lines (ext_log_flush). SIGHUP (blocked likewise) reloads the TLS certificate
+ * and key, or is logged and ignored without TLS. On SIGTERM or SIGINT it drains the server
  * (ext_server_drain: no new connections, in-flight requests finish within --shutdown-timeout),
  * then stops the server, the cache and the API client, and exits 0.
  *
@@ -135,7 +136,27 @@ static int print_config(const struct ext_config *cfg)
     return 0;
 }
 
-/* Serves until SIGTERM or SIGINT, then drains. */
+/* SIGHUP: with TLS, --tls-cert and --tls-key are read again (a certificate manager renews
+ * them in place); the rest of the configuration is read at start only. A certificate that
+ * does not load is logged, and the one in use kept. */
+static void on_sighup(const struct ext_config *cfg, struct ext_server *s)
+{
+    struct lt_err e;
+
+    lt_err_init(&e, NULL);
+    if (cfg->tls_cert[0] == '\0')
+        ext_log(EXT_LOG_INFO, "SIGHUP", "{s:s}", "action",
+                "ignored: no TLS certificate to reload, and the configuration is read at start "
+                "only");
+    else if (ext_server_reload_tls(s, &e) == 0)
+        ext_log(EXT_LOG_INFO, "SIGHUP: TLS certificate reloaded", "{s:s, s:s}", "tls_cert",
+                cfg->tls_cert, "tls_key", cfg->tls_key);
+    else
+        ext_log(EXT_LOG_ERROR, "SIGHUP: cannot reload the TLS certificate, keeping the one in use",
+                "{s:s, s:s}", "error", e.text, "code", lt_err_name(e.code));
+}
+
+/* Serves until SIGTERM or SIGINT, then drains; SIGHUP reloads the TLS certificate. */
 static int serve(const struct ext_config *cfg, struct ext_cache *cache, struct kube_client *kube,
                  const sigset_t *sigs)
 {
@@ -158,8 +179,15 @@ static int serve(const struct ext_config *cfg, struct ext_cache *cache, struct k
             cfg->listen, "port", (int)ext_server_port(s), "url_prefix", cfg->prefix, "policy",
             cfg->policy, "eviction", cfg->eviction, "mode", kube ? "online" : "offline", "version",
             LOTUS_VERSION, "tls", cfg->tls_cert[0] != '\0', "threads", (json_int_t)cfg->threads);
-    while ((sig = sigtimedwait(sigs, NULL, &tick)) < 0)
-        ext_log_flush(false); /* the count of a warn flood that stopped, within a second */
+    for (;;) {
+        sig = sigtimedwait(sigs, NULL, &tick);
+        if (sig == SIGTERM || sig == SIGINT)
+            break;
+        if (sig == SIGHUP)
+            on_sighup(cfg, s);
+        else
+            ext_log_flush(false); /* the count of a warn flood that stopped, within a second */
+    }
     ext_log(EXT_LOG_INFO, "shutting down: draining in-flight requests", "{s:s, s:I}", "signal",
             sig == SIGTERM ? "SIGTERM" : "SIGINT", "timeout_ms",
             (json_int_t)cfg->shutdown_timeout_ms);
@@ -213,6 +241,7 @@ static int run(struct ext_config *cfg, int argc, char **argv)
     sigemptyset(&sigs);
     sigaddset(&sigs, SIGTERM);
     sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 
     if (cfg->cluster_file[0] == '\0' && (kube = kube_open(cfg, &e)) == NULL) {

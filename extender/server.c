@@ -57,6 +57,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <gnutls/abstract.h>
 #include <gnutls/gnutls.h>
 #include <microhttpd.h>
 
@@ -142,8 +143,9 @@ struct ext_server {
     pthread_mutex_t sticky_lock; /* serialises count, label, bind, assume under --sticky-slots */
     struct MHD_Daemon *d;
     uint16_t port;
-    char *tls_cert, *tls_key, *tls_ca; /* owned PEM texts, NULL without TLS */
-    atomic_long in_flight;             /* requests between first call and completion */
+    struct tls_creds *tls; /* owned: the newest --tls-cert and --tls-key; NULL without TLS */
+    char *tls_ca;          /* owned PEM text of --tls-client-ca, or NULL */
+    atomic_long in_flight; /* requests between first call and completion */
     atomic_bool draining;
     MHD_socket quiesced_fd;   /* listen socket handed back by MHD_quiesce_daemon, or invalid */
     atomic_uint_fast64_t seq; /* request sequence: seeds each request's RNG */
@@ -1422,18 +1424,145 @@ static char *read_pem(const char *path, const char *flag, struct lt_err *err)
     return p;
 }
 
+/* ------------------------------------------------------------------------------------------
+ * The TLS certificate and key: read at start and again on SIGHUP
+ */
+
+#define TLS_MAX_CHAIN 16 /* certificates in --tls-cert: the server's and its intermediates */
+
+/* One reading of --tls-cert and --tls-key. Handshakes take the newest through cert_retrieve;
+ * older ones stay until the server is freed, since a handshake under way may still use them
+ * (a few KB per reload). */
+struct tls_creds {
+    struct tls_creds *older;
+    gnutls_pcert_st pcerts[TLS_MAX_CHAIN];
+    unsigned int n; /* pcerts in use */
+    gnutls_privkey_t key;
+};
+
+/* The credentials handshakes use. GnuTLS's retrieve callback has no argument of its own, so
+ * this is process state: one TLS server per process (main starts one). */
+static _Atomic(struct tls_creds *) tls_current;
+
+/* libmicrohttpd's MHD_OPTION_HTTPS_CERT_CALLBACK: the certificate chain and key of every
+ * handshake, whatever the client asks for; borrowed by GnuTLS. */
+static int cert_retrieve(gnutls_session_t session, const gnutls_datum_t *req_ca_rdn, int nreqs,
+                         const gnutls_pk_algorithm_t *pk_algos, int pk_algos_length,
+                         gnutls_pcert_st **pcert, unsigned int *pcert_length,
+                         gnutls_privkey_t *privkey)
+{
+    struct tls_creds *c = atomic_load(&tls_current);
+
+    (void)session, (void)req_ca_rdn, (void)nreqs, (void)pk_algos, (void)pk_algos_length;
+    if (c == NULL)
+        return -1;
+    *pcert = c->pcerts;
+    *pcert_length = c->n;
+    *privkey = c->key;
+    return 0;
+}
+
+/* Frees c and every older generation. */
+static void creds_free(struct tls_creds *c)
+{
+    while (c != NULL) {
+        struct tls_creds *older = c->older;
+
+        for (unsigned int i = 0; i < c->n; i++)
+            gnutls_pcert_deinit(&c->pcerts[i]);
+        if (c->key != NULL)
+            gnutls_privkey_deinit(c->key);
+        lt_free(c);
+        c = older;
+    }
+}
+
+/* The certificate chain and key of the PEM texts cert and key (the key checked against the
+ * certificate by loading both into a scratch credentials set first). */
+static int creds_import(struct tls_creds *c, const struct ext_config *cfg, const char *cert,
+                        const char *key, struct lt_err *err)
+{
+    gnutls_datum_t cd = {(unsigned char *)(uintptr_t)cert, (unsigned int)strlen(cert)};
+    gnutls_datum_t kd = {(unsigned char *)(uintptr_t)key, (unsigned int)strlen(key)};
+    gnutls_certificate_credentials_t check;
+    gnutls_privkey_t k;
+    int rc;
+
+    c->n = TLS_MAX_CHAIN;
+    rc = gnutls_pcert_list_import_x509_raw(c->pcerts, &c->n, &cd, GNUTLS_X509_FMT_PEM, 0);
+    if (rc < 0) {
+        c->n = 0;
+        return lt_err_set(err, LT_EPARSE, 0, 0,
+                          "--tls-cert: '%s' is not a PEM certificate chain: %s", cfg->tls_cert,
+                          gnutls_strerror(rc));
+    }
+    if ((rc = gnutls_privkey_init(&k)) < 0)
+        return lt_err_set(err, LT_ENOMEM, 0, 0, "--tls-key: %s", gnutls_strerror(rc));
+    c->key = k;
+    rc = gnutls_privkey_import_x509_raw(k, &kd, GNUTLS_X509_FMT_PEM, NULL, 0);
+    if (rc < 0)
+        return lt_err_set(err, LT_EPARSE, 0, 0, "--tls-key: '%s' is not a PEM private key: %s",
+                          cfg->tls_key, gnutls_strerror(rc));
+    if ((rc = gnutls_certificate_allocate_credentials(&check)) < 0)
+        return lt_err_set(err, LT_ENOMEM, 0, 0, "--tls-key: %s", gnutls_strerror(rc));
+    rc = gnutls_certificate_set_x509_key_mem2(check, &cd, &kd, GNUTLS_X509_FMT_PEM, NULL, 0);
+    gnutls_certificate_free_credentials(check);
+    if (rc < 0)
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "--tls-key: '%s' does not go with --tls-cert '%s': %s", cfg->tls_key,
+                          cfg->tls_cert, gnutls_strerror(rc));
+    return 0;
+}
+
+/* Reads --tls-cert and --tls-key; NULL and err (naming the flag and the file) if a file is
+ * unreadable or not PEM, or if the key is not the certificate's. Owned: creds_free. */
+static struct tls_creds *creds_load(const struct ext_config *cfg, struct lt_err *err)
+{
+    char *cert = read_pem(cfg->tls_cert, "--tls-cert", err);
+    char *key = cert ? read_pem(cfg->tls_key, "--tls-key", err) : NULL;
+    struct tls_creds *c = key ? lt_calloc(1, sizeof(*c)) : NULL;
+
+    if (key != NULL && c == NULL)
+        lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory for the TLS certificate");
+    if (c != NULL && creds_import(c, cfg, cert, key, err) < 0) {
+        creds_free(c);
+        c = NULL;
+    }
+    if (key != NULL)
+        memset(key, 0, strlen(key)); /* no copy of the private key left in the heap */
+    lt_free(key);
+    lt_free(cert);
+    return c;
+}
+
 static int load_tls(struct ext_server *s, struct lt_err *err)
 {
     const struct ext_config *c = s->cfg;
 
     if (c->tls_cert[0] == '\0')
         return 0;
-    s->tls_cert = read_pem(c->tls_cert, "--tls-cert", err);
-    s->tls_key = s->tls_cert ? read_pem(c->tls_key, "--tls-key", err) : NULL;
-    if (s->tls_key && c->tls_client_ca[0] != '\0')
-        s->tls_ca = read_pem(c->tls_client_ca, "--tls-client-ca", err);
-    if (s->tls_key == NULL || (c->tls_client_ca[0] != '\0' && s->tls_ca == NULL))
+    s->tls = creds_load(c, err);
+    if (s->tls == NULL)
+        return err ? err->code : LT_EIO;
+    atomic_store(&tls_current, s->tls);
+    if (c->tls_client_ca[0] != '\0' &&
+        (s->tls_ca = read_pem(c->tls_client_ca, "--tls-client-ca", err)) == NULL)
         return LT_EIO;
+    return 0;
+}
+
+int ext_server_reload_tls(struct ext_server *s, struct lt_err *err)
+{
+    struct tls_creds *c;
+
+    if (s->tls == NULL)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "no TLS to reload: --tls-cert is not set");
+    c = creds_load(s->cfg, err);
+    if (c == NULL)
+        return err ? err->code : LT_EIO;
+    c->older = s->tls;
+    s->tls = c;
+    atomic_store(&tls_current, c); /* the next handshake takes it */
     return 0;
 }
 
@@ -1451,10 +1580,9 @@ static struct MHD_Daemon *start(struct ext_server *s, const struct sockaddr *add
 
     if (ipv6)
         flags |= addr ? MHD_USE_IPv6 : MHD_USE_DUAL_STACK;
-    if (s->tls_cert) {
+    if (s->tls) {
         flags |= MHD_USE_TLS;
-        *t++ = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, s->tls_cert};
-        *t++ = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, s->tls_key};
+        *t++ = (struct MHD_OptionItem){MHD_OPTION_HTTPS_CERT_CALLBACK, 0, (void *)cert_retrieve};
         if (s->tls_ca)
             *t++ = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_TRUST, 0, s->tls_ca};
     }
@@ -1601,8 +1729,9 @@ void ext_server_free(struct ext_server *s)
         MHD_stop_daemon(s->d); /* every connection's _CLOSED unlinks its record */
     if (s->quiesced_fd != MHD_INVALID_SOCKET)
         close(s->quiesced_fd);
-    lt_free(s->tls_cert);
-    lt_free(s->tls_key);
+    if (s->tls != NULL)
+        atomic_store(&tls_current, NULL);
+    creds_free(s->tls);
     lt_free(s->tls_ca);
     pthread_mutex_destroy(&s->sticky_lock);
     pthread_mutex_destroy(&s->conns_lock);

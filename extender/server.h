@@ -33,6 +33,13 @@ struct ext_server;
 struct ext_server *ext_server_new(const struct ext_config *cfg, struct ext_cache *cache,
                                   struct kube_client *kube, struct lt_err *err);
 
+/* Reads --tls-cert and --tls-key again (SIGHUP); the next handshakes use them, those under way
+ * finish with the old ones. On an error (LT_EIO, LT_EPARSE: a file unreadable or not PEM;
+ * LT_EINVAL: the key is not the certificate's, or no TLS), err says which and the certificate
+ * in use is kept. Not thread-safe: one caller (main's signal loop). --tls-client-ca is read at
+ * start only. */
+LT_MUST_CHECK int ext_server_reload_tls(struct ext_server *s, struct lt_err *err);
+
 /* The port actually bound (cfg's, or the kernel's choice for port 0). */
 uint16_t ext_server_port(const struct ext_server *s);
 
