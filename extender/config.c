@@ -77,7 +77,7 @@ static const struct setting settings[] = {
     {"tls-cert", S_STR, OFF(tls_cert), 0, 0, "", "serve HTTPS with this PEM certificate"},
     {"tls-key", S_STR, OFF(tls_key), 0, 0, "", "PEM private key of --tls-cert"},
     {"tls-client-ca", S_STR, OFF(tls_client_ca), 0, 0, "",
-     "require client certificates signed by this PEM CA"},
+     "require client certificates signed by this PEM CA, with clientAuth"},
     {"log-level", S_STR, OFF(log_level), 0, 0, "info", "debug|info|warn|error"},
     {"slots", S_STR, OFF(slots_mode), 0, 0, "off",
      "slot mode: off|capacity|file (slot limits per node, WASP, docs/extender.md)"},

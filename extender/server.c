@@ -59,6 +59,7 @@
 
 #include <gnutls/abstract.h>
 #include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
 #include <microhttpd.h>
 
 #include "decide.h"
@@ -990,18 +991,51 @@ static bool route(const struct ext_server *s, const char *url, enum route *rt, e
     return false;
 }
 
-/* True if the connection presented a client certificate that verifies against the CA. */
+/* True if the DER certificate der lists the clientAuth extended key usage. RFC 5280 reads a
+ * certificate without the extension as good for any purpose, and GnuTLS's chain check does
+ * too; lotus does not: a certificate the CA issued for something else (a server, a kubelet
+ * serving certificate) must not pass for kube-scheduler. */
+static bool has_client_auth(const gnutls_datum_t *der)
+{
+    gnutls_x509_crt_t crt;
+    bool found = false;
+
+    if (gnutls_x509_crt_init(&crt) < 0)
+        return false;
+    if (gnutls_x509_crt_import(crt, der, GNUTLS_X509_FMT_DER) >= 0) {
+        for (unsigned int i = 0; !found; i++) {
+            char oid[128];
+            size_t len = sizeof(oid);
+
+            if (gnutls_x509_crt_get_key_purpose_oid(crt, i, oid, &len, NULL) < 0)
+                break;
+            found = strcmp(oid, GNUTLS_KP_TLS_WWW_CLIENT) == 0;
+        }
+    }
+    gnutls_x509_crt_deinit(crt);
+    return found;
+}
+
+/* True if the connection presented a client certificate that verifies against the CA, for
+ * TLS client authentication: the chain's key purposes allow it, and the certificate itself
+ * lists clientAuth. */
 static bool client_cert_ok(struct MHD_Connection *conn)
 {
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
-    unsigned int status = 0;
+    gnutls_typed_vdata_st purpose = {GNUTLS_DT_KEY_PURPOSE_OID,
+                                     (unsigned char *)(uintptr_t)GNUTLS_KP_TLS_WWW_CLIENT, 0};
+    const gnutls_datum_t *chain;
+    unsigned int status = 0, n = 0;
+    gnutls_session_t session;
 
     if (ci == NULL || ci->tls_session == NULL)
         return false;
-    if (gnutls_certificate_verify_peers2((gnutls_session_t)ci->tls_session, &status) < 0)
+    session = (gnutls_session_t)ci->tls_session;
+    if (gnutls_certificate_verify_peers(session, &purpose, 1, &status) < 0 || status != 0)
         return false;
-    return status == 0;
+    chain = gnutls_certificate_get_peers(session, &n);
+    return chain != NULL && n > 0 && has_client_auth(&chain[0]);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -1283,7 +1317,9 @@ static enum MHD_Result first_call_route(struct ext_server *s, struct MHD_Connect
     if (strcmp(method, MHD_HTTP_METHOD_POST) != 0)
         return reject(s, conn, R_METHOD, "POST", "405 method not allowed\n");
     if (s->tls_ca != NULL && !client_cert_ok(conn))
-        return reject(s, conn, R_FORBIDDEN, NULL, "403 client certificate required\n");
+        return reject(s, conn, R_FORBIDDEN, NULL,
+                      "403 client certificate required (signed by --tls-client-ca, "
+                      "extendedKeyUsage clientAuth)\n");
     cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
     if (cl != NULL && (len = strtoull(cl, NULL, 10)) > (unsigned long long)s->cfg->max_body)
         return reject_too_large(s, conn);
@@ -1429,6 +1465,15 @@ static char *read_pem(const char *path, const char *flag, struct lt_err *err)
  */
 
 #define TLS_MAX_CHAIN 16 /* certificates in --tls-cert: the server's and its intermediates */
+
+/* The TLS versions and suites served (GnuTLS priority string): TLS 1.3 and 1.2 only, ECDHE
+ * key exchange only (no static RSA: no forward secrecy; no finite-field DHE), AEAD ciphers
+ * only (no CBC with SHA-1), elliptic-curve groups, the server's order. Go's crypto/tls, which
+ * kube-scheduler uses, offers all of these. */
+#define TLS_PRIORITIES                                                                             \
+    "SECURE256:+SECURE128:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-KX-ALL:+ECDHE-ECDSA:"               \
+    "+ECDHE-RSA:-CIPHER-ALL:+AES-256-GCM:+CHACHA20-POLY1305:+AES-128-GCM:-MAC-ALL:+AEAD:"          \
+    "-GROUP-ALL:+GROUP-X25519:+GROUP-SECP256R1:+GROUP-SECP384R1:%SERVER_PRECEDENCE"
 
 /* One reading of --tls-cert and --tls-key. Handshakes take the newest through cert_retrieve;
  * older ones stay until the server is freed, since a handshake under way may still use them
@@ -1576,13 +1621,15 @@ static struct MHD_Daemon *start(struct ext_server *s, const struct sockaddr *add
      * worker holds every connection, so that it never stops accepting. At most (10^6 + 1024)
      * x 1024 with the table's bounds: fits in an unsigned int. */
     unsigned int mhd_limit = (unsigned int)((c->max_connections + c->threads) * c->threads);
-    struct MHD_OptionItem tls[4], *t = tls;
+    struct MHD_OptionItem tls[5], *t = tls;
 
     if (ipv6)
         flags |= addr ? MHD_USE_IPv6 : MHD_USE_DUAL_STACK;
     if (s->tls) {
         flags |= MHD_USE_TLS;
         *t++ = (struct MHD_OptionItem){MHD_OPTION_HTTPS_CERT_CALLBACK, 0, (void *)cert_retrieve};
+        *t++ = (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0,
+                                       (void *)(uintptr_t)TLS_PRIORITIES};
         if (s->tls_ca)
             *t++ = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_TRUST, 0, s->tls_ca};
     }

@@ -1,5 +1,7 @@
 /* test_extender_tls.c -- lotus-extender's signals and TLS end to end on loopback: SIGHUP
- * (logged and ignored without TLS; with TLS, the certificate and key files read again).
+ * (logged and ignored without TLS; with TLS, the certificate and key files read again), the
+ * TLS protocols and suites served (1.2 and 1.3, ECDHE, AEAD) and the clientAuth extended key
+ * usage required of client certificates.
  *
  * usage: test_extender_tls LOTUS_EXTENDER FIXTURES_DIR   (FIXTURES_DIR = tests/fixtures/extender)
  *
@@ -114,9 +116,13 @@ static void wait_log(const struct srv *s, const char *needle, int n, const char 
 }
 
 /* How a test request reaches the server. ca, cert and key are paths under FIXTURES_DIR/tls or
- * absolute; cert NULL: no client certificate. */
+ * absolute; cert NULL: no client certificate. version: CURLOPT_SSLVERSION (0: libcurl's
+ * default); ciphers: the OpenSSL cipher list for TLS 1.2 and older (NULL: the default), with
+ * "@SECLEVEL=0" where the client must offer what OpenSSL 3 no longer offers by default. */
 struct tls {
     const char *ca, *cert, *key;
+    long version;
+    const char *ciphers;
 };
 
 static void fixture(char *out, size_t cap, const char *name)
@@ -147,6 +153,10 @@ static long https(const struct srv *s, const char *path, const char *body, const
         curl_easy_setopt(c, CURLOPT_SSLCERT, cert);
         curl_easy_setopt(c, CURLOPT_SSLKEY, key);
     }
+    if (t->version)
+        curl_easy_setopt(c, CURLOPT_SSLVERSION, t->version);
+    if (t->ciphers)
+        curl_easy_setopt(c, CURLOPT_SSL_CIPHER_LIST, t->ciphers);
     if (body)
         curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
     if (curl_easy_perform(c) == CURLE_OK)
@@ -212,7 +222,8 @@ static void check_sighup_reload(void)
 {
     char cert[256], key[256];
     const char *args[] = {"--tls-cert", cert, "--tls-key", key, NULL};
-    const struct tls old_ca = {"ca.pem", NULL, NULL}, new_ca = {"extra/ca.pem", NULL, NULL};
+    const struct tls old_ca = {"ca.pem", NULL, NULL, 0, NULL},
+                     new_ca = {"extra/ca.pem", NULL, NULL, 0, NULL};
     struct srv s;
 
     snprintf(cert, sizeof(cert), "%s/cert.pem", dir);
@@ -244,6 +255,104 @@ static void check_sighup_reload(void)
     srv_stop(&s);
 }
 
+/* TLS 1.2 and 1.3 with ECDHE key exchange and AEAD ciphers only. The server has an RSA
+ * certificate (tls/extra), so that a client could otherwise agree on static-RSA key exchange;
+ * the client (OpenSSL 3) offers the old protocols and suites at security level 0. */
+static void check_tls_protocols(void)
+{
+    char cert[1024], key[1024];
+    const char *args[] = {"--tls-cert", cert, "--tls-key", key, NULL};
+    static const struct {
+        const char *what;
+        struct tls t;
+        long status; /* 0: the handshake must fail */
+    } cases[] = {
+        {"TLS 1.3", {"extra/ca.pem", NULL, NULL, CURL_SSLVERSION_TLSv1_3, NULL}, 200},
+        {"TLS 1.2 with ECDHE-RSA-AES128-GCM-SHA256",
+         {"extra/ca.pem", NULL, NULL, CURL_SSLVERSION_TLSv1_2 | CURL_SSLVERSION_MAX_TLSv1_2,
+          "ECDHE-RSA-AES128-GCM-SHA256"},
+         200},
+        {"TLS 1.2 with ECDHE-RSA-CHACHA20-POLY1305",
+         {"extra/ca.pem", NULL, NULL, CURL_SSLVERSION_TLSv1_2 | CURL_SSLVERSION_MAX_TLSv1_2,
+          "ECDHE-RSA-CHACHA20-POLY1305"},
+         200},
+        {"TLS 1.1 refused",
+         {"extra/ca.pem", NULL, NULL, CURL_SSLVERSION_TLSv1_1 | CURL_SSLVERSION_MAX_TLSv1_1,
+          "DEFAULT:@SECLEVEL=0"},
+         0},
+        {"TLS 1.0 refused",
+         {"extra/ca.pem", NULL, NULL, CURL_SSLVERSION_TLSv1_0 | CURL_SSLVERSION_MAX_TLSv1_0,
+          "DEFAULT:@SECLEVEL=0"},
+         0},
+        {"static RSA key exchange (AES128-GCM-SHA256) refused",
+         {"extra/ca.pem", NULL, NULL, CURL_SSLVERSION_TLSv1_2 | CURL_SSLVERSION_MAX_TLSv1_2,
+          "AES128-GCM-SHA256:AES256-GCM-SHA384:AES128-SHA256:AES128-SHA:@SECLEVEL=0"},
+         0},
+        {"finite-field DHE (DHE-RSA-AES128-GCM-SHA256) refused",
+         {"extra/ca.pem", NULL, NULL, CURL_SSLVERSION_TLSv1_2 | CURL_SSLVERSION_MAX_TLSv1_2,
+          "DHE-RSA-AES128-GCM-SHA256:@SECLEVEL=0"},
+         0},
+        {"CBC with SHA-1 (ECDHE-RSA-AES128-SHA) refused",
+         {"extra/ca.pem", NULL, NULL, CURL_SSLVERSION_TLSv1_2 | CURL_SSLVERSION_MAX_TLSv1_2,
+          "ECDHE-RSA-AES128-SHA:@SECLEVEL=0"},
+         0},
+    };
+    struct srv s;
+
+    fixture(cert, sizeof(cert), "extra/server.pem");
+    fixture(key, sizeof(key), "extra/server-key.pem");
+    srv_start(&s, "protocols", args);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        long st = https(&s, "/healthz", NULL, &cases[i].t);
+
+        if (st != cases[i].status)
+            ep_die("TLS: %s: status %ld, expected %ld (0: no handshake)", cases[i].what, st,
+                   cases[i].status);
+        ep_ok("TLS: %s", cases[i].what);
+    }
+    srv_stop(&s);
+}
+
+/* With --tls-client-ca, the verbs need a client certificate that carries the clientAuth
+ * extended key usage: one for servers only, or one without the extension, is refused (403)
+ * although the CA signed it. */
+static void check_client_eku(void)
+{
+    char cert[1024], key[1024], ca[1024];
+    const char *args[] = {"--tls-cert", cert, "--tls-key", key, "--tls-client-ca", ca, NULL};
+    static const struct {
+        const char *what;
+        struct tls t;
+        long status;
+    } cases[] = {
+        {"a client certificate with clientAuth",
+         {"extra/ca.pem", "extra/client.pem", "extra/client-key.pem", 0, NULL},
+         200},
+        {"a client certificate for serverAuth only: 403",
+         {"extra/ca.pem", "extra/client-serverauth.pem", "extra/client-serverauth-key.pem", 0,
+          NULL},
+         403},
+        {"a client certificate without extendedKeyUsage: 403",
+         {"extra/ca.pem", "extra/client-noeku.pem", "extra/client-noeku-key.pem", 0, NULL},
+         403},
+        {"no client certificate: 403", {"extra/ca.pem", NULL, NULL, 0, NULL}, 403},
+    };
+    struct srv s;
+
+    fixture(cert, sizeof(cert), "extra/server.pem");
+    fixture(key, sizeof(key), "extra/server-key.pem");
+    fixture(ca, sizeof(ca), "extra/ca.pem");
+    srv_start(&s, "eku", args);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        long st = https(&s, "/lotus/filter", FILTER, &cases[i].t);
+
+        if (st != cases[i].status)
+            ep_die("client EKU: %s: status %ld, expected %ld", cases[i].what, st, cases[i].status);
+        ep_ok("client EKU: %s", cases[i].what);
+    }
+    srv_stop(&s);
+}
+
 int main(int argc, char **argv)
 {
     const char *base = getenv("TMPDIR");
@@ -265,6 +374,8 @@ int main(int argc, char **argv)
     curl_global_init(CURL_GLOBAL_DEFAULT);
     check_sighup_plain();
     check_sighup_reload();
+    check_tls_protocols();
+    check_client_eku();
     curl_global_cleanup();
     for (const char *const *f = (const char *const[]){"cert.pem", "key.pem", NULL}; *f; f++) {
         char p[300];
