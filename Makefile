@@ -97,10 +97,10 @@ fuzz-smoke:
 	rm -rf $(FUZZ_BUILD)/corpus-config && mkdir -p $(FUZZ_BUILD)/corpus-config
 	printf '{"listen": ":8888", "url_prefix": "/lotus", "policy": "sos10", "eviction": "lrs", "threads": 8, "max_body": "16Mi", "conn_timeout": "10s", "log_level": "info"}' \
 	    > $(FUZZ_BUILD)/corpus-config/docs-example
-	printf '{"listen":"[::1]:0","url_prefix":"/a/b//","seed":9223372036854775807,"max_body":1048576,"rebuild_interval":"0ms","assume_ttl":"1h","shutdown_timeout":"0s"}' \
+	printf '{"listen":"[::1]:0","url_prefix":"/a/b//","seed":9223372036854775807,"max_body":1048576,"body_budget":"1Mi","request_timeout":"100ms","rebuild_interval":"0ms","assume_ttl":"1h","shutdown_timeout":"0s"}' \
 	    > $(FUZZ_BUILD)/corpus-config/limits
 	printf '{"polcy":"bestfit1","threads":"4"}' > $(FUZZ_BUILD)/corpus-config/typo
-	printf '{}\0--policy\0epvm2\0--listen=127.0.0.1:9\0--seed\0007\0--threads\0002\0--max-body\0001Gi' \
+	printf '{}\0--policy\0epvm2\0--listen=127.0.0.1:9\0--seed\0007\0--threads\0002\0--max-body\0001Gi\0--body-budget\0002Gi' \
 	    > $(FUZZ_BUILD)/corpus-config/flags
 	printf '{"server":"https://10.0.0.1:6443","ca_file":"/nonexistent"}\0--print-config' \
 	    > $(FUZZ_BUILD)/corpus-config/server

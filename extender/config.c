@@ -49,10 +49,18 @@ static const struct setting settings[] = {
     {"seed", S_U64, OFF(seed), 0, 0, "1", "seed of random, rnd and the watch backoff"},
     {"threads", S_INT, OFF(threads), 1, 1024, "4", "request worker threads"},
     {"max-connections", S_INT, OFF(max_connections), 1, 1000000, "1024",
-     "concurrent connections; more are refused"},
+     "concurrent connections; more are closed at once"},
+    {"max-connections-per-ip", S_INT, OFF(max_connections_per_ip), 0, 1000000, "128",
+     "concurrent connections from one client address; more are closed at once (0: no limit)"},
     {"listen-backlog", S_INT, OFF(listen_backlog), 1, 65535, "1024", "listen(2) backlog"},
-    {"max-body", S_BYTES, OFF(max_body), 1024, INT64_C(1) << 32, "64Mi",
+    {"max-body", S_BYTES, OFF(max_body), 1024, INT64_C(1) << 32, "32Mi",
      "request body limit (413 above it)"},
+    {"body-budget", S_BYTES, OFF(body_budget), 1024, INT64_C(1) << 40, "128Mi",
+     "bytes of request bodies in memory at once, all connections (503 above it)"},
+    {"header-timeout", S_DURATION, OFF(header_timeout_ms), 100, DAY_MS, "10s",
+     "a request's headers must arrive within this of its start"},
+    {"request-timeout", S_DURATION, OFF(request_timeout_ms), 100, DAY_MS, "15s",
+     "a request, headers and body, must arrive within this of its start"},
     {"conn-timeout", S_DURATION, OFF(conn_timeout_ms), 1000, DAY_MS, "30s",
      "close a connection idle this long"},
     {"shutdown-timeout", S_DURATION, OFF(shutdown_timeout_ms), 0, DAY_MS, "30s",
@@ -73,7 +81,7 @@ static const struct setting settings[] = {
     {"tls-cert", S_STR, OFF(tls_cert), 0, 0, "", "serve HTTPS with this PEM certificate"},
     {"tls-key", S_STR, OFF(tls_key), 0, 0, "", "PEM private key of --tls-cert"},
     {"tls-client-ca", S_STR, OFF(tls_client_ca), 0, 0, "",
-     "require client certificates signed by this PEM CA"},
+     "require client certificates signed by this PEM CA, with clientAuth"},
     {"log-level", S_STR, OFF(log_level), 0, 0, "info", "debug|info|warn|error"},
     {"slots", S_STR, OFF(slots_mode), 0, 0, "off",
      "slot mode: off|capacity|file (slot limits per node, WASP, docs/extender.md)"},
@@ -443,13 +451,17 @@ int ext_config_parse_args(struct ext_config *cfg, int argc, char **argv,
 {
     int rc;
 
+    bool effective; /* the server would run with these settings: file, flags, validation */
+
     *action = EXT_CONFIG_RUN;
     rc = parse_pass(cfg, argc, argv, true, action, err);
-    if (rc == 0 && *action == EXT_CONFIG_RUN && cfg->config_file[0] != '\0')
+    /* --print-config prints what the server would run with, so it reads the file too. */
+    effective = *action == EXT_CONFIG_RUN || *action == EXT_CONFIG_PRINT;
+    if (rc == 0 && effective && cfg->config_file[0] != '\0')
         rc = ext_config_load_file(cfg, cfg->config_file, err);
     if (rc == 0)
         rc = parse_pass(cfg, argc, argv, false, action, err);
-    if (rc == 0 && (*action == EXT_CONFIG_RUN || *action == EXT_CONFIG_PRINT))
+    if (rc == 0 && effective)
         rc = ext_config_validate(cfg, err);
     return rc;
 }
@@ -576,6 +588,21 @@ static int check_combinations(const struct ext_config *cfg, struct lt_err *err)
     return 0;
 }
 
+/* The largest body must fit in the budget of all bodies. */
+static int check_sizes(const struct ext_config *cfg, struct lt_err *err)
+{
+    char wa[EXT_CONFIG_STR + 128], wb[EXT_CONFIG_STR + 128];
+
+    if (cfg->body_budget >= cfg->max_body)
+        return 0;
+    subject(cfg, S("body-budget"), wa, sizeof(wa));
+    subject(cfg, S("max-body"), wb, sizeof(wb));
+    return lt_err_set(err, LT_EINVAL, 0, 0,
+                      "%s (%" PRId64 " bytes) is smaller than %s (%" PRId64
+                      " bytes): a body of the largest size could never be read",
+                      wa, cfg->body_budget, wb, cfg->max_body);
+}
+
 /* The subject of a setting plus the library's message, as validation errors read. */
 static int sub_err(const struct ext_config *cfg, const char *name, int code, const struct lt_err *e,
                    struct lt_err *err)
@@ -669,6 +696,8 @@ int ext_config_validate(struct ext_config *cfg, struct lt_err *err)
         rc = check_lookups(cfg, err);
     if (rc == 0)
         rc = check_combinations(cfg, err);
+    if (rc == 0)
+        rc = check_sizes(cfg, err);
     if (rc == 0 && set(cfg, "server")) {
         struct kube_config kc;
         struct lt_err e;

@@ -36,9 +36,13 @@ struct ext_config {
     char eviction[EXT_CONFIG_STR];    /* eviction policy name (preempt) */
     uint64_t seed;                    /* seeds "random", "rnd", the cluster and the backoff */
     int64_t threads;                  /* MHD worker threads (thread pool size) */
-    int64_t max_connections;          /* concurrent connections; more are refused */
+    int64_t max_connections;          /* concurrent connections; more are closed at once */
+    int64_t max_connections_per_ip;   /* the same from one client address; 0: no limit */
     int64_t listen_backlog;           /* listen(2) backlog */
     int64_t max_body;                 /* request body limit, bytes (413 above it) */
+    int64_t body_budget;              /* request bodies in memory at once, bytes (503 above) */
+    int64_t header_timeout_ms;        /* a request's headers from its start */
+    int64_t request_timeout_ms;       /* whole request (headers, body) from its start */
     int64_t conn_timeout_ms;          /* idle connection timeout */
     int64_t shutdown_timeout_ms;      /* longest SIGTERM drain of in-flight requests */
     int64_t rebuild_ms;               /* cache: minimum time between two snapshots */
@@ -61,7 +65,7 @@ struct ext_config {
     int64_t sticky_slots;                  /* --sticky-slots: HYBRID's sticky pool (0: none) */
     char lotes_tables[EXT_CONFIG_STR];     /* --lotes-tables: LoTES tables file; "" = off */
     char known[1024];   /* after an unknown flag or key: the known ones, comma-separated */
-    uint8_t origin[32]; /* per setting (config.c's table order): 0 default, 1 file, 2 flag */
+    uint8_t origin[48]; /* per setting (config.c's table order): 0 default, 1 file, 2 flag */
 
     /* Resolved by ext_config_validate: */
     const struct lt_policy *pol;      /* borrowed, static */
@@ -90,7 +94,9 @@ void ext_config_init(struct ext_config *cfg);
 void ext_config_release(struct ext_config *cfg);
 
 /* Applies the file named by --config (if any), then every flag of argv[1..argc-1], then
- * validates (ext_config_validate). Flags are --name=value or --name value; booleans are
+ * validates (ext_config_validate); with --print-config too, so that it prints what a start
+ * would run with (--help and --version read no file). Flags are --name=value or --name value;
+ * booleans are
  * --help, --version, --print-config. Errors: LT_EINVAL / LT_EPARSE / LT_EIO / LT_ENOTFOUND,
  * err naming the flag or key. */
 LT_MUST_CHECK int ext_config_parse_args(struct ext_config *cfg, int argc, char **argv,

@@ -2,7 +2,9 @@
  *
  * Order matters for threads: libcurl's global init and the signal mask come before any thread
  * starts (cache watchers, MHD workers), so every thread inherits SIGTERM/SIGINT blocked and the
- * main thread alone takes them with sigwait(). On a signal it drains the server
+ * main thread alone takes them with sigtimedwait(), waking once a second to write the summary of
+ * rate-limited log lines (ext_log_flush). SIGHUP (blocked likewise) reloads the TLS certificate
+ * and key, or is logged and ignored without TLS. On SIGTERM or SIGINT it drains the server
  * (ext_server_drain: no new connections, in-flight requests finish within --shutdown-timeout),
  * then stops the server, the cache and the API client, and exits 0.
  *
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #if defined(__GLIBC__) /* defined by the headers above */
 #include <malloc.h>
 #endif
@@ -45,6 +48,27 @@ static void malloc_tune(void)
     if (mallopt(M_MMAP_THRESHOLD, 32 << 20) != 1 || mallopt(M_TRIM_THRESHOLD, 64 << 20) != 1)
         ext_log(EXT_LOG_WARN, "mallopt failed: large request buffers will page-fault", NULL);
 #endif
+}
+
+/* Descriptors besides the connections: listening sockets, epoll sets and inter-thread pipes of
+ * the workers, the API client's connections, files, stdio. */
+#define EXTRA_FDS 256
+
+/* Raises the soft open-file limit to what --max-connections needs. When accept(2) fails for
+ * want of descriptors, libmicrohttpd stops accepting, and new clients wait unanswered in the
+ * kernel's backlog; a shell's usual soft limit of 1024 is below the default 1,024 connections
+ * plus the rest. The hard limit caps it: then a warning says so. */
+static void raise_fd_limit(const struct ext_config *cfg)
+{
+    rlim_t want = (rlim_t)cfg->max_connections + EXTRA_FDS;
+    struct rlimit rl;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
+        return;
+    rl.rlim_cur = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want ? rl.rlim_max : want;
+    if (setrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < want)
+        ext_log(EXT_LOG_WARN, "open-file limit below what --max-connections needs", "{s:I, s:I}",
+                "limit", (json_int_t)rl.rlim_cur, "needed", (json_int_t)want);
 }
 
 static int fail(int status, const char *msg, const struct lt_err *e)
@@ -139,14 +163,35 @@ static int print_config(const struct ext_config *cfg)
     return 0;
 }
 
-/* Serves until SIGTERM or SIGINT, then drains. */
+/* SIGHUP: with TLS, --tls-cert and --tls-key are read again (a certificate manager renews
+ * them in place); the rest of the configuration is read at start only. A certificate that
+ * does not load is logged, and the one in use kept. */
+static void on_sighup(const struct ext_config *cfg, struct ext_server *s)
+{
+    struct lt_err e;
+
+    lt_err_init(&e, NULL);
+    if (cfg->tls_cert[0] == '\0')
+        ext_log(EXT_LOG_INFO, "SIGHUP", "{s:s}", "action",
+                "ignored: no TLS certificate to reload, and the configuration is read at start "
+                "only");
+    else if (ext_server_reload_tls(s, &e) == 0)
+        ext_log(EXT_LOG_INFO, "SIGHUP: TLS certificate reloaded", "{s:s, s:s}", "tls_cert",
+                cfg->tls_cert, "tls_key", cfg->tls_key);
+    else
+        ext_log(EXT_LOG_ERROR, "SIGHUP: cannot reload the TLS certificate, keeping the one in use",
+                "{s:s, s:s}", "error", e.text, "code", lt_err_name(e.code));
+}
+
+/* Serves until SIGTERM or SIGINT, then drains; SIGHUP reloads the TLS certificate. */
 static int serve(const struct ext_config *cfg, struct ext_cache *cache, struct kube_client *kube,
                  const sigset_t *sigs)
 {
+    const struct timespec tick = {1, 0};
     struct lt_err e;
     struct ext_server *s;
     size_t left;
-    int sig = 0;
+    int sig;
 
     lt_err_init(&e, NULL);
     s = ext_server_new(cfg, cache, kube, &e);
@@ -161,8 +206,15 @@ static int serve(const struct ext_config *cfg, struct ext_cache *cache, struct k
             cfg->listen, "port", (int)ext_server_port(s), "url_prefix", cfg->prefix, "policy",
             cfg->policy, "eviction", cfg->eviction, "mode", kube ? "online" : "offline", "version",
             LOTUS_VERSION, "tls", cfg->tls_cert[0] != '\0', "threads", (json_int_t)cfg->threads);
-    while (sigwait(sigs, &sig) != 0)
-        ;
+    for (;;) {
+        sig = sigtimedwait(sigs, NULL, &tick);
+        if (sig == SIGTERM || sig == SIGINT)
+            break;
+        if (sig == SIGHUP)
+            on_sighup(cfg, s);
+        else
+            ext_log_flush(false); /* the count of a warn flood that stopped, within a second */
+    }
     ext_log(EXT_LOG_INFO, "shutting down: draining in-flight requests", "{s:s, s:I}", "signal",
             sig == SIGTERM ? "SIGTERM" : "SIGINT", "timeout_ms",
             (json_int_t)cfg->shutdown_timeout_ms);
@@ -171,6 +223,7 @@ static int serve(const struct ext_config *cfg, struct ext_cache *cache, struct k
     if (left > 0)
         ext_log(EXT_LOG_WARN, "shutdown timeout: requests cut", "{s:I}", "in_flight",
                 (json_int_t)left);
+    ext_log_flush(true);
     ext_log(EXT_LOG_INFO, "stopped", NULL);
     return 0;
 }
@@ -206,6 +259,7 @@ static int run(struct ext_config *cfg, int argc, char **argv)
         return print_config(cfg);
     ext_log_set_level(cfg->level);
     malloc_tune();
+    raise_fd_limit(cfg);
 
     /* Before any thread starts: libcurl's global state and the signal mask. */
     if (kube_global_init(&e) < 0)
@@ -214,6 +268,7 @@ static int run(struct ext_config *cfg, int argc, char **argv)
     sigemptyset(&sigs);
     sigaddset(&sigs, SIGTERM);
     sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 
     if (cfg->cluster_file[0] == '\0' && (kube = kube_open(cfg, &e)) == NULL) {

@@ -16,8 +16,18 @@
  * not-yet-synced cache 503, each with {"Error":"..."} as body for people and scripts;
  * kube-scheduler ignores prioritize errors in any case and honours `ignorable` for preempt.
  * Transport-level failures: 404 unknown path, 405 wrong method (with Allow), 413 body over the
- * limit, 403 missing or untrusted client certificate (verbs only, so kubelet probes and
- * Prometheus need none).
+ * limit, 503 body budget exhausted (with Retry-After), 403 missing or untrusted client
+ * certificate (verbs only, so kubelet probes and Prometheus need none).
+ *
+ * Limits. Bodies are held in memory against one process-wide budget (--body-budget): a
+ * Content-Length body reserves its length before it is read, a chunked one as its buffer
+ * grows; past the budget the answer is 503. Each connection has a record (struct conn, MHD's
+ * socket context) with the deadline of its current request (--request-timeout from the
+ * request's start, and of its headers, --header-timeout); a sweeper thread shuts down
+ * connections past theirs. libmicrohttpd's own --conn-timeout only closes idle connections,
+ * which a client sending a byte now and then never is. Past --max-connections, the accept
+ * policy closes new connections at once (libmicrohttpd's own limit, set higher, would leave
+ * them in the listen backlog); --max-connections-per-ip is libmicrohttpd's.
  *
  * Draining. in_flight counts requests from their first handler call to MHD's completion
  * callback; ext_server_drain quiesces the daemon (no new connections), then waits for it to
@@ -31,6 +41,7 @@
 #define _DEFAULT_SOURCE /* NI_MAXHOST, getaddrinfo flags */
 #include "server.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -41,11 +52,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <gnutls/abstract.h>
 #include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
 #include <microhttpd.h>
 
 #include "decide.h"
@@ -76,8 +90,13 @@ static const double buckets[] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 
                                  0.05,   0.1,     0.25,   0.5,   1,      2.5,   5,    10};
 #define N_BUCKETS (sizeof(buckets) / sizeof(buckets[0]))
 
-enum reject { R_NOT_FOUND, R_METHOD, R_TOO_LARGE, R_FORBIDDEN, R_N };
-static const char *const reject_codes[R_N] = {"404", "405", "413", "403"};
+enum reject { R_NOT_FOUND, R_METHOD, R_TOO_LARGE, R_FORBIDDEN, R_BUSY, R_N };
+static const char *const reject_codes[R_N] = {"404", "405", "413", "403", "503"};
+
+/* Why the sweeper cut a connection: its request's headers, or the whole request, were not
+ * complete by their deadline. */
+enum cut { CUT_HEADER, CUT_REQUEST, CUT_N };
+static const char *const cut_names[CUT_N] = {"header_timeout", "request_timeout"};
 
 /* HYBRID's sticky label at bind: labelled; the PATCH failed (bound without it); the pool was
  * full (bound without it); the bind failed after the label and the label was removed (or the
@@ -93,11 +112,29 @@ struct metrics {
     atomic_uint_fast64_t sum_ns[V_N];
     atomic_uint_fast64_t count[V_N];
     atomic_uint_fast64_t rejected[R_N];
+    atomic_uint_fast64_t cut[CUT_N];
+    atomic_uint_fast64_t refused; /* connections refused at --max-connections */
 };
 
 /* ------------------------------------------------------------------------------------------
  * Server and request state
  */
+
+/* One open connection (MHD's socket context), from MHD_CONNECTION_NOTIFY_STARTED to _CLOSED.
+ * A request's start is when its connection was accepted or when the previous request on it
+ * ended (the idle time between keep-alive requests counts: bytes before the headers are
+ * complete cannot be seen). Its deadlines: the headers by start + --header-timeout, the whole
+ * request, headers and body, by start + --request-timeout; none while the request is decided
+ * and answered. */
+struct conn {
+    struct conn *prev, *next;        /* in ext_server.conns; guarded by conns_lock */
+    MHD_socket fd;                   /* borrowed: MHD closes it after _CLOSED */
+    int64_t start_ms;                /* CLOCK_MONOTONIC; worker thread only */
+    atomic_int_fast64_t deadline_ms; /* CLOCK_MONOTONIC; 0: none */
+    atomic_int why;                  /* enum cut: what the deadline is */
+    bool cut;                        /* shut down by the sweeper; guarded by conns_lock */
+    char client[INET6_ADDRSTRLEN];   /* the peer's address, for logs */
+};
 
 struct ext_server {
     const struct ext_config *cfg; /* borrowed */
@@ -108,11 +145,20 @@ struct ext_server {
                                   * and every offline bind */
     struct MHD_Daemon *d;
     uint16_t port;
-    char *tls_cert, *tls_key, *tls_ca; /* owned PEM texts, NULL without TLS */
-    atomic_long in_flight;             /* requests between first call and completion */
+    struct tls_creds *tls; /* owned: the newest --tls-cert and --tls-key; NULL without TLS */
+    char *tls_ca;          /* owned PEM text of --tls-client-ca, or NULL */
+    atomic_long in_flight; /* requests between first call and completion */
     atomic_bool draining;
     MHD_socket quiesced_fd; /* listen socket handed back by MHD_quiesce_daemon, or invalid */
     int64_t started_ms;     /* CLOCK_REALTIME, for /metrics */
+    atomic_int_fast64_t body_bytes; /* bytes of request bodies reserved against --body-budget */
+    pthread_mutex_t conns_lock;     /* guards conns, each conn's links and cut, sweep_stop */
+    pthread_cond_t sweep_cond;      /* wakes the sweeper to stop */
+    struct conn *conns;             /* open connections */
+    atomic_long n_conns;            /* their number */
+    bool sweep_stop;
+    bool sweeper_started;
+    pthread_t sweeper; /* cuts connections past their deadline (sweeper_main) */
     struct metrics m;
 };
 
@@ -122,9 +168,12 @@ struct req {
     enum verb verb;
     char *body; /* owned; NUL-terminated */
     size_t len, cap;
-    uint64_t discarded; /* bytes thrown away past the limit */
-    bool too_large;
-    int64_t start_ns; /* CLOCK_MONOTONIC */
+    size_t reserved;    /* bytes of --body-budget held: Content-Length + 1, or cap (chunked) */
+    uint64_t discarded; /* bytes of the body received, once refused (too_large or busy) */
+    bool too_large;     /* over --max-body: answer 413 */
+    bool busy;          /* --body-budget exhausted while reading a chunked body: answer 503 */
+    bool chunked;       /* no Content-Length: the budget is reserved as the buffer grows */
+    int64_t start_ns;   /* CLOCK_MONOTONIC */
 };
 
 static int64_t mono_ns(void)
@@ -133,6 +182,11 @@ static int64_t mono_ns(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int64_t mono_ms(void)
+{
+    return mono_ns() / 1000000;
 }
 
 static int64_t real_ms(void)
@@ -218,40 +272,164 @@ static enum MHD_Result reply_buf(struct ext_server *s, struct MHD_Connection *co
     return reply(s, conn, status, d, len, "application/json");
 }
 
-/* {"Error":"msg"} (Go-escaped) with status. */
+/* True if p starts a UUID, 8-4-4-4-12 hex digits, that is not part of a longer word. */
+static bool uuid_at(const char *start, const char *p)
+{
+    static const char shape[] = "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx";
+    size_t i;
+
+    if (p > start && (isalnum((unsigned char)p[-1]) || p[-1] == '-'))
+        return false;
+    for (i = 0; shape[i] != '\0'; i++) {
+        if (shape[i] == '-' ? p[i] != '-' : !isxdigit((unsigned char)p[i]))
+            return false;
+    }
+    return !isalnum((unsigned char)p[i]) && p[i] != '-';
+}
+
+/* The error text msg as the client may see it, into out (cap bytes): without pod UIDs. An API
+ * server's 409 names the pod's real UID ("Precondition failed: UID in precondition: X, UID in
+ * object meta: Y"), and a caller who learned it could bind that pod anywhere with a second
+ * call. So the word after each "UID in ...: " and every UUID-shaped word (Kubernetes UIDs are
+ * UUIDs) become "<uid>". The logs keep the full text. */
+static void redact_uids(const char *msg, char *out, size_t cap)
+{
+    static const char *const markers[] = {"UID in precondition: ", "UID in object meta: "};
+    const char *p = msg;
+    size_t n = 0;
+
+    while (*p != '\0' && n + 1 < cap) {
+        bool word = false;
+
+        for (size_t k = 0; k < sizeof(markers) / sizeof(markers[0]) && !word; k++) {
+            size_t ml = strlen(markers[k]);
+
+            if (strncmp(p, markers[k], ml) == 0) {
+                n += (size_t)snprintf(out + n, cap - n, "%s<uid>", markers[k]);
+                for (p += ml; *p != '\0' && strchr(" ,;\"'()\t\r\n", *p) == NULL; p++)
+                    ;
+                word = true;
+            }
+        }
+        if (!word && uuid_at(msg, p)) {
+            n += (size_t)snprintf(out + n, cap - n, "<uid>");
+            p += 36;
+        } else if (!word) {
+            out[n++] = *p++;
+        }
+        n = n < cap ? n : cap - 1;
+    }
+    out[n] = '\0';
+}
+
+/* {"Error":"msg"} (Go-escaped, UIDs redacted) with status. */
 static enum MHD_Result reply_error(struct ext_server *s, struct MHD_Connection *conn,
                                    unsigned int status, const char *msg)
 {
+    char text[LT_ERR_TEXT + 128];
     struct ext_buf b;
 
+    redact_uids(msg, text, sizeof(text));
     ext_buf_init(&b);
-    if (ext_bind_result_encode(msg, &b, NULL) < 0)
+    if (ext_bind_result_encode(text, &b, NULL) < 0)
         b.failed = true;
     return reply_buf(s, conn, status, &b);
+}
+
+static const unsigned int reject_status[R_N] = {MHD_HTTP_NOT_FOUND, MHD_HTTP_METHOD_NOT_ALLOWED,
+                                                MHD_HTTP_CONTENT_TOO_LARGE, MHD_HTTP_FORBIDDEN,
+                                                MHD_HTTP_SERVICE_UNAVAILABLE};
+
+/* Queues r (its headers but Connection set) for a refused request; r is destroyed. */
+static enum MHD_Result reject_queue(struct ext_server *s, struct MHD_Connection *conn,
+                                    enum reject why, struct MHD_Response *r)
+{
+    enum MHD_Result ret;
+
+    atomic_fetch_add_explicit(&s->m.rejected[why], 1, memory_order_relaxed);
+    if (r == NULL)
+        return MHD_NO;
+    /* The rest of an unread body would be parsed as the next request: close instead. */
+    if (why != R_NOT_FOUND || atomic_load(&s->draining))
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+    ret = MHD_queue_response(conn, reject_status[why], r);
+    MHD_destroy_response(r);
+    return ret;
 }
 
 static enum MHD_Result reject(struct ext_server *s, struct MHD_Connection *conn, enum reject why,
                               const char *allow, const char *text)
 {
-    struct MHD_Response *r;
-    enum MHD_Result ret;
-    static const unsigned int status[R_N] = {MHD_HTTP_NOT_FOUND, MHD_HTTP_METHOD_NOT_ALLOWED,
-                                             MHD_HTTP_CONTENT_TOO_LARGE, MHD_HTTP_FORBIDDEN};
+    struct MHD_Response *r = MHD_create_response_from_buffer(strlen(text), (void *)(uintptr_t)text,
+                                                             MHD_RESPMEM_PERSISTENT);
 
-    atomic_fetch_add_explicit(&s->m.rejected[why], 1, memory_order_relaxed);
-    r = MHD_create_response_from_buffer(strlen(text), (void *)(uintptr_t)text,
-                                        MHD_RESPMEM_PERSISTENT);
+    if (r != NULL) {
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+        if (allow)
+            MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+    }
+    return reject_queue(s, conn, why, r);
+}
+
+/* A refusal with {"Error":"msg"} as body, as the verbs' own errors read. */
+static enum MHD_Result reject_error(struct ext_server *s, struct MHD_Connection *conn,
+                                    enum reject why, const char *msg)
+{
+    struct MHD_Response *r = NULL;
+    struct ext_buf b;
+    size_t len;
+    char *d;
+
+    ext_buf_init(&b);
+    if (ext_bind_result_encode(msg, &b, NULL) < 0)
+        b.failed = true;
+    d = buf_take(&b, &len);
+    if (d != NULL)
+        r = MHD_create_response_from_buffer_with_free_callback(len, d, lt_free);
     if (r == NULL)
-        return MHD_NO;
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
-    if (allow)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
-    /* The rest of an unread body would be parsed as the next request: close instead. */
-    if (why != R_NOT_FOUND || atomic_load(&s->draining))
-        MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
-    ret = MHD_queue_response(conn, status[why], r);
-    MHD_destroy_response(r);
-    return ret;
+        lt_free(d);
+    else
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+    return reject_queue(s, conn, why, r);
+}
+
+/* 413, the same answer whether Content-Length or the chunks read so far were over the limit. */
+static enum MHD_Result reject_too_large(struct ext_server *s, struct MHD_Connection *conn)
+{
+    char msg[96];
+
+    snprintf(msg, sizeof(msg), "request body over --max-body (%" PRId64 " bytes)",
+             s->cfg->max_body);
+    return reject_error(s, conn, R_TOO_LARGE, msg);
+}
+
+/* 503: the body would take the bodies in memory past --body-budget. Retry-After: 1, since
+ * bodies are held for milliseconds by kube-scheduler and at most --request-timeout by anyone. */
+static enum MHD_Result reject_busy(struct ext_server *s, struct MHD_Connection *conn)
+{
+    char msg[128];
+    struct MHD_Response *r;
+    struct ext_buf b;
+    size_t len;
+    char *d;
+
+    snprintf(msg, sizeof(msg),
+             "request bodies in memory would exceed --body-budget (%" PRId64 " bytes): retry later",
+             s->cfg->body_budget);
+    ext_log(EXT_LOG_WARN, "request refused: --body-budget exhausted", "{s:I, s:I}", "budget",
+            (json_int_t)s->cfg->body_budget, "in_use", (json_int_t)atomic_load(&s->body_bytes));
+    ext_buf_init(&b);
+    if (ext_bind_result_encode(msg, &b, NULL) < 0)
+        b.failed = true;
+    d = buf_take(&b, &len);
+    r = d ? MHD_create_response_from_buffer_with_free_callback(len, d, lt_free) : NULL;
+    if (r == NULL) {
+        lt_free(d);
+    } else {
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+        MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+    }
+    return reject_queue(s, conn, R_BUSY, r);
 }
 
 /* An lt_err as one line for Error fields and logs: "line 1, column 9: ..." for syntax. */
@@ -313,8 +491,10 @@ static enum outcome do_filter(struct ext_server *s, struct MHD_Connection *conn,
     }
     ext_snapshot_release(snap);
     if (o != O_OK) {
-        struct ext_filter_result fr = {.error = msg};
+        char text[LT_ERR_TEXT + 128];
+        struct ext_filter_result fr = {.error = text};
 
+        redact_uids(msg, text, sizeof(text));
         ext_buf_reset(&b);
         if (ext_filter_result_encode(&fr, &b, NULL) < 0)
             b.failed = true;
@@ -690,6 +870,29 @@ static void metrics_requests(struct ext_server *s, struct text *t)
             atomic_load(&s->in_flight));
 }
 
+static void metrics_connections(struct ext_server *s, struct text *t)
+{
+    tprintf(t,
+            "# HELP lotus_extender_connections Open connections.\n"
+            "# TYPE lotus_extender_connections gauge\n"
+            "lotus_extender_connections %ld\n"
+            "# HELP lotus_extender_body_bytes Bytes of request bodies held against "
+            "--body-budget.\n"
+            "# TYPE lotus_extender_body_bytes gauge\n"
+            "lotus_extender_body_bytes %" PRIdFAST64 "\n"
+            "# HELP lotus_extender_connections_refused_total Connections closed at once at "
+            "--max-connections.\n"
+            "# TYPE lotus_extender_connections_refused_total counter\n"
+            "lotus_extender_connections_refused_total %" PRIuFAST64 "\n"
+            "# HELP lotus_extender_connections_cut_total Connections cut because a request was "
+            "not complete by its deadline.\n"
+            "# TYPE lotus_extender_connections_cut_total counter\n",
+            atomic_load(&s->n_conns), atomic_load(&s->body_bytes), atomic_load(&s->m.refused));
+    for (int k = 0; k < CUT_N; k++)
+        tprintf(t, "lotus_extender_connections_cut_total{reason=\"%s\"} %" PRIuFAST64 "\n",
+                cut_names[k], atomic_load(&s->m.cut[k]));
+}
+
 /* One gauge or counter line with its HELP and TYPE. */
 static void metric(struct text *t, const char *name, const char *type, const char *help, double v)
 {
@@ -746,6 +949,7 @@ static enum MHD_Result serve_metrics(struct ext_server *s, struct MHD_Connection
     struct text t = {0};
 
     metrics_requests(s, &t);
+    metrics_connections(s, &t);
     metrics_cache(s, &t);
     metrics_sticky(s, &t);
     tprintf(&t,
@@ -847,28 +1051,319 @@ static bool route(const struct ext_server *s, const char *url, enum route *rt, e
     return false;
 }
 
-/* True if the connection presented a client certificate that verifies against the CA. */
+/* True if the DER certificate der lists the clientAuth extended key usage. RFC 5280 reads a
+ * certificate without the extension as good for any purpose, and GnuTLS's chain check does
+ * too; lotus does not: a certificate the CA issued for something else (a server, a kubelet
+ * serving certificate) must not pass for kube-scheduler. */
+static bool has_client_auth(const gnutls_datum_t *der)
+{
+    gnutls_x509_crt_t crt;
+    bool found = false;
+
+    if (gnutls_x509_crt_init(&crt) < 0)
+        return false;
+    if (gnutls_x509_crt_import(crt, der, GNUTLS_X509_FMT_DER) >= 0) {
+        for (unsigned int i = 0; !found; i++) {
+            char oid[128];
+            size_t len = sizeof(oid);
+
+            if (gnutls_x509_crt_get_key_purpose_oid(crt, i, oid, &len, NULL) < 0)
+                break;
+            found = strcmp(oid, GNUTLS_KP_TLS_WWW_CLIENT) == 0;
+        }
+    }
+    gnutls_x509_crt_deinit(crt);
+    return found;
+}
+
+/* True if the connection presented a client certificate that verifies against the CA, for
+ * TLS client authentication: the chain's key purposes allow it, and the certificate itself
+ * lists clientAuth. */
 static bool client_cert_ok(struct MHD_Connection *conn)
 {
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
-    unsigned int status = 0;
+    gnutls_typed_vdata_st purpose = {GNUTLS_DT_KEY_PURPOSE_OID,
+                                     (unsigned char *)(uintptr_t)GNUTLS_KP_TLS_WWW_CLIENT, 0};
+    const gnutls_datum_t *chain;
+    unsigned int status = 0, n = 0;
+    gnutls_session_t session;
 
     if (ci == NULL || ci->tls_session == NULL)
         return false;
-    if (gnutls_certificate_verify_peers2((gnutls_session_t)ci->tls_session, &status) < 0)
+    session = (gnutls_session_t)ci->tls_session;
+    if (gnutls_certificate_verify_peers(session, &purpose, 1, &status) < 0 || status != 0)
         return false;
-    return status == 0;
+    chain = gnutls_certificate_get_peers(session, &n);
+    return chain != NULL && n > 0 && has_client_auth(&chain[0]);
 }
 
-/* The first call of a request: route, method, client certificate, Content-Length; answers
- * everything but a verb request, for which it sets *con_cls and returns MHD_YES to read the
- * body. */
-static enum MHD_Result first_call(struct ext_server *s, struct MHD_Connection *conn,
-                                  const char *url, const char *method, void **con_cls)
+/* ------------------------------------------------------------------------------------------
+ * Connections: deadlines and the sweeper
+ */
+
+/* The connection's record (NULL if it could not be made: the connection is being cut). */
+static struct conn *conn_of(struct MHD_Connection *mc)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(mc, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+    return ci ? ci->socket_context : NULL;
+}
+
+/* A request starts on c at now_ms: its headers are due --header-timeout from now (or the whole
+ * request --request-timeout from now, if that is earlier). */
+static void conn_request_start(struct ext_server *s, struct conn *c, int64_t now_ms)
+{
+    const struct ext_config *cfg = s->cfg;
+    bool header = cfg->header_timeout_ms < cfg->request_timeout_ms;
+
+    if (c == NULL)
+        return;
+    c->start_ms = now_ms;
+    atomic_store(&c->why, header ? CUT_HEADER : CUT_REQUEST);
+    atomic_store(&c->deadline_ms,
+                 now_ms + (header ? cfg->header_timeout_ms : cfg->request_timeout_ms));
+}
+
+/* The headers of c's request are in and its body is to be read: the whole request is due
+ * --request-timeout from its start. */
+static void conn_headers_complete(struct ext_server *s, struct conn *c)
+{
+    if (c == NULL)
+        return;
+    atomic_store(&c->why, CUT_REQUEST);
+    atomic_store(&c->deadline_ms, c->start_ms + s->cfg->request_timeout_ms);
+}
+
+/* The request on c is complete: it is decided and answered with no deadline of ours (a slow
+ * reader of the answer meets --conn-timeout). */
+static void conn_request_complete(struct conn *c)
+{
+    if (c != NULL)
+        atomic_store(&c->deadline_ms, 0);
+}
+
+static void conn_notify(void *cls, struct MHD_Connection *mc, void **ctx,
+                        enum MHD_ConnectionNotificationCode code)
+{
+    struct ext_server *s = cls;
+    const union MHD_ConnectionInfo *fi, *ai;
+    struct conn *c = *ctx;
+
+    if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+        if (c == NULL)
+            return;
+        pthread_mutex_lock(&s->conns_lock);
+        if (c->prev)
+            c->prev->next = c->next;
+        else
+            s->conns = c->next;
+        if (c->next)
+            c->next->prev = c->prev;
+        pthread_mutex_unlock(&s->conns_lock);
+        atomic_fetch_sub(&s->n_conns, 1);
+        lt_free(c);
+        *ctx = NULL;
+        return;
+    }
+    fi = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CONNECTION_FD);
+    c = lt_calloc(1, sizeof(*c));
+    if (c == NULL || fi == NULL) { /* a connection without deadline is not kept */
+        if (fi != NULL)
+            shutdown(fi->connect_fd, SHUT_RDWR);
+        lt_free(c);
+        return;
+    }
+    c->fd = fi->connect_fd;
+    ai = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (ai == NULL || ai->client_addr == NULL ||
+        getnameinfo(ai->client_addr,
+                    ai->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+                                                           : sizeof(struct sockaddr_in),
+                    c->client, sizeof(c->client), NULL, 0, NI_NUMERICHOST) != 0)
+        snprintf(c->client, sizeof(c->client), "?");
+    conn_request_start(s, c, mono_ms());
+    pthread_mutex_lock(&s->conns_lock);
+    c->next = s->conns;
+    if (c->next)
+        c->next->prev = c;
+    s->conns = c;
+    pthread_mutex_unlock(&s->conns_lock);
+    atomic_fetch_add(&s->n_conns, 1);
+    *ctx = c;
+}
+
+/* Shuts down every connection past its deadline. shutdown(2) from this thread is safe: the
+ * socket stays open (MHD closes it, after unlinking the record under conns_lock), and the
+ * worker that owns the connection sees the end of the stream and closes it. Called with
+ * conns_lock held. */
+static void sweep(struct ext_server *s, int64_t now_ms)
+{
+    for (struct conn *c = s->conns; c != NULL; c = c->next) {
+        int64_t d = atomic_load(&c->deadline_ms);
+        int why = atomic_load(&c->why);
+
+        if (c->cut || d == 0 || now_ms < d)
+            continue;
+        c->cut = true;
+        shutdown(c->fd, SHUT_RDWR);
+        atomic_fetch_add_explicit(&s->m.cut[why], 1, memory_order_relaxed);
+        ext_log(EXT_LOG_WARN, "connection cut: request not complete by its deadline",
+                "{s:s, s:s, s:I}", "reason", cut_names[why], "client", c->client, "limit_ms",
+                (json_int_t)(why == CUT_HEADER ? s->cfg->header_timeout_ms
+                                               : s->cfg->request_timeout_ms));
+    }
+}
+
+/* MHD's accept policy: a connection past --max-connections is refused, i.e. closed at once.
+ * libmicrohttpd's own limit would instead stop accepting (its workers take the listening
+ * socket out of their epoll sets), leaving new clients unanswered in the kernel's backlog, so
+ * its limit is set above ours (start). Counted by conn_notify; with several worker threads
+ * accepting at once a few more may pass for an instant. */
+static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, socklen_t len)
+{
+    struct ext_server *s = cls;
+    char client[INET6_ADDRSTRLEN];
+
+    if (atomic_load(&s->n_conns) < s->cfg->max_connections)
+        return MHD_YES;
+    atomic_fetch_add_explicit(&s->m.refused, 1, memory_order_relaxed);
+    if (getnameinfo(addr, len, client, sizeof(client), NULL, 0, NI_NUMERICHOST) != 0)
+        snprintf(client, sizeof(client), "?");
+    ext_log(EXT_LOG_WARN, "connection refused: --max-connections reached", "{s:s, s:I}", "client",
+            client, "max_connections", (json_int_t)s->cfg->max_connections);
+    return MHD_NO;
+}
+
+/* How often the sweeper looks: deadlines are kept to within this. */
+#define SWEEP_MS 100
+
+static void *sweeper_main(void *arg)
+{
+    struct ext_server *s = arg;
+
+    pthread_mutex_lock(&s->conns_lock);
+    while (!s->sweep_stop) {
+        struct timespec until;
+
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_nsec += SWEEP_MS * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&s->sweep_cond, &s->conns_lock, &until);
+        if (!s->sweep_stop)
+            sweep(s, mono_ms());
+    }
+    pthread_mutex_unlock(&s->conns_lock);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Request bodies and the budget
+ */
+
+/* Reserves n bytes of --body-budget; false if the bodies in memory would then exceed it. */
+static bool budget_take(struct ext_server *s, size_t n)
+{
+    int_fast64_t used = atomic_load(&s->body_bytes);
+
+    do {
+        if (n > (uint64_t)(s->cfg->body_budget - used))
+            return false;
+    } while (!atomic_compare_exchange_weak(&s->body_bytes, &used, used + (int_fast64_t)n));
+    return true;
+}
+
+/* Frees r's body and gives its reservation back. */
+static void body_drop(struct ext_server *s, struct req *r)
+{
+    lt_free(r->body);
+    r->body = NULL;
+    r->len = r->cap = 0;
+    atomic_fetch_sub(&s->body_bytes, (int_fast64_t)r->reserved);
+    r->reserved = 0;
+}
+
+/* The body is refused (too_large or busy set by the caller): what was read is freed at once,
+ * and the rest is counted and dropped, so that the request is answered (413, 503) once it is
+ * complete: MHD cannot queue an answer while a body is arriving. */
+static void body_refuse(struct ext_server *s, struct req *r)
+{
+    r->discarded = r->len;
+    body_drop(s, r);
+}
+
+/* Grows r's buffer to hold need bytes: doubling from 16 KiB up to --max-body + 1, within
+ * the bytes reserved for a Content-Length body or, for a chunked one, reserving each growth
+ * (bounded by the doubling, so at most twice what arrived). Sets busy when the budget is out;
+ * false when memory is. */
+static bool body_grow(struct ext_server *s, struct req *r, size_t need)
+{
+    size_t max = (size_t)s->cfg->max_body, nc = r->cap ? r->cap * 2 : 16384;
+    char *nb;
+
+    while (nc < need)
+        nc *= 2;
+    nc = nc > max + 1 ? max + 1 : nc;
+    if (r->chunked && nc > r->reserved) {
+        if (!budget_take(s, nc - r->reserved)) {
+            r->busy = true;
+            body_refuse(s, r);
+            return true;
+        }
+        r->reserved = nc;
+    } else if (!r->chunked) {
+        nc = nc > r->reserved ? r->reserved : nc; /* Content-Length + 1 */
+        if (nc < need)
+            return false; /* more than Content-Length: MHD never passes that on */
+    }
+    nb = lt_reallocarray(r->body, nc, 1);
+    if (nb == NULL)
+        return false;
+    r->body = nb;
+    r->cap = nc;
+    return true;
+}
+
+/* Appends a body chunk. Past --max-body (a chunked body: Content-Length was checked before)
+ * or past --body-budget, the body is refused (body_refuse). False, to disconnect, once more
+ * than twice the limit has arrived for a refused body, or when memory runs out. */
+static bool body_append(struct ext_server *s, struct req *r, const char *data, size_t n)
+{
+    size_t max = (size_t)s->cfg->max_body;
+
+    if (!r->too_large && !r->busy && n > max - r->len) {
+        r->too_large = true;
+        body_refuse(s, r);
+    }
+    if (!r->too_large && !r->busy && r->len + n + 1 > r->cap && !body_grow(s, r, r->len + n + 1))
+        return false;
+    if (r->too_large || r->busy) {
+        r->discarded += n;
+        return r->discarded <= 2 * (uint64_t)max; /* a client streaming on and on is cut */
+    }
+    memcpy(r->body + r->len, data, n);
+    r->len += n;
+    r->body[r->len] = '\0';
+    return true;
+}
+
+/* ------------------------------------------------------------------------------------------
+ * The access handler
+ */
+
+/* The first call of a request: route, method, client certificate, Content-Length and the
+ * budget; answers everything but a verb request, for which it sets *con_cls and returns
+ * MHD_YES to read the body. */
+static enum MHD_Result first_call_route(struct ext_server *s, struct MHD_Connection *conn,
+                                        const char *url, const char *method, void **con_cls)
 {
     enum route rt = ROUTE_HEALTHZ;
     enum verb v = V_FILTER;
+    unsigned long long len = 0;
     const char *cl;
     struct req *r;
 
@@ -882,47 +1377,41 @@ static enum MHD_Result first_call(struct ext_server *s, struct MHD_Connection *c
     if (strcmp(method, MHD_HTTP_METHOD_POST) != 0)
         return reject(s, conn, R_METHOD, "POST", "405 method not allowed\n");
     if (s->tls_ca != NULL && !client_cert_ok(conn))
-        return reject(s, conn, R_FORBIDDEN, NULL, "403 client certificate required\n");
+        return reject(s, conn, R_FORBIDDEN, NULL,
+                      "403 client certificate required (signed by --tls-client-ca, "
+                      "extendedKeyUsage clientAuth)\n");
     cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-    if (cl != NULL && strtoull(cl, NULL, 10) > (unsigned long long)s->cfg->max_body)
-        return reject(s, conn, R_TOO_LARGE, NULL, "413 request body too large\n");
+    if (cl != NULL && (len = strtoull(cl, NULL, 10)) > (unsigned long long)s->cfg->max_body)
+        return reject_too_large(s, conn);
+    if (cl != NULL && !budget_take(s, (size_t)len + 1))
+        return reject_busy(s, conn);
     r = lt_calloc(1, sizeof(*r));
-    if (r == NULL)
+    if (r == NULL) {
+        if (cl != NULL)
+            atomic_fetch_sub(&s->body_bytes, (int_fast64_t)len + 1);
         return MHD_NO;
+    }
     r->verb = v;
+    r->chunked = cl == NULL;
+    r->reserved = cl != NULL ? (size_t)len + 1 : 0;
     r->start_ns = mono_ns();
     *con_cls = r;
     atomic_fetch_add(&s->in_flight, 1);
     return MHD_YES;
 }
 
-/* Appends a body chunk, or counts it as discarded past the limit. */
-static bool body_append(struct ext_server *s, struct req *r, const char *data, size_t n)
+/* first_call_route, then the connection's deadline: none once the request is answered; for a
+ * body to read, the request's deadline (its headers are in). */
+static enum MHD_Result first_call(struct ext_server *s, struct MHD_Connection *conn,
+                                  const char *url, const char *method, void **con_cls)
 {
-    size_t max = (size_t)s->cfg->max_body;
+    enum MHD_Result ret = first_call_route(s, conn, url, method, con_cls);
 
-    if (r->too_large || n > max - r->len) {
-        r->too_large = true;
-        r->discarded += n;
-        return r->discarded <= max; /* a client streaming on forever gets disconnected */
-    }
-    if (r->len + n + 1 > r->cap) {
-        size_t nc = r->cap ? r->cap * 2 : 16384;
-        char *nb;
-
-        while (nc < r->len + n + 1)
-            nc *= 2;
-        nc = nc > max + 1 ? max + 1 : nc;
-        nb = lt_reallocarray(r->body, nc, 1);
-        if (nb == NULL)
-            return false;
-        r->body = nb;
-        r->cap = nc;
-    }
-    memcpy(r->body + r->len, data, n);
-    r->len += n;
-    r->body[r->len] = '\0';
-    return true;
+    if (*con_cls == NULL)
+        conn_request_complete(conn_of(conn));
+    else
+        conn_headers_complete(s, conn_of(conn));
+    return ret;
 }
 
 static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const char *url,
@@ -946,12 +1435,18 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
         *upload_data_size = 0;
         return ok ? MHD_YES : MHD_NO;
     }
+    conn_request_complete(conn_of(conn));
     if (r->too_large)
-        return reject(s, conn, R_TOO_LARGE, NULL, "413 request body too large\n");
+        return reject_too_large(s, conn);
+    if (r->busy)
+        return reject_busy(s, conn);
     if (r->body == NULL && body_append(s, r, "", 0) == false)
         return MHD_NO;
+    if (r->busy) /* not even the empty body's byte fitted */
+        return reject_busy(s, conn);
     o = verbs[r->verb](s, conn, r, &ret);
     observe(s, r->verb, o, r->start_ns);
+    body_drop(s, r); /* the answer is queued and owns its own bytes */
     return ret;
 }
 
@@ -961,13 +1456,13 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     struct ext_server *s = cls;
     struct req *r = *con_cls;
 
-    (void)conn;
+    conn_request_start(s, conn_of(conn), mono_ms()); /* the next request's clock starts */
     if (r == NULL)
         return;
     if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
         ext_log(EXT_LOG_DEBUG, "request ended early", "{s:s, s:i}", "verb", verb_names[r->verb],
                 "code", (int)toe);
-    lt_free(r->body);
+    body_drop(s, r);
     lt_free(r);
     *con_cls = NULL;
     atomic_fetch_sub(&s->in_flight, 1);
@@ -1025,18 +1520,154 @@ static char *read_pem(const char *path, const char *flag, struct lt_err *err)
     return p;
 }
 
+/* ------------------------------------------------------------------------------------------
+ * The TLS certificate and key: read at start and again on SIGHUP
+ */
+
+#define TLS_MAX_CHAIN 16 /* certificates in --tls-cert: the server's and its intermediates */
+
+/* The TLS versions and suites served (GnuTLS priority string): TLS 1.3 and 1.2 only, ECDHE
+ * key exchange only (no static RSA: no forward secrecy; no finite-field DHE), AEAD ciphers
+ * only (no CBC with SHA-1), elliptic-curve groups, the server's order. Go's crypto/tls, which
+ * kube-scheduler uses, offers all of these. */
+#define TLS_PRIORITIES                                                                             \
+    "SECURE256:+SECURE128:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-KX-ALL:+ECDHE-ECDSA:"               \
+    "+ECDHE-RSA:-CIPHER-ALL:+AES-256-GCM:+CHACHA20-POLY1305:+AES-128-GCM:-MAC-ALL:+AEAD:"          \
+    "-GROUP-ALL:+GROUP-X25519:+GROUP-SECP256R1:+GROUP-SECP384R1:%SERVER_PRECEDENCE"
+
+/* One reading of --tls-cert and --tls-key. Handshakes take the newest through cert_retrieve;
+ * older ones stay until the server is freed, since a handshake under way may still use them
+ * (a few KB per reload). */
+struct tls_creds {
+    struct tls_creds *older;
+    gnutls_pcert_st pcerts[TLS_MAX_CHAIN];
+    unsigned int n; /* pcerts in use */
+    gnutls_privkey_t key;
+};
+
+/* The credentials handshakes use. GnuTLS's retrieve callback has no argument of its own, so
+ * this is process state: one TLS server per process (main starts one). */
+static _Atomic(struct tls_creds *) tls_current;
+
+/* libmicrohttpd's MHD_OPTION_HTTPS_CERT_CALLBACK: the certificate chain and key of every
+ * handshake, whatever the client asks for; borrowed by GnuTLS. */
+static int cert_retrieve(gnutls_session_t session, const gnutls_datum_t *req_ca_rdn, int nreqs,
+                         const gnutls_pk_algorithm_t *pk_algos, int pk_algos_length,
+                         gnutls_pcert_st **pcert, unsigned int *pcert_length,
+                         gnutls_privkey_t *privkey)
+{
+    struct tls_creds *c = atomic_load(&tls_current);
+
+    (void)session, (void)req_ca_rdn, (void)nreqs, (void)pk_algos, (void)pk_algos_length;
+    if (c == NULL)
+        return -1;
+    *pcert = c->pcerts;
+    *pcert_length = c->n;
+    *privkey = c->key;
+    return 0;
+}
+
+/* Frees c and every older generation. */
+static void creds_free(struct tls_creds *c)
+{
+    while (c != NULL) {
+        struct tls_creds *older = c->older;
+
+        for (unsigned int i = 0; i < c->n; i++)
+            gnutls_pcert_deinit(&c->pcerts[i]);
+        if (c->key != NULL)
+            gnutls_privkey_deinit(c->key);
+        lt_free(c);
+        c = older;
+    }
+}
+
+/* The certificate chain and key of the PEM texts cert and key (the key checked against the
+ * certificate by loading both into a scratch credentials set first). */
+static int creds_import(struct tls_creds *c, const struct ext_config *cfg, const char *cert,
+                        const char *key, struct lt_err *err)
+{
+    gnutls_datum_t cd = {(unsigned char *)(uintptr_t)cert, (unsigned int)strlen(cert)};
+    gnutls_datum_t kd = {(unsigned char *)(uintptr_t)key, (unsigned int)strlen(key)};
+    gnutls_certificate_credentials_t check;
+    gnutls_privkey_t k;
+    int rc;
+
+    c->n = TLS_MAX_CHAIN;
+    rc = gnutls_pcert_list_import_x509_raw(c->pcerts, &c->n, &cd, GNUTLS_X509_FMT_PEM, 0);
+    if (rc < 0) {
+        c->n = 0;
+        return lt_err_set(err, LT_EPARSE, 0, 0,
+                          "--tls-cert: '%s' is not a PEM certificate chain: %s", cfg->tls_cert,
+                          gnutls_strerror(rc));
+    }
+    if ((rc = gnutls_privkey_init(&k)) < 0)
+        return lt_err_set(err, LT_ENOMEM, 0, 0, "--tls-key: %s", gnutls_strerror(rc));
+    c->key = k;
+    rc = gnutls_privkey_import_x509_raw(k, &kd, GNUTLS_X509_FMT_PEM, NULL, 0);
+    if (rc < 0)
+        return lt_err_set(err, LT_EPARSE, 0, 0, "--tls-key: '%s' is not a PEM private key: %s",
+                          cfg->tls_key, gnutls_strerror(rc));
+    if ((rc = gnutls_certificate_allocate_credentials(&check)) < 0)
+        return lt_err_set(err, LT_ENOMEM, 0, 0, "--tls-key: %s", gnutls_strerror(rc));
+    rc = gnutls_certificate_set_x509_key_mem2(check, &cd, &kd, GNUTLS_X509_FMT_PEM, NULL, 0);
+    gnutls_certificate_free_credentials(check);
+    if (rc < 0)
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "--tls-key: '%s' does not go with --tls-cert '%s': %s", cfg->tls_key,
+                          cfg->tls_cert, gnutls_strerror(rc));
+    return 0;
+}
+
+/* Reads --tls-cert and --tls-key; NULL and err (naming the flag and the file) if a file is
+ * unreadable or not PEM, or if the key is not the certificate's. Owned: creds_free. */
+static struct tls_creds *creds_load(const struct ext_config *cfg, struct lt_err *err)
+{
+    char *cert = read_pem(cfg->tls_cert, "--tls-cert", err);
+    char *key = cert ? read_pem(cfg->tls_key, "--tls-key", err) : NULL;
+    struct tls_creds *c = key ? lt_calloc(1, sizeof(*c)) : NULL;
+
+    if (key != NULL && c == NULL)
+        lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory for the TLS certificate");
+    if (c != NULL && creds_import(c, cfg, cert, key, err) < 0) {
+        creds_free(c);
+        c = NULL;
+    }
+    if (key != NULL)
+        memset(key, 0, strlen(key)); /* no copy of the private key left in the heap */
+    lt_free(key);
+    lt_free(cert);
+    return c;
+}
+
 static int load_tls(struct ext_server *s, struct lt_err *err)
 {
     const struct ext_config *c = s->cfg;
 
     if (c->tls_cert[0] == '\0')
         return 0;
-    s->tls_cert = read_pem(c->tls_cert, "--tls-cert", err);
-    s->tls_key = s->tls_cert ? read_pem(c->tls_key, "--tls-key", err) : NULL;
-    if (s->tls_key && c->tls_client_ca[0] != '\0')
-        s->tls_ca = read_pem(c->tls_client_ca, "--tls-client-ca", err);
-    if (s->tls_key == NULL || (c->tls_client_ca[0] != '\0' && s->tls_ca == NULL))
+    s->tls = creds_load(c, err);
+    if (s->tls == NULL)
+        return err ? err->code : LT_EIO;
+    atomic_store(&tls_current, s->tls);
+    if (c->tls_client_ca[0] != '\0' &&
+        (s->tls_ca = read_pem(c->tls_client_ca, "--tls-client-ca", err)) == NULL)
         return LT_EIO;
+    return 0;
+}
+
+int ext_server_reload_tls(struct ext_server *s, struct lt_err *err)
+{
+    struct tls_creds *c;
+
+    if (s->tls == NULL)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "no TLS to reload: --tls-cert is not set");
+    c = creds_load(s->cfg, err);
+    if (c == NULL)
+        return err ? err->code : LT_EIO;
+    c->older = s->tls;
+    s->tls = c;
+    atomic_store(&tls_current, c); /* the next handshake takes it */
     return 0;
 }
 
@@ -1046,26 +1677,32 @@ static struct MHD_Daemon *start(struct ext_server *s, const struct sockaddr *add
     const struct ext_config *c = s->cfg;
     unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC;
     unsigned int timeout_s = (unsigned int)((c->conn_timeout_ms + 999) / 1000);
-    struct MHD_OptionItem tls[4], *t = tls;
+    /* MHD splits its limit evenly over the workers; above ours (accept_policy) even when one
+     * worker holds every connection, so that it never stops accepting. At most (10^6 + 1024)
+     * x 1024 with the table's bounds: fits in an unsigned int. */
+    unsigned int mhd_limit = (unsigned int)((c->max_connections + c->threads) * c->threads);
+    struct MHD_OptionItem tls[5], *t = tls;
 
     if (ipv6)
         flags |= addr ? MHD_USE_IPv6 : MHD_USE_DUAL_STACK;
-    if (s->tls_cert) {
+    if (s->tls) {
         flags |= MHD_USE_TLS;
-        *t++ = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, s->tls_cert};
-        *t++ = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, s->tls_key};
+        *t++ = (struct MHD_OptionItem){MHD_OPTION_HTTPS_CERT_CALLBACK, 0, (void *)cert_retrieve};
+        *t++ = (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0,
+                                       (void *)(uintptr_t)TLS_PRIORITIES};
         if (s->tls_ca)
             *t++ = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_TRUST, 0, s->tls_ca};
     }
     *t = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
     /* The logger goes first so that MHD's complaints about later options reach it. */
-    return MHD_start_daemon(flags, s->port, NULL, NULL, handler, s, MHD_OPTION_EXTERNAL_LOGGER,
-                            mhd_log, s, MHD_OPTION_NOTIFY_COMPLETED, completed, s,
-                            MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)c->threads,
-                            MHD_OPTION_CONNECTION_LIMIT, (unsigned int)c->max_connections,
-                            MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)c->listen_backlog,
-                            MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, MHD_OPTION_SOCK_ADDR, addr,
-                            MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
+    return MHD_start_daemon(
+        flags, s->port, accept_policy, s, handler, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_NOTIFY_CONNECTION, conn_notify, s,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)c->threads, MHD_OPTION_CONNECTION_LIMIT,
+        mhd_limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)c->max_connections_per_ip,
+        MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)c->listen_backlog,
+        MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, MHD_OPTION_SOCK_ADDR, addr, MHD_OPTION_ARRAY, tls,
+        MHD_OPTION_END);
 }
 
 static int start_listening(struct ext_server *s, struct lt_err *err)
@@ -1100,6 +1737,28 @@ static int start_listening(struct ext_server *s, struct lt_err *err)
     return 0;
 }
 
+/* Starts the sweeper; its condition variable waits on CLOCK_MONOTONIC. */
+static int start_sweeper(struct ext_server *s, struct lt_err *err)
+{
+    pthread_condattr_t ca;
+    int rc;
+
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    rc = pthread_cond_init(&s->sweep_cond, &ca);
+    pthread_condattr_destroy(&ca);
+    if (rc == 0) {
+        rc = pthread_create(&s->sweeper, NULL, sweeper_main, s);
+        if (rc != 0)
+            pthread_cond_destroy(&s->sweep_cond);
+    }
+    if (rc != 0)
+        return lt_err_set(err, LT_ENOMEM, 0, 0, "cannot start the deadline thread: %s",
+                          strerror(rc));
+    s->sweeper_started = true;
+    return 0;
+}
+
 struct ext_server *ext_server_new(const struct ext_config *cfg, struct ext_cache *cache,
                                   struct kube_client *kube, struct lt_err *err)
 {
@@ -1112,6 +1771,7 @@ struct ext_server *ext_server_new(const struct ext_config *cfg, struct ext_cache
     }
     s->quiesced_fd = MHD_INVALID_SOCKET;
     pthread_mutex_init(&s->sticky_lock, NULL);
+    pthread_mutex_init(&s->conns_lock, NULL);
     s->cfg = cfg;
     s->cache = cache;
     s->kube = kube;
@@ -1121,7 +1781,7 @@ struct ext_server *ext_server_new(const struct ext_config *cfg, struct ext_cache
     s->dc.lotes = &cfg->lotes;
     s->port = cfg->port;
     s->started_ms = real_ms();
-    if (load_tls(s, err) < 0 || start_listening(s, err) < 0) {
+    if (start_sweeper(s, err) < 0 || load_tls(s, err) < 0 || start_listening(s, err) < 0) {
         ext_server_free(s);
         return NULL;
     }
@@ -1164,13 +1824,23 @@ void ext_server_free(struct ext_server *s)
 {
     if (s == NULL)
         return;
+    if (s->sweeper_started) {
+        pthread_mutex_lock(&s->conns_lock);
+        s->sweep_stop = true;
+        pthread_cond_signal(&s->sweep_cond);
+        pthread_mutex_unlock(&s->conns_lock);
+        pthread_join(s->sweeper, NULL);
+        pthread_cond_destroy(&s->sweep_cond);
+    }
     if (s->d)
-        MHD_stop_daemon(s->d);
+        MHD_stop_daemon(s->d); /* every connection's _CLOSED unlinks its record */
     if (s->quiesced_fd != MHD_INVALID_SOCKET)
         close(s->quiesced_fd);
-    lt_free(s->tls_cert);
-    lt_free(s->tls_key);
+    if (s->tls != NULL)
+        atomic_store(&tls_current, NULL);
+    creds_free(s->tls);
     lt_free(s->tls_ca);
     pthread_mutex_destroy(&s->sticky_lock);
+    pthread_mutex_destroy(&s->conns_lock);
     lt_free(s);
 }

@@ -420,9 +420,10 @@ static bool server_start(struct server *s, const struct opts *o, const struct cl
                          const char *dir)
 {
     char threads[32];
-    const char *argv[] = {o->bin,  "--listen",    "127.0.0.1:0", "--cluster-file",
-                          c->path, "--threads",   threads,       "--max-body",
-                          "256Mi", "--log-level", "info",        NULL};
+    const char *argv[] = {
+        o->bin,  "--listen",   "127.0.0.1:0", "--cluster-file", c->path, "--threads",
+        threads, "--max-body", "256Mi",       "--body-budget",  "1Gi",   "--log-level",
+        "info",  NULL};
     int st;
 
     snprintf(threads, sizeof(threads), "%" PRId64, o->threads);
