@@ -371,9 +371,10 @@ static enum MHD_Result reject(struct ext_server *s, struct MHD_Connection *conn,
     return reject_queue(s, conn, why, r);
 }
 
-/* A refusal with {"Error":"msg"} as body, as the verbs' own errors read. */
+/* A refusal with {"Error":"msg"} as body, as the verbs' own errors read, and a Retry-After
+ * header of retry_after seconds (NULL: none). */
 static enum MHD_Result reject_error(struct ext_server *s, struct MHD_Connection *conn,
-                                    enum reject why, const char *msg)
+                                    enum reject why, const char *msg, const char *retry_after)
 {
     struct MHD_Response *r = NULL;
     struct ext_buf b;
@@ -386,10 +387,13 @@ static enum MHD_Result reject_error(struct ext_server *s, struct MHD_Connection 
     d = buf_take(&b, &len);
     if (d != NULL)
         r = MHD_create_response_from_buffer_with_free_callback(len, d, lt_free);
-    if (r == NULL)
+    if (r == NULL) {
         lt_free(d);
-    else
+    } else {
         MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+        if (retry_after)
+            MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, retry_after);
+    }
     return reject_queue(s, conn, why, r);
 }
 
@@ -400,7 +404,7 @@ static enum MHD_Result reject_too_large(struct ext_server *s, struct MHD_Connect
 
     snprintf(msg, sizeof(msg), "request body over --max-body (%" PRId64 " bytes)",
              s->cfg->max_body);
-    return reject_error(s, conn, R_TOO_LARGE, msg);
+    return reject_error(s, conn, R_TOO_LARGE, msg, NULL);
 }
 
 /* 503: the body would take the bodies in memory past --body-budget. Retry-After: 1, since
@@ -408,28 +412,13 @@ static enum MHD_Result reject_too_large(struct ext_server *s, struct MHD_Connect
 static enum MHD_Result reject_busy(struct ext_server *s, struct MHD_Connection *conn)
 {
     char msg[128];
-    struct MHD_Response *r;
-    struct ext_buf b;
-    size_t len;
-    char *d;
 
     snprintf(msg, sizeof(msg),
              "request bodies in memory would exceed --body-budget (%" PRId64 " bytes): retry later",
              s->cfg->body_budget);
     ext_log(EXT_LOG_WARN, "request refused: --body-budget exhausted", "{s:I, s:I}", "budget",
             (json_int_t)s->cfg->body_budget, "in_use", (json_int_t)atomic_load(&s->body_bytes));
-    ext_buf_init(&b);
-    if (ext_bind_result_encode(msg, &b, NULL) < 0)
-        b.failed = true;
-    d = buf_take(&b, &len);
-    r = d ? MHD_create_response_from_buffer_with_free_callback(len, d, lt_free) : NULL;
-    if (r == NULL) {
-        lt_free(d);
-    } else {
-        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
-        MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
-    }
-    return reject_queue(s, conn, R_BUSY, r);
+    return reject_error(s, conn, R_BUSY, msg, "1");
 }
 
 /* An lt_err as one line for Error fields and logs: "line 1, column 9: ..." for syntax. */
