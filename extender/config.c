@@ -69,6 +69,11 @@ static const struct setting settings[] = {
      "cache: minimum time between two snapshots"},
     {"assume-ttl", S_DURATION, OFF(assume_ttl_ms), 1000, DAY_MS, "5m",
      "cache: forget a bound pod the watch never confirms"},
+    {"bind-timeout", S_DURATION, OFF(bind_timeout_ms), 100, 60000, "4s",
+     "online: give up a binding (and its sticky label) after this; keep it below the "
+     "scheduler's httpTimeout"},
+    {"bind-workers", S_INT, OFF(bind_workers), 1, 1024, "16",
+     "online: threads that run bindings, off the request workers"},
     {"feed-probe-interval", S_DURATION, OFF(probe_interval_ms), 0, DAY_MS, "5s",
      "online: GET one node this often to check the API server (0: never)"},
     {"max-feed-age", S_DURATION, OFF(max_feed_age_ms), 0, DAY_MS, "30s",

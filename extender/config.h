@@ -48,6 +48,8 @@ struct ext_config {
     int64_t rebuild_ms;               /* cache: minimum time between two snapshots */
     int64_t assume_ttl_ms;            /* cache: forget an unconfirmed bound pod after this */
     int64_t probe_interval_ms;        /* cache: API server probe period (0: none) */
+    int64_t bind_timeout_ms;          /* a binding's API calls, in all */
+    int bind_workers;                 /* binding threads (online) */
     int64_t max_feed_age_ms;          /* /readyz: the oldest feed still ready (0: any) */
     char cluster_file[EXT_CONFIG_STR];     /* offline mode: nodes and pods from this file */
     char server[EXT_CONFIG_STR];           /* API server URL; "" = in-cluster */

@@ -171,6 +171,7 @@ void kube_config_init(struct kube_config *cfg)
     cfg->watch_timeout_min_s = 300;
     cfg->watch_timeout_max_s = 600;
     cfg->watch_silence_s = 90;
+    cfg->write_timeout_ms = 30000;
     cfg->list_page_limit = 500;
     cfg->max_line_bytes = (size_t)16 << 20;
     cfg->max_body_bytes = (size_t)256 << 20;
@@ -470,6 +471,13 @@ static CURLcode send_once(struct kube_client *c, const char *method, const char 
     rc = curl_easy_perform(e);
     curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &code);
     *status = (int)code;
+    if (rc != CURLE_OK && code == 0) {
+        long sent = 0;
+
+        curl_easy_getinfo(e, CURLINFO_REQUEST_SIZE, &sent);
+        if (sent > 0) /* the server may have acted on it */
+            *status = KUBE_STATUS_UNKNOWN;
+    }
     curl_easy_cleanup(e);
     curl_slist_free_all(h);
     return rc;
@@ -526,7 +534,8 @@ int kube_bind(struct kube_client *c, const char *ns, const char *name, const cha
         rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory binding pod '%s/%s'", ns, name);
         goto out_free;
     }
-    cc = send_body(c, NULL, "application/json", url, body, 0, &status, &resp, errbuf);
+    cc = send_body(c, NULL, "application/json", url, body, c->cfg.write_timeout_ms, &status, &resp,
+                   errbuf);
     if (http_status)
         *http_status = status;
     if (cc != CURLE_OK) {
@@ -583,7 +592,8 @@ int kube_label_pod(struct kube_client *c, const char *ns, const char *name, cons
         rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory labelling pod '%s/%s'", ns, name);
         goto out_free;
     }
-    cc = send_body(c, "PATCH", KUBE_MERGE_PATCH, url, body, 0, &status, &resp, errbuf);
+    cc = send_body(c, "PATCH", KUBE_MERGE_PATCH, url, body, c->cfg.write_timeout_ms, &status,
+                   &resp, errbuf);
     if (http_status)
         *http_status = status;
     if (cc != CURLE_OK) {

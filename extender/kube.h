@@ -48,7 +48,9 @@ struct kube_config {
     bool insecure;                  /* skip TLS peer and host checks (tests only) */
     int64_t token_reread_ms;        /* re-read the token file this often (default 60 s) */
     int64_t connect_timeout_ms;     /* TCP+TLS connect timeout (default 10 s) */
-    int64_t request_timeout_ms;     /* whole LIST page or binding request (default 30 s) */
+    int64_t request_timeout_ms;     /* whole LIST page (default 30 s) */
+    int64_t write_timeout_ms;       /* whole binding or label request (default 30 s; the
+                                     * extender sets --bind-timeout) */
     int64_t backoff_initial_ms;     /* first retry delay after a failure (default 500 ms) */
     int64_t backoff_max_ms;         /* cap of the doubling delay (default 30 s) */
     int watch_timeout_min_s;        /* timeoutSeconds drawn in [min, max) (default 300) */
@@ -103,12 +105,17 @@ int kube_client_reload_token(struct kube_client *c, struct lt_err *err) LT_MUST_
  * metadata {name, namespace, uid} (uid is a storage precondition) and target Node {node}.
  * Any 2xx is success (0). A 409 Conflict (uid mismatch, pod already assigned, pod being
  * deleted) returns LT_EIO with the API server's Status message in err->text; every other
- * HTTP status, transport error or timeout (request_timeout_ms) also returns LT_EIO with the
+ * HTTP status, transport error or timeout (write_timeout_ms) also returns LT_EIO with the
  * URL and the cause. After a 401 the token file is re-read and the request retried once.
- * *http_status (may be NULL) receives the final HTTP status, 0 if no response arrived.
+ * *http_status (may be NULL) receives the final HTTP status; 0 if no response arrived and the
+ * request was never sent (no connection); KUBE_STATUS_UNKNOWN if it was sent and no answer
+ * came (a timeout, a reset): the binding may have taken effect.
  * LT_EINVAL for empty arguments. Thread-safe; blocking. */
 int kube_bind(struct kube_client *c, const char *ns, const char *name, const char *uid,
               const char *node, int *http_status, struct lt_err *err) LT_MUST_CHECK;
+
+/* *http_status of a request that was sent but got no answer: its effect is unknown. */
+#define KUBE_STATUS_UNKNOWN (-1)
 
 /* The content type of a JSON merge patch (RFC 7386), which the API server accepts on pods. */
 #define KUBE_MERGE_PATCH "application/merge-patch+json"

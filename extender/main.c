@@ -89,6 +89,7 @@ static struct kube_client *kube_open(const struct ext_config *cfg, struct lt_err
         rc = kube_config_set_server(&kc, cfg->server, err);
         snprintf(kc.token_file, sizeof(kc.token_file), "%s", cfg->token_file);
         snprintf(kc.ca_file, sizeof(kc.ca_file), "%s", cfg->ca_file);
+
     } else {
         rc = kube_config_in_cluster(&kc, NULL, err);
         if (rc == LT_ENOTFOUND)
@@ -96,6 +97,7 @@ static struct kube_client *kube_open(const struct ext_config *cfg, struct lt_err
                        "not running in a cluster: give --server (API server URL) or "
                        "--cluster-file (offline mode)");
     }
+    kc.write_timeout_ms = cfg->bind_timeout_ms;
     return rc < 0 ? NULL : kube_client_new(&kc, err);
 }
 

@@ -81,7 +81,9 @@ static const char *const verb_names[V_N] = {"filter", "prioritize", "preempt", "
 
 /* ok: answered normally; bad_request: malformed or incomplete input; not_ready: no snapshot
  * yet; error: the decision or the binding failed (in-band Error or 5xx). */
-enum outcome { O_OK, O_BAD_REQUEST, O_NOT_READY, O_ERROR, O_N };
+/* O_PENDING is no outcome of its own: a binding handed to a bind thread (bind_enqueue); the
+ * request is counted when its answer is sent. */
+enum outcome { O_OK, O_BAD_REQUEST, O_NOT_READY, O_ERROR, O_N, O_PENDING = O_N };
 static const char *const outcome_names[O_N] = {"ok", "bad_request", "not_ready", "error"};
 
 /* Upper bounds of the latency histogram, seconds: 100 us (a names-mode filter at 500 nodes)
@@ -159,14 +161,25 @@ struct ext_server {
     bool sweep_stop;
     bool sweeper_started;
     pthread_t sweeper; /* cuts connections past their deadline (sweeper_main) */
+    /* Bindings run off the request workers (bind_main): a queue and --bind-workers threads. */
+    pthread_mutex_t bind_lock;
+    pthread_cond_t bind_cond;
+    struct bind_job *bind_head, *bind_tail;
+    size_t bind_queued; /* in the queue or running */
+    bool bind_stop;
+    pthread_t *bind_threads;
+    int n_bind_threads;
     struct metrics m;
 };
 
 enum route { ROUTE_VERB, ROUTE_HEALTHZ, ROUTE_READYZ, ROUTE_METRICS, ROUTE_VERSION };
 
+struct bind_job;
+
 struct req {
     enum verb verb;
-    char *body; /* owned; NUL-terminated */
+    struct bind_job *job; /* a binding handed to a bind thread; owned */
+    char *body;           /* owned; NUL-terminated */
     size_t len, cap;
     size_t reserved;    /* bytes of --body-budget held: Content-Length + 1, or cap (chunked) */
     uint64_t discarded; /* bytes of the body received, once refused (too_large or busy) */
@@ -655,7 +668,7 @@ static int bind_sticky(struct ext_server *s, const struct ext_bind_args *a, int 
         sticky_note(s, ST_POOL_FULL, a, NULL);
     }
     rc = kube_bind(s->kube, a->pod_namespace, a->pod_name, a->pod_uid, a->node, status, e);
-    if (rc < 0) {
+    if (rc < 0 && *status != KUBE_STATUS_UNKNOWN) {
         if (labelled) {
             lt_err_init(&le, NULL);
             bool ok = kube_label_pod(s->kube, a->pod_namespace, a->pod_name, a->pod_uid,
@@ -664,12 +677,14 @@ static int bind_sticky(struct ext_server *s, const struct ext_bind_args *a, int 
         }
         return rc;
     }
+    /* Bound, or maybe bound (sent, unanswered: the label stays, as the binding may have taken
+     * effect): counted on the node either way. */
     lt_err_init(&le, NULL);
     if (ext_cache_assume_sticky(s->cache, a->pod_namespace, a->pod_name, a->pod_uid, a->node,
                                 labelled, known, &le) < 0)
         ext_log(EXT_LOG_WARN, "bound pod not counted in the cache", "{s:s, s:s, s:s, s:s}", "pod",
                 a->pod_name, "ns", a->pod_namespace, "node", a->node, "error", le.text);
-    return 0;
+    return rc;
 }
 
 /* Offline (--cluster-file): there is no API server, so the binding is the cache's alone. The
@@ -708,15 +723,196 @@ static int bind_offline(struct ext_server *s, const struct ext_bind_args *a, boo
                                    sticky, known, e);
 }
 
+/* ------------------------------------------------------------------------------------------
+ * Bindings, off the request workers
+ *
+ * A binding waits for the API server, up to --bind-timeout. On a request worker a few hung
+ * bindings would stop every verb and the probes (there are --threads workers), so do_bind
+ * suspends the connection (MHD_suspend_connection) and hands the binding to one of
+ * --bind-workers threads; the thread binds, leaves the answer in the job and resumes the
+ * connection, whose handler runs do_bind again and sends it (bind_finish). At most
+ * 4 x --bind-workers bindings wait or run; past that the answer is an Error at once, and
+ * kube-scheduler retries the pod. A binding sent whose answer never came (a timeout, a reset:
+ * KUBE_STATUS_UNKNOWN) may have taken effect: the pod is counted on the node anyway, until
+ * the watch shows where it is, so the node is never under-counted.
+ */
+struct bind_job {
+    struct bind_job *next;
+    struct MHD_Connection *conn;
+    struct ext_bind_args a; /* owned */
+    enum outcome o;
+    int status;
+    bool known;
+    bool unknown;     /* sent, unanswered: counted on the node all the same */
+    atomic_bool done; /* the answer is in; set before the connection is resumed */
+    char msg[LT_ERR_TEXT + 160];
+};
+
+static void bind_job_free(struct bind_job *j)
+{
+    if (j != NULL) {
+        ext_bind_args_release(&j->a);
+        lt_free(j);
+    }
+}
+
+/* The online binding of j (sticky or plain), its answer left in j. */
+static void bind_run(struct ext_server *s, struct bind_job *j)
+{
+    const struct ext_bind_args *a = &j->a;
+    struct lt_err e, le;
+    int rc;
+
+    lt_err_init(&e, "<request>");
+    j->known = true;
+    if (s->cfg->slots.sticky > 0) {
+        pthread_mutex_lock(&s->sticky_lock);
+        rc = bind_sticky(s, a, &j->status, &j->known, &e);
+        pthread_mutex_unlock(&s->sticky_lock);
+    } else {
+        rc = kube_bind(s->kube, a->pod_namespace, a->pod_name, a->pod_uid, a->node, &j->status, &e);
+        lt_err_init(&le, NULL);
+        if ((rc == 0 || j->status == KUBE_STATUS_UNKNOWN) &&
+            ext_cache_assume(s->cache, a->pod_namespace, a->pod_name, a->pod_uid, a->node,
+                             &j->known, &le) < 0)
+            ext_log(EXT_LOG_WARN, "bound pod not counted in the cache", "{s:s, s:s, s:s, s:s}",
+                    "pod", a->pod_name, "ns", a->pod_namespace, "node", a->node, "error", le.text);
+    }
+    j->o = rc < 0 ? O_ERROR : O_OK;
+    j->unknown = rc < 0 && j->status == KUBE_STATUS_UNKNOWN;
+    if (rc < 0)
+        snprintf(j->msg, sizeof(j->msg), "%s%s", e.text,
+                 j->unknown ? " (the binding may have taken effect: lotus counts the pod on the "
+                              "node until the watch shows where it is)"
+                            : "");
+}
+
+static void *bind_main(void *arg)
+{
+    struct ext_server *s = arg;
+
+    pthread_mutex_lock(&s->bind_lock);
+    for (;;) {
+        struct bind_job *j;
+
+        while (s->bind_head == NULL && !s->bind_stop)
+            pthread_cond_wait(&s->bind_cond, &s->bind_lock);
+        if (s->bind_head == NULL)
+            break;
+        j = s->bind_head;
+        s->bind_head = j->next;
+        if (s->bind_head == NULL)
+            s->bind_tail = NULL;
+        pthread_mutex_unlock(&s->bind_lock);
+        if (s->bind_stop) {
+            j->o = O_ERROR;
+            snprintf(j->msg, sizeof(j->msg), "lotus-extender is shutting down: binding not tried");
+        } else {
+            bind_run(s, j);
+        }
+        atomic_store_explicit(&j->done, true, memory_order_release);
+        MHD_resume_connection(j->conn);
+        pthread_mutex_lock(&s->bind_lock);
+        s->bind_queued--;
+    }
+    pthread_mutex_unlock(&s->bind_lock);
+    return NULL;
+}
+
+/* Queues j; false if the queue is full or stopping (j stays the caller's). */
+static bool bind_enqueue(struct ext_server *s, struct bind_job *j)
+{
+    bool ok;
+
+    pthread_mutex_lock(&s->bind_lock);
+    ok = !s->bind_stop && s->bind_queued < 4 * (size_t)s->n_bind_threads;
+    if (ok) {
+        j->next = NULL;
+        if (s->bind_tail)
+            s->bind_tail->next = j;
+        else
+            s->bind_head = j;
+        s->bind_tail = j;
+        s->bind_queued++;
+        pthread_cond_signal(&s->bind_cond);
+    }
+    pthread_mutex_unlock(&s->bind_lock);
+    return ok;
+}
+
+static int start_binders(struct ext_server *s, struct lt_err *err)
+{
+    int n = s->kube != NULL ? s->cfg->bind_workers : 0;
+
+    if (n <= 0)
+        return 0;
+    s->bind_threads = lt_calloc((size_t)n, sizeof(*s->bind_threads));
+    if (s->bind_threads == NULL)
+        return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory for %d bind threads", n);
+    for (int i = 0; i < n; i++) {
+        int rc = pthread_create(&s->bind_threads[i], NULL, bind_main, s);
+
+        if (rc != 0)
+            return lt_err_set(err, LT_ENOMEM, 0, 0, "cannot start bind thread %d: %s", i,
+                              strerror(rc));
+        s->n_bind_threads++;
+    }
+    return 0;
+}
+
+/* Ends the bind threads: a running binding finishes (within --bind-timeout), a queued one is
+ * answered with an Error; every connection is resumed. */
+static void stop_binders(struct ext_server *s)
+{
+    pthread_mutex_lock(&s->bind_lock);
+    s->bind_stop = true;
+    pthread_cond_broadcast(&s->bind_cond);
+    pthread_mutex_unlock(&s->bind_lock);
+    for (int i = 0; i < s->n_bind_threads; i++)
+        pthread_join(s->bind_threads[i], NULL);
+    s->n_bind_threads = 0;
+    lt_free(s->bind_threads);
+    s->bind_threads = NULL;
+}
+
+static void log_bind(enum outcome o, const struct ext_bind_args *a, bool known, int status,
+                     bool unknown, const char *msg)
+{
+    if (o == O_OK)
+        ext_log(EXT_LOG_INFO, "bound", "{s:s, s:s, s:s, s:s, s:b}", "pod", a->pod_name, "ns",
+                a->pod_namespace, "uid", a->pod_uid, "node", a->node, "pod_known", known);
+    else
+        ext_log(o == O_ERROR ? EXT_LOG_ERROR : EXT_LOG_WARN, "bind failed",
+                "{s:s, s:s, s:s, s:i, s:b, s:s}", "pod", a->root ? a->pod_name : "", "node",
+                a->root ? a->node : "", "outcome", outcome_names[o], "http_status", status,
+                "counted_on_node", unknown, "error", msg);
+}
+
+/* The second call, after the bind thread resumed the connection: the answer. */
+static enum outcome bind_finish(struct ext_server *s, struct MHD_Connection *conn, struct req *r,
+                                enum MHD_Result *ret)
+{
+    struct bind_job *j = r->job;
+    enum outcome o;
+
+    (void)atomic_load_explicit(&j->done, memory_order_acquire);
+    log_bind(j->o, &j->a, j->known, j->status, j->unknown, j->msg);
+    *ret = reply_error(s, conn, MHD_HTTP_OK, j->o == O_OK ? "" : j->msg);
+    o = j->o;
+    bind_job_free(j);
+    r->job = NULL;
+    return o;
+}
+
 static enum outcome do_bind(struct ext_server *s, struct MHD_Connection *conn, struct req *r,
                             enum MHD_Result *ret)
 {
     struct ext_bind_args a;
+    struct bind_job *j;
     struct lt_err e;
     char msg[LT_ERR_TEXT + 64] = "";
     const char *missing;
     enum outcome o = O_OK;
-    int status = 0;
     bool known = true;
 
     lt_err_init(&e, "<request>");
@@ -737,35 +933,30 @@ static enum outcome do_bind(struct ext_server *s, struct MHD_Connection *conn, s
             snprintf(msg, sizeof(msg), "%s", e.text);
             o = O_ERROR;
         }
-    } else if (s->cfg->slots.sticky > 0) {
-        int rc;
-
-        pthread_mutex_lock(&s->sticky_lock);
-        rc = bind_sticky(s, &a, &status, &known, &e);
-        pthread_mutex_unlock(&s->sticky_lock);
-        if (rc < 0) {
-            snprintf(msg, sizeof(msg), "%s", e.text);
-            o = O_ERROR;
-        }
-    } else if (kube_bind(s->kube, a.pod_namespace, a.pod_name, a.pod_uid, a.node, &status, &e) <
-               0) {
-        snprintf(msg, sizeof(msg), "%s", e.text);
+    } else if ((j = lt_calloc(1, sizeof(*j))) == NULL) {
+        snprintf(msg, sizeof(msg), "lotus-extender: out of memory for a binding");
         o = O_ERROR;
     } else {
-        lt_err_init(&e, NULL);
-        if (ext_cache_assume(s->cache, a.pod_namespace, a.pod_name, a.pod_uid, a.node, &known, &e) <
-            0)
-            ext_log(EXT_LOG_WARN, "bound pod not counted in the cache", "{s:s, s:s, s:s, s:s}",
-                    "pod", a.pod_name, "ns", a.pod_namespace, "node", a.node, "error", e.text);
+        j->conn = conn;
+        j->a = a; /* moved: the job owns the decoded arguments */
+        ext_bind_args_init(&a);
+        /* Suspended before it is queued: the thread may resume it at once. */
+        MHD_suspend_connection(conn);
+        if (bind_enqueue(s, j)) {
+            r->job = j;
+            *ret = MHD_YES;
+            return O_PENDING;
+        }
+        MHD_resume_connection(conn);
+        snprintf(msg, sizeof(msg),
+                 "lotus-extender: too many bindings in flight (%d bind threads, queue full): "
+                 "retry",
+                 s->cfg->bind_workers);
+        o = O_ERROR;
+        a = j->a;
+        lt_free(j);
     }
-    if (o == O_OK)
-        ext_log(EXT_LOG_INFO, "bound", "{s:s, s:s, s:s, s:s, s:b}", "pod", a.pod_name, "ns",
-                a.pod_namespace, "uid", a.pod_uid, "node", a.node, "pod_known", known);
-    else
-        ext_log(o == O_ERROR ? EXT_LOG_ERROR : EXT_LOG_WARN, "bind failed",
-                "{s:s, s:s, s:s, s:i, s:s}", "pod", a.root ? a.pod_name : "", "node",
-                a.root ? a.node : "", "outcome", outcome_names[o], "http_status", status, "error",
-                msg);
+    log_bind(o, &a, known, 0, false, msg);
     *ret = reply_error(s, conn, MHD_HTTP_OK, msg);
     ext_bind_args_release(&a);
     return o;
@@ -1418,6 +1609,11 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
     (void)version;
     if (r == NULL)
         return first_call(s, conn, url, method, con_cls);
+    if (r->job != NULL) { /* resumed by the bind thread: the binding's answer */
+        o = bind_finish(s, conn, r, &ret);
+        observe(s, r->verb, o, r->start_ns);
+        return ret;
+    }
     if (*upload_data_size > 0) {
         bool ok = body_append(s, r, upload_data, *upload_data_size);
 
@@ -1434,8 +1630,9 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
     if (r->busy) /* not even the empty body's byte fitted */
         return reject_busy(s, conn);
     o = verbs[r->verb](s, conn, r, &ret);
-    observe(s, r->verb, o, r->start_ns);
     body_drop(s, r); /* the answer is queued and owns its own bytes */
+    if (o != O_PENDING)
+        observe(s, r->verb, o, r->start_ns);
     return ret;
 }
 
@@ -1452,6 +1649,7 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         ext_log(EXT_LOG_DEBUG, "request ended early", "{s:s, s:i}", "verb", verb_names[r->verb],
                 "code", (int)toe);
     body_drop(s, r);
+    bind_job_free(r->job); /* a connection closed while its binding ran: done by now */
     lt_free(r);
     *con_cls = NULL;
     atomic_fetch_sub(&s->in_flight, 1);
@@ -1664,7 +1862,8 @@ int ext_server_reload_tls(struct ext_server *s, struct lt_err *err)
 static struct MHD_Daemon *start(struct ext_server *s, const struct sockaddr *addr, bool ipv6)
 {
     const struct ext_config *c = s->cfg;
-    unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC;
+    unsigned int flags =
+        MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME;
     unsigned int timeout_s = (unsigned int)((c->conn_timeout_ms + 999) / 1000);
     /* MHD splits its limit evenly over the workers; above ours (accept_policy) even when one
      * worker holds every connection, so that it never stops accepting. At most (10^6 + 1024)
@@ -1761,6 +1960,8 @@ struct ext_server *ext_server_new(const struct ext_config *cfg, struct ext_cache
     s->quiesced_fd = MHD_INVALID_SOCKET;
     pthread_mutex_init(&s->sticky_lock, NULL);
     pthread_mutex_init(&s->conns_lock, NULL);
+    pthread_mutex_init(&s->bind_lock, NULL);
+    pthread_cond_init(&s->bind_cond, NULL);
     s->cfg = cfg;
     s->cache = cache;
     s->kube = kube;
@@ -1770,7 +1971,8 @@ struct ext_server *ext_server_new(const struct ext_config *cfg, struct ext_cache
     s->dc.lotes = &cfg->lotes;
     s->port = cfg->port;
     s->started_ms = real_ms();
-    if (start_sweeper(s, err) < 0 || load_tls(s, err) < 0 || start_listening(s, err) < 0) {
+    if (start_sweeper(s, err) < 0 || start_binders(s, err) < 0 || load_tls(s, err) < 0 ||
+        start_listening(s, err) < 0) {
         ext_server_free(s);
         return NULL;
     }
@@ -1821,6 +2023,7 @@ void ext_server_free(struct ext_server *s)
         pthread_join(s->sweeper, NULL);
         pthread_cond_destroy(&s->sweep_cond);
     }
+    stop_binders(s); /* resumes every suspended connection: MHD may not stop with one */
     if (s->d)
         MHD_stop_daemon(s->d); /* every connection's _CLOSED unlinks its record */
     if (s->quiesced_fd != MHD_INVALID_SOCKET)
@@ -1831,5 +2034,7 @@ void ext_server_free(struct ext_server *s)
     lt_free(s->tls_ca);
     pthread_mutex_destroy(&s->sticky_lock);
     pthread_mutex_destroy(&s->conns_lock);
+    pthread_mutex_destroy(&s->bind_lock);
+    pthread_cond_destroy(&s->bind_cond);
     lt_free(s);
 }

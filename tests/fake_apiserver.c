@@ -66,7 +66,8 @@ struct fake_api {
     int fail_count[FAKE_RES_N];
     int expire_count[FAKE_RES_N]; /* scripted continue expiries */
     char *conflict;               /* next binding's 409 message or NULL */
-    int bind_delay_ms;            /* next binding's answer delay */
+    int bind_delay_ms;            /* the next bindings' answer delay */
+    int bind_delay_count;         /* how many bindings it still applies to */
     size_t bindings;
     int patch_fail;   /* next pod PATCH's scripted status (0: none) */
     size_t patches;   /* pod PATCHes answered 200 */
@@ -366,8 +367,14 @@ void fake_api_bind_conflict_next(struct fake_api *f, const char *message)
 
 void fake_api_bind_delay_next(struct fake_api *f, int ms)
 {
+    fake_api_bind_delay(f, ms, 1);
+}
+
+void fake_api_bind_delay(struct fake_api *f, int ms, int count)
+{
     pthread_mutex_lock(&f->lock);
     f->bind_delay_ms = ms;
+    f->bind_delay_count = count;
     pthread_mutex_unlock(&f->lock);
 }
 
@@ -787,8 +794,9 @@ static enum MHD_Result serve_bind(struct fake_api *f, struct MHD_Connection *con
     int code = 201, delay;
 
     pthread_mutex_lock(&f->lock);
-    delay = f->bind_delay_ms;
-    f->bind_delay_ms = 0;
+    delay = f->bind_delay_count > 0 ? f->bind_delay_ms : 0;
+    if (f->bind_delay_count > 0)
+        f->bind_delay_count--;
     pthread_mutex_unlock(&f->lock);
     if (delay > 0)
         usleep((useconds_t)delay * 1000);

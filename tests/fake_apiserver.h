@@ -94,8 +94,12 @@ void fake_api_expire_continue(struct fake_api *f, enum fake_res r, int count);
 /* The next binding request answers 409 with this message (copied). */
 void fake_api_bind_conflict_next(struct fake_api *f, const char *message);
 
-/* The next binding request is answered only after ms milliseconds (a slow API server). */
+/* The next binding request is answered only after ms milliseconds (a slow API server); the
+ * binding takes effect then, whether the client still waits or not. */
 void fake_api_bind_delay_next(struct fake_api *f, int ms);
+
+/* The same for the next count binding requests. */
+void fake_api_bind_delay(struct fake_api *f, int ms, int count);
 
 /* The node the stored pod ns/name is bound to, copied into out (cap bytes); false if the pod
  * is unknown or unbound. */

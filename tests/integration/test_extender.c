@@ -23,6 +23,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -1005,6 +1006,103 @@ static void bind_pod(const char *what, const char *name, const char *node)
     free(r.body);
 }
 
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+struct bind_thread {
+    pthread_t t;
+    char body[256];
+    struct resp r;
+    int64_t ms; /* how long the answer took */
+    bool answered;
+};
+
+static void *bind_async(void *arg)
+{
+    struct bind_thread *b = arg;
+    int64_t t0 = now_ms();
+
+    b->answered =
+        http_try("POST", current->base, "/lotus/bind", b->body, strlen(b->body), NULL, NULL, &b->r);
+    b->ms = now_ms() - t0;
+    return NULL;
+}
+
+/* Bindings run off the request workers and within --bind-timeout: four bindings the API
+ * server holds for 3 s (more than the 2 request workers) leave /healthz and filter answering
+ * at once; each binding is answered after about --bind-timeout (1 s) with an Error saying it
+ * may have taken effect; and the pods count on the node, so a binding that timed out but took
+ * effect does not leave it under-counted. */
+static void check_bind_off_workers(void)
+{
+    struct fake_api *f = fake_with_cluster();
+    const char *args[] = {"--server", fake_api_url(f), "--bind-timeout", "1s", NULL};
+    struct bind_thread b[4];
+    struct srv s;
+    struct resp r;
+    int64_t t0;
+    int i;
+
+    for (i = 0; i < 4; i++) {
+        char name[32];
+
+        snprintf(name, sizeof(name), "slow-%d", i);
+        pending_pod(f, name);
+    }
+    srv_start(&s, "slowbind", args);
+    for (i = 0; i < 1000; i++, usleep(10000)) {
+        http("GET", "/readyz", NULL, &r);
+        free(r.body);
+        if (r.status == 200)
+            break;
+    }
+    if (i == 1000)
+        ep_die("bind: /readyz not 200 within 10 s");
+    fake_api_bind_delay(f, 3000, 4);
+    for (i = 0; i < 4; i++) {
+        memset(&b[i], 0, sizeof(b[i]));
+        snprintf(b[i].body, sizeof(b[i].body),
+                 "{\"PodName\":\"slow-%d\",\"PodNamespace\":\"default\",\"PodUID\":"
+                 "\"uid-slow-%d\",\"Node\":\"node-c\"}",
+                 i, i);
+        if (pthread_create(&b[i].t, NULL, bind_async, &b[i]) != 0)
+            ep_die("bind: cannot start a client thread");
+    }
+    usleep(200000); /* the four bindings are waiting on the API server */
+    t0 = now_ms();
+    http("GET", "/healthz", NULL, &r);
+    free(r.body);
+    http("POST", "/lotus/filter", FILTER_NAMES, &r);
+    free(r.body);
+    if (now_ms() - t0 > 500)
+        ep_die("bind: /healthz and filter took %lld ms while four bindings hung",
+               (long long)(now_ms() - t0));
+    ok("bind: hung bindings block neither the probes nor filter");
+    for (i = 0; i < 4; i++) {
+        pthread_join(b[i].t, NULL);
+        if (!b[i].answered || b[i].r.status != 200 || b[i].r.body == NULL ||
+            strstr(b[i].r.body, "may have taken effect") == NULL)
+            ep_die("bind: slow-%d: status %ld, body %s", i, b[i].r.status,
+                   b[i].r.body ? b[i].r.body : "(none)");
+        if (b[i].ms < 800 || b[i].ms > 2500)
+            ep_die("bind: slow-%d answered after %lld ms, --bind-timeout is 1 s", i,
+                   (long long)b[i].ms);
+        free(b[i].r.body);
+    }
+    ok("bind: each hung binding is answered after --bind-timeout, saying it may have happened");
+    http("POST", "/lotus/filter", "{\"Pod\":" POD_3500 ",\"NodeNames\":[\"node-c\"]}", &r);
+    expect_contains("bind: the four maybe-bound pods (1 cpu each) count on node-c", &r, 200,
+                    "Insufficient cpu: requested 3500m, free 2000m");
+    free(r.body);
+    srv_stop(&s);
+    fake_api_stop(f);
+}
+
 /* The request index of the first recorded request containing needle; dies if none. */
 static size_t request_at(struct fake_api *f, const char *needle)
 {
@@ -1123,6 +1221,7 @@ int main(int argc, char **argv)
     check_tls();
     check_online();
     check_sticky();
+    check_bind_off_workers();
     curl_global_cleanup();
     for (size_t i = 0; i < 8; i++) {
         static const char *const sfx[] = {"main",   "small",  "tls",   "config",
