@@ -592,8 +592,8 @@ int kube_label_pod(struct kube_client *c, const char *ns, const char *name, cons
         rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory labelling pod '%s/%s'", ns, name);
         goto out_free;
     }
-    cc = send_body(c, "PATCH", KUBE_MERGE_PATCH, url, body, c->cfg.write_timeout_ms, &status,
-                   &resp, errbuf);
+    cc = send_body(c, "PATCH", KUBE_MERGE_PATCH, url, body, c->cfg.write_timeout_ms, &status, &resp,
+                   errbuf);
     if (http_status)
         *http_status = status;
     if (cc != CURLE_OK) {
