@@ -74,6 +74,42 @@ static int dispatch(int argc, char **argv)
     return SIM_EXIT_USAGE;
 }
 
+int sim_snapshot_opt(int argc, char **argv, int *i, struct sim_snapshot_opts *o, struct lt_err *err)
+{
+    const char *arg = argv[*i], *seed = NULL;
+    int rc;
+
+    if (strcmp(arg, "--json") == 0) {
+        o->json = true;
+        return 1;
+    }
+    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+        o->help = true;
+        return 1;
+    }
+    if ((rc = sim_opt_value(argc, argv, i, "--policy", &o->policy, err)) != 0 ||
+        (rc = sim_opt_value(argc, argv, i, "--cluster", &o->cluster, err)) != 0)
+        return rc;
+    rc = sim_opt_value(argc, argv, i, "--seed", &seed, err);
+    if (rc > 0 && (rc = sim_parse_u64("--seed", seed, &o->seed, err)) == 0)
+        return 1;
+    return rc;
+}
+
+int sim_unknown_arg(const char *arg, struct lt_err *err)
+{
+    if (arg[0] == '-')
+        return lt_err_set(err, LT_EINVAL, 0, 0, "unknown option '%.40s'", arg);
+    return lt_err_set(err, LT_EINVAL, 0, 0, "unexpected argument '%.40s'", arg);
+}
+
+int sim_usage_error(const char *cmd, const struct lt_err *err)
+{
+    sim_err_print(err);
+    fprintf(stderr, "lotus-sim: try 'lotus-sim %s --help'\n", cmd);
+    return SIM_EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
     int status = dispatch(argc, argv);

@@ -34,12 +34,8 @@
 #define DEFAULT_SEED 1
 
 struct place_opts {
-    const char *policy;  /* --policy NAME */
-    const char *cluster; /* --cluster FILE */
-    const char *tasks;   /* --tasks FILE */
-    uint64_t seed;       /* --seed N: seeds the policy RNG stream */
-    bool json;           /* --json */
-    bool help;           /* --help */
+    struct sim_snapshot_opts c; /* --policy, --cluster, --seed, --json, --help */
+    const char *tasks;          /* --tasks FILE */
 };
 
 static void usage(FILE *f)
@@ -67,54 +63,25 @@ static void usage(FILE *f)
             DEFAULT_SEED);
 }
 
-static int usage_error(const struct lt_err *err)
-{
-    sim_err_print(err);
-    fprintf(stderr, "lotus-sim: try 'lotus-sim place --help'\n");
-    return SIM_EXIT_USAGE;
-}
-
-static int parse_arg(int argc, char **argv, int *i, struct place_opts *o, struct lt_err *err)
-{
-    const char *arg = argv[*i], *seed = NULL;
-    int rc;
-
-    if (strcmp(arg, "--json") == 0) {
-        o->json = true;
-        return 0;
-    }
-    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-        o->help = true;
-        return 0;
-    }
-    if ((rc = sim_opt_value(argc, argv, i, "--policy", &o->policy, err)) != 0 ||
-        (rc = sim_opt_value(argc, argv, i, "--cluster", &o->cluster, err)) != 0 ||
-        (rc = sim_opt_value(argc, argv, i, "--tasks", &o->tasks, err)) != 0)
-        return rc < 0 ? rc : 0;
-    rc = sim_opt_value(argc, argv, i, "--seed", &seed, err);
-    if (rc > 0)
-        return sim_parse_u64("--seed", seed, &o->seed, err);
-    if (rc < 0)
-        return rc;
-    if (arg[0] == '-')
-        return lt_err_set(err, LT_EINVAL, 0, 0, "unknown option '%.40s'", arg);
-    return lt_err_set(err, LT_EINVAL, 0, 0, "unexpected argument '%.40s'", arg);
-}
-
 static int parse_args(int argc, char **argv, struct place_opts *o, struct lt_err *err)
 {
     memset(o, 0, sizeof(*o));
-    o->seed = DEFAULT_SEED;
+    o->c.seed = DEFAULT_SEED;
     for (int i = 1; i < argc; i++) {
-        int rc = parse_arg(argc, argv, &i, o, err);
+        int rc = sim_snapshot_opt(argc, argv, &i, &o->c, err);
+
+        if (rc == 0)
+            rc = sim_opt_value(argc, argv, &i, "--tasks", &o->tasks, err);
+        if (rc == 0)
+            rc = sim_unknown_arg(argv[i], err);
         if (rc < 0)
             return rc;
     }
-    if (o->help)
+    if (o->c.help)
         return 0;
-    if (o->policy == NULL)
+    if (o->c.policy == NULL)
         return lt_err_set(err, LT_EINVAL, 0, 0, "missing --policy");
-    if (o->cluster == NULL)
+    if (o->c.cluster == NULL)
         return lt_err_set(err, LT_EINVAL, 0, 0, "missing --cluster");
     if (o->tasks == NULL)
         return lt_err_set(err, LT_EINVAL, 0, 0, "missing --tasks");
@@ -236,15 +203,15 @@ int sim_cmd_place(int argc, char **argv)
 
     lt_err_init(&e, NULL);
     if (parse_args(argc, argv, &o, &e) < 0)
-        return usage_error(&e);
-    if (o.help) {
+        return sim_usage_error("place", &e);
+    if (o.c.help) {
         usage(stdout);
         return SIM_EXIT_OK;
     }
-    p = lt_policy_find(o.policy, &e);
+    p = lt_policy_find(o.c.policy, &e);
     if (p == NULL)
-        return usage_error(&e);
-    if (sim_cluster_load(o.cluster, &c, NULL, &e) < 0 ||
+        return sim_usage_error("place", &e);
+    if (sim_cluster_load(o.c.cluster, &c, NULL, &e) < 0 ||
         sim_tasks_load(o.tasks, &tasks, &n, &e) < 0) {
         sim_err_print(&e);
         status = e.code == LT_ENOMEM ? SIM_EXIT_INTERNAL : SIM_EXIT_INPUT;
@@ -258,7 +225,7 @@ int sim_cmd_place(int argc, char **argv)
         goto out;
     }
     lt_err_init(&e, NULL);
-    rc = place_all(p, c, tasks, n, o.seed, chosen, &bad, &e);
+    rc = place_all(p, c, tasks, n, o.c.seed, chosen, &bad, &e);
     if (rc < 0) {
         sim_err_print(&e);
         status = rc == LT_ENOMEM ? SIM_EXIT_INTERNAL : SIM_EXIT_INPUT;
@@ -273,7 +240,7 @@ int sim_cmd_place(int argc, char **argv)
         status = SIM_EXIT_INTERNAL;
         goto out;
     }
-    if (o.json) {
+    if (o.c.json) {
         if (print_json(p, c, tasks, n, chosen) < 0) {
             fprintf(stderr, "lotus-sim: out of memory writing JSON\n");
             status = SIM_EXIT_INTERNAL;

@@ -31,13 +31,9 @@
 #define DEFAULT_SEED 1
 
 struct score_opts {
-    const char *policy;  /* --policy NAME */
-    const char *cluster; /* --cluster FILE */
-    const char *task;    /* --task FILE */
-    uint64_t seed;       /* --seed N: seeds the policy RNG stream */
-    bool json;           /* --json: one JSON object instead of the table */
-    bool list;           /* --list-policies */
-    bool help;           /* --help */
+    struct sim_snapshot_opts c; /* --policy, --cluster, --seed, --json, --help */
+    const char *task;           /* --task FILE */
+    bool list;                  /* --list-policies */
 };
 
 /* One feasible machine, as listed. */
@@ -80,64 +76,41 @@ static void usage(FILE *f)
             DEFAULT_SEED);
 }
 
-static int usage_error(const struct lt_err *err)
-{
-    sim_err_print(err);
-    fprintf(stderr, "lotus-sim: try 'lotus-sim score --help'\n");
-    return SIM_EXIT_USAGE;
-}
-
 /* Matches one argument; returns 0, or a negative LT_E* with err set. */
 static int parse_arg(int argc, char **argv, int *i, struct score_opts *o, struct lt_err *err)
 {
-    const char *arg = argv[*i], *seed = NULL;
-    int rc;
+    int rc = sim_snapshot_opt(argc, argv, i, &o->c, err);
 
-    if (strcmp(arg, "--json") == 0) {
-        o->json = true;
-        return 0;
-    }
-    if (strcmp(arg, "--list-policies") == 0) {
+    if (rc == 0 && strcmp(argv[*i], "--list-policies") == 0) {
         o->list = true;
         return 0;
     }
-    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-        o->help = true;
-        return 0;
-    }
-    if ((rc = sim_opt_value(argc, argv, i, "--policy", &o->policy, err)) != 0 ||
-        (rc = sim_opt_value(argc, argv, i, "--cluster", &o->cluster, err)) != 0 ||
-        (rc = sim_opt_value(argc, argv, i, "--task", &o->task, err)) != 0)
-        return rc < 0 ? rc : 0;
-    rc = sim_opt_value(argc, argv, i, "--seed", &seed, err);
-    if (rc > 0)
-        return sim_parse_u64("--seed", seed, &o->seed, err);
-    if (rc < 0)
-        return rc;
-    if (arg[0] == '-')
-        return lt_err_set(err, LT_EINVAL, 0, 0, "unknown option '%.40s'", arg);
-    return lt_err_set(err, LT_EINVAL, 0, 0, "unexpected argument '%.40s'", arg);
+    if (rc == 0)
+        rc = sim_opt_value(argc, argv, i, "--task", &o->task, err);
+    if (rc == 0)
+        rc = sim_unknown_arg(argv[*i], err);
+    return rc < 0 ? rc : 0;
 }
 
 static int parse_args(int argc, char **argv, struct score_opts *o, struct lt_err *err)
 {
     memset(o, 0, sizeof(*o));
-    o->seed = DEFAULT_SEED;
+    o->c.seed = DEFAULT_SEED;
     for (int i = 1; i < argc; i++) {
         int rc = parse_arg(argc, argv, &i, o, err);
         if (rc < 0)
             return rc;
     }
-    if (o->help)
+    if (o->c.help)
         return 0;
     if (o->list) {
-        if (o->policy != NULL || o->cluster != NULL || o->task != NULL || o->json)
+        if (o->c.policy != NULL || o->c.cluster != NULL || o->task != NULL || o->c.json)
             return lt_err_set(err, LT_EINVAL, 0, 0, "--list-policies takes no other options");
         return 0;
     }
-    if (o->policy == NULL)
+    if (o->c.policy == NULL)
         return lt_err_set(err, LT_EINVAL, 0, 0, "missing --policy");
-    if (o->cluster == NULL)
+    if (o->c.cluster == NULL)
         return lt_err_set(err, LT_EINVAL, 0, 0, "missing --cluster");
     if (o->task == NULL)
         return lt_err_set(err, LT_EINVAL, 0, 0, "missing --task");
@@ -348,13 +321,13 @@ static int run(const struct score_opts *o, struct score_run *r, struct lt_err *e
     size_t best = LT_NO_MACHINE;
     char a[LT_MAX_NAME + 32], b[LT_MAX_NAME + 32];
 
-    r->p = lt_policy_find(o->policy, err);
+    r->p = lt_policy_find(o->c.policy, err);
     if (r->p == NULL) {
         sim_err_print(err);
         fprintf(stderr, "lotus-sim: try 'lotus-sim score --list-policies'\n");
         return SIM_EXIT_USAGE;
     }
-    if (sim_cluster_load(o->cluster, &r->c, &st, err) < 0 ||
+    if (sim_cluster_load(o->c.cluster, &r->c, &st, err) < 0 ||
         sim_task_load(o->task, &r->t, err) < 0) {
         sim_err_print(err);
         return SIM_EXIT_INPUT;
@@ -362,8 +335,8 @@ static int run(const struct score_opts *o, struct score_run *r, struct lt_err *e
     lt_err_set_source(err, NULL);
     if (st.n_overcommitted > 0)
         fprintf(stderr, "lotus-sim: %s: note: overcommitted machines (they fit no task): %zu\n",
-                o->cluster, st.n_overcommitted);
-    if (rank_and_choose(r, o->seed, &best, err) < 0) {
+                o->c.cluster, st.n_overcommitted);
+    if (rank_and_choose(r, o->c.seed, &best, err) < 0) {
         sim_err_print(err);
         return SIM_EXIT_INPUT;
     }
@@ -373,13 +346,13 @@ static int run(const struct score_opts *o, struct score_run *r, struct lt_err *e
                 label(r, best, b, sizeof(b)));
         return SIM_EXIT_INTERNAL;
     }
-    if (o->json) {
+    if (o->c.json) {
         if (print_json(r, err) < 0) {
             sim_err_print(err);
             return SIM_EXIT_INPUT;
         }
     } else {
-        print_text(r, o->seed);
+        print_text(r, o->c.seed);
     }
     return SIM_EXIT_OK;
 }
@@ -393,8 +366,8 @@ int sim_cmd_score(int argc, char **argv)
 
     lt_err_init(&err, NULL);
     if (parse_args(argc, argv, &o, &err) < 0)
-        return usage_error(&err);
-    if (o.help) {
+        return sim_usage_error("score", &err);
+    if (o.c.help) {
         usage(stdout);
         return SIM_EXIT_OK;
     }

@@ -87,6 +87,26 @@ LT_MUST_CHECK int sim_opt_value(int argc, char **argv, int *i, const char *flag,
  * are empty or 0. */
 void sim_err_print(const struct lt_err *err);
 
+/* The options `score` and `place` share: one policy on one cluster snapshot. */
+struct sim_snapshot_opts {
+    const char *policy;  /* --policy NAME */
+    const char *cluster; /* --cluster FILE */
+    uint64_t seed;       /* --seed N: seeds the policy's random stream */
+    bool json;           /* --json */
+    bool help;           /* --help, -h */
+};
+
+/* Matches argv[*i] against the options of struct sim_snapshot_opts: 1 if it was one (*i
+ * advanced past a separate value), 0 if not, a negative LT_E* with err set for a bad value. */
+LT_MUST_CHECK int sim_snapshot_opt(int argc, char **argv, int *i, struct sim_snapshot_opts *o,
+                                   struct lt_err *err);
+
+/* An unknown option or a stray argument, as an error naming it. */
+int sim_unknown_arg(const char *arg, struct lt_err *err);
+
+/* Prints err and "try 'lotus-sim CMD --help'"; returns SIM_EXIT_USAGE. */
+int sim_usage_error(const char *cmd, const struct lt_err *err);
+
 /* Commands. Each takes the arguments after the command name (argv[0] is the command name)
  * and returns an exit status. */
 int sim_cmd_score(int argc, char **argv);

@@ -33,6 +33,16 @@ type extender struct {
 // startExtender starts lotus-extender online with extra flags and waits for /readyz.
 func startExtender(t testing.TB, extra ...string) *extender {
 	t.Helper()
+	e := newExtender(t, extra...)
+	e.start(t)
+	return e
+}
+
+// newExtender prepares lotus-extender online (a TokenRequest token of its ServiceAccount, a
+// free port, the suite's API server and CA; a later --ca-file in extra wins) and starts
+// nothing; launch or start it. It is stopped when the test ends.
+func newExtender(t testing.TB, extra ...string) *extender {
+	t.Helper()
 	tok, _, err := cp.saToken(context.Background(), "lotus-system", "lotus-extender", time.Hour)
 	if err != nil {
 		t.Fatal(err)
@@ -54,22 +64,32 @@ func startExtender(t testing.TB, extra ...string) *extender {
 			e.prefix = strings.Replace(e.prefix, "http://", "https://", 1)
 		}
 	}
-	e.start(t)
-	t.Cleanup(func() { e.p.stop(10 * time.Second) })
+	t.Cleanup(func() {
+		if e.p != nil {
+			e.p.stop(10 * time.Second)
+		}
+	})
 	return e
 }
 
-func (e *extender) start(t testing.TB) {
+// launch starts the process without waiting for it.
+func (e *extender) launch(t testing.TB) {
 	t.Helper()
 	p, err := startProc(cp.dir, "lotus-extender", filepath.Join(cp.lotusBin, "lotus-extender"), e.args...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.p = p
+}
+
+// start launches the process and waits for /readyz 200.
+func (e *extender) start(t testing.TB) {
+	t.Helper()
+	e.launch(t)
 	hc := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{RootCAs: cp.pki.pool()}}}
-	if err := waitHTTP(hc, e.base+"/readyz", 30*time.Second, p); err != nil {
-		t.Fatalf("lotus-extender: %v\n%s", err, p.tail(20))
+	if err := waitHTTP(hc, e.base+"/readyz", 30*time.Second, e.p); err != nil {
+		t.Fatalf("lotus-extender: %v\n%s", err, e.p.tail(20))
 	}
 }
 

@@ -238,22 +238,8 @@ func TestTokenRevoked(t *testing.T) {
 // A CA that did not sign the API server's certificate: TLS fails, the log says why, and the
 // extender never becomes ready (it says how long it has tried).
 func TestAPIServerWrongCA(t *testing.T) {
-	tok, _, err := cp.saToken(context.Background(), "lotus-system", "lotus-extender", time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	port, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &extender{port: port, base: fmt.Sprintf("http://127.0.0.1:%d", port)}
-	e.p, err = startProc(cp.dir, "lotus-extender", cp.lotusBin+"/lotus-extender",
-		"--server="+cp.apiURL, "--ca-file="+cp.pki.adminCert, "--token-file="+tok,
-		fmt.Sprintf("--listen=127.0.0.1:%d", port), "--feed-probe-interval=1s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.p.stop(10 * time.Second) })
+	e := newExtender(t, "--ca-file="+cp.pki.adminCert, "--feed-probe-interval=1s")
+	e.launch(t)
 	waitLog(t, e, 15*time.Second, `"msg":"API server probe failed"`)
 	waitLog(t, e, 5*time.Second, "certificate")
 	if code, body := readyz(e.base); code != 503 {
