@@ -20,9 +20,7 @@
  * SPDX-License-Identifier: MIT
  */
 #define _DEFAULT_SOURCE /* usleep, kill */
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -33,7 +31,6 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
@@ -45,30 +42,15 @@
 static const char *bin, *fix;
 static char cluster[1024], logpath[200];
 
-struct srv {
-    pid_t pid;
-    int port;
-    char log[256];
-    char base[64]; /* http://127.0.0.1:PORT */
-};
-
-static struct srv *current;
+/* The server the requests of http() go to. */
+static struct ep_srv *current;
 
 static void dump_log(const char *path)
 {
-    char title[300];
+    char title[320];
 
     snprintf(title, sizeof(title), "server log %s", path);
     ep_dump_log(path, title);
-}
-
-/* On a failure: the current server's log, then the server killed. */
-static void on_die(void)
-{
-    if (current) {
-        dump_log(current->log);
-        kill(current->pid, SIGKILL);
-    }
 }
 
 static void ok(const char *name)
@@ -98,44 +80,28 @@ static pid_t spawn(const char *const *args, const char *log)
 }
 
 /* Starts the extender with the flags in extra (NULL-terminated), offline on the test cluster
- * unless extra starts with --server. */
-static void srv_start(struct srv *s, const char *name, const char *const *extra)
+ * unless extra starts with --server; the requests of http() then go to it. */
+static void srv_start(struct ep_srv *s, const char *name, const char *const *extra)
 {
-    const char *args[64] = {"--listen",       "127.0.0.1:0", "--threads",          "2",
-                            "--max-body",     "4Mi",         "--shutdown-timeout", "10s",
-                            "--conn-timeout", "5s"};
-    size_t n = 10;
-    int st;
+    const char *argv[16] = {bin,   "--listen",       "127.0.0.1:0", "--threads",
+                            "2",   "--max-body",     "4Mi",         "--shutdown-timeout",
+                            "10s", "--conn-timeout", "5s"};
+    size_t n = 11;
+    char log[256];
 
     if (extra == NULL || strcmp(extra[0] ? extra[0] : "", "--server") != 0) {
-        args[n++] = "--cluster-file";
-        args[n++] = cluster;
+        argv[n++] = "--cluster-file";
+        argv[n++] = cluster;
     }
-
-    while (extra && *extra && n < 62)
-        args[n++] = *extra++;
-    args[n] = NULL;
-    snprintf(s->log, sizeof(s->log), "%s.%s", logpath, name);
-    s->pid = spawn(args, s->log);
+    argv[n] = NULL;
+    snprintf(log, sizeof(log), "%s.%s", logpath, name);
+    ep_srv_start(s, name, log, argv, extra, 1000);
     current = s;
-    s->port = ep_wait_port(s->pid, s->log, 1000, &st);
-    if (s->port < 0)
-        ep_die("%s: the server exited at start (status %d)", name, st);
-    if (s->port == 0)
-        ep_die("%s: no 'serving' log line within 10 s", name);
-    snprintf(s->base, sizeof(s->base), "127.0.0.1:%d", s->port);
 }
 
-static void srv_stop(struct srv *s)
+static void srv_stop(struct ep_srv *s)
 {
-    int st;
-
-    kill(s->pid, SIGTERM);
-    st = ep_wait_exit(s->pid, 15000);
-    if (st == -1)
-        ep_die("server did not exit within 15 s of SIGTERM");
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        ep_die("server exit status %d after SIGTERM (0 expected; ASan report in the log?)", st);
+    ep_srv_stop(s, 15000);
     current = NULL;
 }
 
@@ -164,8 +130,8 @@ struct tls {
 };
 
 /* One request; returns false if no HTTP answer arrived (connection closed, refused). */
-static bool http_try(const char *method, const char *base, const char *path, const char *body,
-                     size_t len, const struct tls *tls, const char *header, struct resp *r)
+static bool http_try(const char *method, int port, const char *path, const char *body, size_t len,
+                     const struct tls *tls, const char *header, struct resp *r)
 {
     CURL *c = curl_easy_init();
     struct curl_slist *h = NULL;
@@ -174,7 +140,7 @@ static bool http_try(const char *method, const char *base, const char *path, con
     CURLcode rc;
 
     memset(r, 0, sizeof(*r));
-    snprintf(url, sizeof(url), "%s://%s%s", tls ? "https" : "http", base, path);
+    snprintf(url, sizeof(url), "%s://127.0.0.1:%d%s", tls ? "https" : "http", port, path);
     ep_curl_setup(c, url, &b, 20000);
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
@@ -209,7 +175,7 @@ static bool http_try(const char *method, const char *base, const char *path, con
 
 static void http(const char *method, const char *path, const char *body, struct resp *r)
 {
-    if (!http_try(method, current->base, path, body, body ? strlen(body) : 0, NULL, NULL, r))
+    if (!http_try(method, current->port, path, body, body ? strlen(body) : 0, NULL, NULL, r))
         ep_die("%s %s: no answer", method, path);
 }
 
@@ -246,30 +212,10 @@ static void healthy(const char *after)
  * Raw sockets
  */
 
-static int dial(int port)
-{
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    return fd;
-}
-
 static void send_all(int fd, const char *p, size_t n)
 {
-    while (n > 0) {
-        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-
-        if (w <= 0)
-            ep_die("send: %s", strerror(errno));
-        p += w;
-        n -= (size_t)w;
-    }
+    if (!ep_send_all(fd, p, n))
+        ep_die("send: %s", strerror(errno));
 }
 
 /* Reads until EOF into buf (NUL-terminated). */
@@ -447,7 +393,7 @@ static void check_offline_bind(void)
 {
     static const char *const names[] = {"node-a", "node-b", "node-c", "node-d", "ghost"};
     static const char prio[] = "{\"Pod\":" POD_100 ",\"NodeNames\":" NAMES "}";
-    struct srv s, *main_srv = current;
+    struct ep_srv s, *main_srv = current;
     struct resp r;
     char *before;
 
@@ -521,7 +467,7 @@ static void write_file(const char *path, const char *text)
 static void check_pod_limit(void)
 {
     char path[300], saved[sizeof(cluster)], text[4096];
-    struct srv s;
+    struct ep_srv s;
     struct resp r;
 
     snprintf(path, sizeof(path), "%s.limit.json", logpath);
@@ -622,14 +568,14 @@ static void check_http_errors(void)
     if (big == NULL)
         ep_die("out of memory");
     memset(big, ' ', 8 << 20);
-    if (!http_try("POST", current->base, "/lotus/filter", big, 5 << 20, NULL,
+    if (!http_try("POST", current->port, "/lotus/filter", big, 5 << 20, NULL,
                   "Expect: 100-continue", &r))
         ep_die("oversized body: no answer");
     expect("body over --max-body (Content-Length): 413", &r, 413, TOO_LARGE_ANSWER);
     free(r.body);
     /* Chunked: no Content-Length, so the limit trips while reading; the rest is read and
      * dropped, then answered as above. */
-    if (!http_try("POST", current->base, "/lotus/filter", big, 8 << 20, NULL,
+    if (!http_try("POST", current->port, "/lotus/filter", big, 8 << 20, NULL,
                   "Transfer-Encoding: chunked", &r))
         ep_die("chunked body of twice --max-body: no answer");
     expect("body of twice --max-body (chunked): 413", &r, 413, TOO_LARGE_ANSWER);
@@ -645,21 +591,21 @@ static void check_chunked_just_over(void)
     const char *args[] = {"--max-body", "1Ki", NULL};
     const char *answer = "{\"Error\":\"request body over --max-body (1024 bytes)\"}";
     char body[2048];
-    struct srv s;
+    struct ep_srv s;
     struct resp r;
 
     memset(body, ' ', sizeof(body));
     srv_start(&s, "small", args);
-    if (!http_try("POST", s.base, "/lotus/filter", body, 1025, NULL, NULL, &r))
+    if (!http_try("POST", s.port, "/lotus/filter", body, 1025, NULL, NULL, &r))
         ep_die("1,025-byte body (Content-Length) over 1Ki: no answer");
     expect("body one byte over --max-body 1Ki (Content-Length): 413", &r, 413, answer);
     free(r.body);
-    if (!http_try("POST", s.base, "/lotus/filter", body, 1025, NULL, "Transfer-Encoding: chunked",
+    if (!http_try("POST", s.port, "/lotus/filter", body, 1025, NULL, "Transfer-Encoding: chunked",
                   &r))
         ep_die("1,025-byte chunked body over --max-body 1Ki: no answer (empty reply)");
     expect("body one byte over --max-body 1Ki (chunked): the same 413", &r, 413, answer);
     free(r.body);
-    if (!http_try("POST", s.base, "/lotus/filter", body, 2048, NULL, "Transfer-Encoding: chunked",
+    if (!http_try("POST", s.port, "/lotus/filter", body, 2048, NULL, "Transfer-Encoding: chunked",
                   &r))
         ep_die("2,048-byte chunked body over --max-body 1Ki: no answer (empty reply)");
     expect("body of twice --max-body 1Ki (chunked): the same 413", &r, 413, answer);
@@ -695,17 +641,17 @@ static void check_raw_garbage(void)
     char buf[4096];
     int fd;
 
-    fd = dial(current->port);
+    fd = ep_dial(current->port);
     send_all(fd, "POST /lotus/filter HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{\"Po", 66);
     close(fd);
     healthy("a body cut short by the client");
-    fd = dial(current->port);
+    fd = ep_dial(current->port);
     send_all(fd, "GARBAGE\r\n\r\n", 11);
     shutdown(fd, SHUT_WR);
     read_all(fd, buf, sizeof(buf));
     close(fd);
     healthy("a garbage request line");
-    fd = dial(current->port);
+    fd = ep_dial(current->port);
     send_all(fd, "POST /lotus/filter HTTP/1.1\r\nHost: x\r\n", 38);
     usleep(100000);
     close(fd);
@@ -746,7 +692,7 @@ static void check_drain(void)
              "POST /lotus/filter HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
              "Connection: close\r\nContent-Length: %zu\r\n\r\n",
              sizeof(body) - 1);
-    fd = dial(current->port);
+    fd = ep_dial(current->port);
     if (fd < 0)
         ep_die("drain: cannot connect");
     send_all(fd, head, strlen(head));
@@ -756,7 +702,7 @@ static void check_drain(void)
     usleep(300000);
     if (ep_wait_exit(current->pid, 10) != -1)
         ep_die("drain: the server exited with a request in flight");
-    st = dial(current->port);
+    st = ep_dial(current->port);
     if (st >= 0)
         ep_die("drain: a new connection was accepted after SIGTERM");
     ok("SIGTERM: new connections are refused");
@@ -769,6 +715,7 @@ static void check_drain(void)
     st = ep_wait_exit(current->pid, 15000);
     if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
         ep_die("drain: exit status %d, expected 0", st);
+    ep_srv_forget(current);
     current = NULL;
     ok("SIGTERM: exit 0 after draining");
 }
@@ -838,23 +785,23 @@ static void check_tls(void)
     const char *args[] = {"--tls-cert", cert, "--tls-key", key, "--tls-client-ca", ca, NULL};
     const struct tls anon = {"ca.pem", NULL, NULL},
                      client = {"ca.pem", "client.pem", "client-key.pem"};
-    struct srv s;
+    struct ep_srv s;
     struct resp r;
 
     snprintf(cert, sizeof(cert), "%s/tls/server.pem", fix);
     snprintf(key, sizeof(key), "%s/tls/server-key.pem", fix);
     snprintf(ca, sizeof(ca), "%s/tls/ca.pem", fix);
     srv_start(&s, "tls", args);
-    if (!http_try("GET", s.base, "/healthz", NULL, 0, &anon, NULL, &r))
+    if (!http_try("GET", s.port, "/healthz", NULL, 0, &anon, NULL, &r))
         ep_die("https /healthz: no answer");
     expect("TLS: /healthz needs no client certificate", &r, 200, "ok\n");
     free(r.body);
-    if (!http_try("POST", s.base, "/lotus/filter", FILTER_NAMES, strlen(FILTER_NAMES), &anon, NULL,
+    if (!http_try("POST", s.port, "/lotus/filter", FILTER_NAMES, strlen(FILTER_NAMES), &anon, NULL,
                   &r))
         ep_die("https filter: no answer");
     expect("TLS: a verb without a client certificate: 403", &r, 403, NULL);
     free(r.body);
-    if (!http_try("POST", s.base, "/lotus/filter", FILTER_NAMES, strlen(FILTER_NAMES), &client,
+    if (!http_try("POST", s.port, "/lotus/filter", FILTER_NAMES, strlen(FILTER_NAMES), &client,
                   NULL, &r))
         ep_die("https filter with a client certificate: no answer");
     expect("TLS: a verb with a trusted client certificate", &r, 200, FILTER_NAMES_ANSWER);
@@ -922,20 +869,12 @@ static void check_online(void)
 {
     struct fake_api *f = fake_with_cluster();
     const char *args[] = {"--server", fake_api_url(f), NULL};
-    struct srv s;
+    struct ep_srv s;
     struct resp r;
     char node[64];
-    int i;
 
     srv_start(&s, "online", args);
-    for (i = 0; i < 1000; i++, usleep(10000)) {
-        http("GET", "/readyz", NULL, &r);
-        free(r.body);
-        if (r.status == 200)
-            break;
-    }
-    if (i == 1000)
-        ep_die("online: /readyz not 200 within 10 s");
+    ep_wait_ready(s.port, 1000, "online");
     ok("online: /readyz 200 after the list");
     http("POST", "/lotus/filter", FILTER_NAMES, &r);
     expect("online: filter as offline", &r, 200, FILTER_NAMES_ANSWER);
@@ -1006,14 +945,6 @@ static void bind_pod(const char *what, const char *name, const char *node)
     free(r.body);
 }
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 struct bind_thread {
     pthread_t t;
     char body[256];
@@ -1025,11 +956,11 @@ struct bind_thread {
 static void *bind_async(void *arg)
 {
     struct bind_thread *b = arg;
-    int64_t t0 = now_ms();
+    int64_t t0 = ep_now_ms();
 
     b->answered =
-        http_try("POST", current->base, "/lotus/bind", b->body, strlen(b->body), NULL, NULL, &b->r);
-    b->ms = now_ms() - t0;
+        http_try("POST", current->port, "/lotus/bind", b->body, strlen(b->body), NULL, NULL, &b->r);
+    b->ms = ep_now_ms() - t0;
     return NULL;
 }
 
@@ -1043,7 +974,7 @@ static void check_bind_off_workers(void)
     struct fake_api *f = fake_with_cluster();
     const char *args[] = {"--server", fake_api_url(f), "--bind-timeout", "1s", NULL};
     struct bind_thread b[4];
-    struct srv s;
+    struct ep_srv s;
     struct resp r;
     int64_t t0;
     int i;
@@ -1055,14 +986,7 @@ static void check_bind_off_workers(void)
         pending_pod(f, name);
     }
     srv_start(&s, "slowbind", args);
-    for (i = 0; i < 1000; i++, usleep(10000)) {
-        http("GET", "/readyz", NULL, &r);
-        free(r.body);
-        if (r.status == 200)
-            break;
-    }
-    if (i == 1000)
-        ep_die("bind: /readyz not 200 within 10 s");
+    ep_wait_ready(s.port, 1000, "bind");
     fake_api_bind_delay(f, 3000, 4);
     for (i = 0; i < 4; i++) {
         memset(&b[i], 0, sizeof(b[i]));
@@ -1074,14 +998,14 @@ static void check_bind_off_workers(void)
             ep_die("bind: cannot start a client thread");
     }
     usleep(200000); /* the four bindings are waiting on the API server */
-    t0 = now_ms();
+    t0 = ep_now_ms();
     http("GET", "/healthz", NULL, &r);
     free(r.body);
     http("POST", "/lotus/filter", FILTER_NAMES, &r);
     free(r.body);
-    if (now_ms() - t0 > 500)
+    if (ep_now_ms() - t0 > 500)
         ep_die("bind: /healthz and filter took %lld ms while four bindings hung",
-               (long long)(now_ms() - t0));
+               (long long)(ep_now_ms() - t0));
     ok("bind: hung bindings block neither the probes nor filter");
     for (i = 0; i < 4; i++) {
         pthread_join(b[i].t, NULL);
@@ -1124,22 +1048,14 @@ static void check_sticky(void)
     const char *args[] = {"--server", fake_api_url(f), "--sticky-slots", "3",
                           "--slots",  "capacity",      "--slots-level",  "1",
                           NULL};
-    struct srv s;
+    struct ep_srv s;
     struct resp r;
     char v[4096];
-    int i;
 
     pending_pod(f, "pending-3");
     pending_pod(f, "pending-4");
     srv_start(&s, "sticky", args);
-    for (i = 0; i < 1000; i++, usleep(10000)) {
-        http("GET", "/readyz", NULL, &r);
-        free(r.body);
-        if (r.status == 200)
-            break;
-    }
-    if (i == 1000)
-        ep_die("sticky: /readyz not 200 within 10 s");
+    ep_wait_ready(s.port, 1000, "sticky");
     bind_pod("sticky: bind pending-2", "pending-2", "node-c");
     if (!fake_api_pod_label(f, "default", "pending-2", "lotus.io/sticky", v, sizeof(v)) ||
         strcmp(v, "true") != 0)
@@ -1188,14 +1104,14 @@ static void check_sticky(void)
 
 int main(int argc, char **argv)
 {
-    struct srv s;
+    struct ep_srv s;
 
     if (argc != 3) {
         fprintf(stderr, "usage: %s LOTUS_EXTENDER FIXTURES_DIR\n", argv[0]);
         return 2;
     }
     bin = argv[1];
-    ep_at_die(on_die);
+    ep_at_die(ep_srv_cleanup);
     fix = argv[2];
     snprintf(cluster, sizeof(cluster), "%s/cluster/small.json", fix);
     snprintf(logpath, sizeof(logpath), "/tmp/test_extender.%d.log", (int)getpid());

@@ -50,17 +50,8 @@
 
 static const char *bin;
 static char logpath[128];
-static pid_t pid;
-static int port;
+static struct ep_srv srv;
 static atomic_int clients_done;
-
-/* On a failure: the server log, then the server killed. */
-static void on_die(void)
-{
-    ep_dump_log(logpath, "server log");
-    if (pid > 0)
-        kill(pid, SIGKILL);
-}
 
 /* ------------------------------------------------------------------------------------------
  * Objects
@@ -313,7 +304,7 @@ static void *client_main(void *arg)
     char url[5][96];
 
     for (int r = 0; r < 5; r++)
-        snprintf(url[r], sizeof(url[r]), "http://127.0.0.1:%d%s", port, reqs[r].path);
+        snprintf(url[r], sizeof(url[r]), "http://127.0.0.1:%d%s", srv.port, reqs[r].path);
     for (int i = 0; i < c->requests && c->error[0] == '\0'; i++) {
         /* preempt one time in ten; the rest cycle through the four filter/prioritize kinds */
         const struct req *r = &reqs[i % 10 == 9 ? 4 : (i + c->id) % 4];
@@ -423,12 +414,12 @@ static void storm_step(struct fake_api *f, long k, struct storm *s)
 
 static long get(const char *path, struct ep_body *b)
 {
-    return ep_http(port, path, NULL, b, 10000);
+    return ep_http(srv.port, path, NULL, b, 10000);
 }
 
 static long post(const char *path, const char *body, struct ep_body *b)
 {
-    return ep_http(port, path, body, b, 10000);
+    return ep_http(srv.port, path, body, b, 10000);
 }
 
 int main(int argc, char **argv)
@@ -445,7 +436,7 @@ int main(int argc, char **argv)
         return 2;
     }
     bin = argv[1];
-    ep_at_die(on_die);
+    ep_at_die(ep_srv_cleanup);
     signal(SIGPIPE, SIG_IGN);
     curl_global_init(CURL_GLOBAL_DEFAULT);
     snprintf(logpath, sizeof(logpath), "/tmp/test_extender_concurrency.%d.log", (int)getpid());
@@ -468,28 +459,10 @@ int main(int argc, char **argv)
             bin,         "--server", fake_api_url(f),      "--listen", "127.0.0.1:0",
             "--threads", "4",        "--rebuild-interval", "5ms",      "--shutdown-timeout",
             "10s",       NULL};
-        int rc = ep_spawn(args, logpath, &pid);
 
-        if (rc != 0)
-            ep_die("cannot start %s: %s", bin, strerror(rc));
+        ep_srv_start(&srv, "extender", logpath, args, NULL, 2000);
     }
-    port = ep_wait_port(pid, logpath, 2000, &st);
-    if (port < 0) {
-        pid = 0;
-        ep_die("the extender exited at start (status %d)", st);
-    }
-    if (port == 0)
-        ep_die("no 'serving' log line within 20 s");
-    for (int i = 0;; i++, usleep(10000)) {
-        long s = get("/readyz", &b);
-
-        free(b.p);
-        b = (struct ep_body){NULL, 0};
-        if (s == 200)
-            break;
-        if (i == 2000)
-            ep_die("/readyz not 200 within 20 s");
-    }
+    ep_wait_ready(srv.port, 2000, "extender");
     ep_ok("online extender synced with %d nodes and %d pods", N_NODES, N_NODES * PODS_PER);
 
     build_requests();
@@ -504,8 +477,8 @@ int main(int argc, char **argv)
     while (atomic_load(&clients_done) < n_threads) {
         storm_step(f, k++, &storm);
         usleep(200);
-        if (k % 1000 == 0 && waitpid(pid, &st, WNOHANG) == pid) {
-            pid = 0;
+        if (k % 1000 == 0 && waitpid(srv.pid, &st, WNOHANG) == srv.pid) {
+            srv.pid = 0;
             ep_die("the extender died during the storm (status %d)", st);
         }
     }
@@ -557,13 +530,7 @@ int main(int argc, char **argv)
     free(b.p);
     ep_ok("metrics: every filter ok, no error outcome, the relists and watch restarts counted");
 
-    kill(pid, SIGTERM);
-    st = ep_wait_exit(pid, 30000);
-    if (st == -1)
-        ep_die("no exit within 30 s of SIGTERM");
-    pid = 0;
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        ep_die("exit status %d after SIGTERM, expected 0 (an ASan report in the log?)", st);
+    ep_srv_stop(&srv, 30000);
     ep_ok("exit 0 after SIGTERM with the watches running");
 
     fake_api_stop(f);

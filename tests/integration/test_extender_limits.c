@@ -17,10 +17,8 @@
  * SPDX-License-Identifier: MIT
  */
 #define _DEFAULT_SOURCE /* usleep, kill */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -31,8 +29,6 @@
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
@@ -42,63 +38,15 @@
 static const char *bin, *fix;
 static char cluster[1024], logpath[200];
 
-struct srv {
-    pid_t pid;
-    int port;
-    char log[256];
-};
-
-static struct srv *current;
-
-static void on_die(void)
-{
-    if (current) {
-        ep_dump_log(current->log, "server log");
-        kill(current->pid, SIGKILL);
-    }
-}
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Starts the extender offline on the test cluster with the flags in extra (NULL-terminated). */
-static void srv_start(struct srv *s, const char *name, const char *const *extra)
+static void srv_start(struct ep_srv *s, const char *name, const char *const *extra)
 {
-    const char *argv[64] = {bin,     "--listen",           "127.0.0.1:0", "--cluster-file",
-                            cluster, "--shutdown-timeout", "5s"};
-    size_t n = 7;
-    int st, rc;
+    const char *argv[] = {bin,     "--listen",           "127.0.0.1:0", "--cluster-file",
+                          cluster, "--shutdown-timeout", "5s",          NULL};
+    char log[256];
 
-    while (extra && *extra && n < 62)
-        argv[n++] = *extra++;
-    argv[n] = NULL;
-    snprintf(s->log, sizeof(s->log), "%s.%s", logpath, name);
-    rc = ep_spawn(argv, s->log, &s->pid);
-    if (rc != 0)
-        ep_die("cannot start %s: %s", bin, strerror(rc));
-    current = s;
-    s->port = ep_wait_port(s->pid, s->log, 1000, &st);
-    if (s->port < 0)
-        ep_die("%s: the server exited at start (status %d)", name, st);
-    if (s->port == 0)
-        ep_die("%s: no 'serving' log line within 10 s", name);
-}
-
-static void srv_stop(struct srv *s)
-{
-    int st;
-
-    kill(s->pid, SIGTERM);
-    st = ep_wait_exit(s->pid, 15000);
-    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        ep_die("server exit status %d after SIGTERM (0 expected; ASan report in the log?)", st);
-    current = NULL;
-    unlink(s->log);
+    snprintf(log, sizeof(log), "%s.%s", logpath, name);
+    ep_srv_start(s, name, log, argv, extra, 1000);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -107,32 +55,16 @@ static void srv_stop(struct srv *s)
 
 static int dial(int port)
 {
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    int fd = ep_dial(port);
 
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+    if (fd < 0)
         ep_die("connect to 127.0.0.1:%d: %s", port, strerror(errno));
     return fd;
 }
 
-/* Sends all of p; false if the server has closed the connection. */
-static bool send_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-
-        if (w <= 0)
-            return false;
-        p += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
 static bool send_str(int fd, const char *s)
 {
-    return send_all(fd, s, strlen(s));
+    return ep_send_all(fd, s, strlen(s));
 }
 
 /* Reads what arrives within ms into buf (NUL-terminated) until the server closes the
@@ -140,13 +72,13 @@ static bool send_str(int fd, const char *s)
  * bytes, or -1 if nothing arrived and the connection is still open after ms. */
 static long read_answer(int fd, char *buf, size_t cap, int ms)
 {
-    int64_t end = now_ms() + ms;
+    int64_t end = ep_now_ms() + ms;
     size_t len = 0;
 
     buf[0] = '\0';
     while (len + 1 < cap) {
         struct pollfd p = {.fd = fd, .events = POLLIN};
-        int left = (int)(end - now_ms());
+        int left = (int)(end - ep_now_ms());
         const char *hend, *cl;
         ssize_t n;
 
@@ -192,10 +124,10 @@ static long metric(int port, const char *prefix)
 static void wait_metric_cmp(int port, const char *prefix, long want, bool at_least, int ms,
                             const char *what)
 {
-    int64_t end = now_ms() + ms;
+    int64_t end = ep_now_ms() + ms;
     long v;
 
-    while ((v = metric(port, prefix)), (at_least ? v < want : v != want) && now_ms() < end)
+    while ((v = metric(port, prefix)), (at_least ? v < want : v != want) && ep_now_ms() < end)
         usleep(20000);
     if (at_least ? v < want : v != want)
         ep_die("%s: %s is %ld after %d ms, expected %s%ld", what, prefix, v, ms,
@@ -221,6 +153,16 @@ static void head(char *out, size_t cap, size_t content_length)
              content_length);
 }
 
+/* Dies unless a filter is answered 200: the server still serves after what happened. */
+static void expect_served(int port, const char *check, const char *after)
+{
+    struct ep_body b;
+
+    if (http_post(port, "/lotus/filter", FILTER, &b) != 200)
+        ep_die("%s: a filter after %s was not answered 200", check, after);
+    free(b.p);
+}
+
 /* ------------------------------------------------------------------------------------------
  * Checks
  */
@@ -235,7 +177,7 @@ static void check_body_budget(void)
     static char body[60000], buf[8192];
     char h[256];
     struct ep_body b;
-    struct srv s;
+    struct ep_srv s;
     int a, c, d, e;
 
     memset(body, ' ', sizeof(body));
@@ -243,7 +185,8 @@ static void check_body_budget(void)
     head(h, sizeof(h), sizeof(body));
     a = dial(s.port);
     c = dial(s.port);
-    if (!send_str(a, h) || !send_all(a, body, 100) || !send_str(c, h) || !send_all(c, body, 100))
+    if (!send_str(a, h) || !ep_send_all(a, body, 100) || !send_str(c, h) ||
+        !ep_send_all(c, body, 100))
         ep_die("budget: the server closed a connection holding part of a body");
     wait_metric(s.port, BODY_BYTES, 2 * 60001, 5000, "budget: two bodies reserved");
     ep_ok("budget: two 60,000-byte bodies in progress hold 120,002 bytes of the budget");
@@ -261,14 +204,14 @@ static void check_body_budget(void)
     e = dial(s.port);
     send_str(e, "POST /lotus/filter HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
                 "4e20\r\n");
-    send_all(e, body, 20000);
+    ep_send_all(e, body, 20000);
     send_str(e, "\r\n0\r\n\r\n");
     if (read_answer(e, buf, sizeof(buf), 3000) <= 0 || strncmp(buf, "HTTP/1.1 503", 12) != 0)
         ep_die("budget: a chunked body past the budget was not answered 503:\n%s", buf);
     close(e);
     ep_ok("budget: a chunked body past the budget is answered 503");
 
-    if (!send_all(a, body + 100, sizeof(body) - 100) ||
+    if (!ep_send_all(a, body + 100, sizeof(body) - 100) ||
         read_answer(a, buf, sizeof(buf), 5000) <= 0 || strncmp(buf, "HTTP/1.1 200", 12) != 0)
         ep_die("budget: the first body, completed, was not answered 200:\n%s", buf);
     close(a);
@@ -279,7 +222,33 @@ static void check_body_budget(void)
     close(c);
     wait_metric(s.port, BODY_BYTES, 0, 5000, "budget: all given back");
     ep_ok("budget: a connection closed mid-body gives its share back");
-    srv_stop(&s);
+    ep_srv_stop(&s, 15000);
+}
+
+/* Drips text and then fill on fd, connected at t0, a byte every 100 ms until the server cuts
+ * the connection or limit_ms have passed; closes fd. Dies unless the cut came after 900 ms at
+ * least, for a deadline of 1 s set by flag. */
+static void expect_cut(int fd, int64_t t0, const char *text, char fill, int limit_ms,
+                       const char *what, const char *flag)
+{
+    size_t len = strlen(text);
+    int64_t cut = -1;
+    char buf[512];
+
+    for (size_t i = 0; ep_now_ms() - t0 < limit_ms; i++) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+
+        if (!ep_send_all(fd, i < len ? text + i : &fill, 1) ||
+            (poll(&p, 1, 100) > 0 && recv(fd, buf, sizeof(buf), 0) <= 0)) {
+            cut = ep_now_ms() - t0;
+            break;
+        }
+    }
+    close(fd);
+    if (cut < 0)
+        ep_die("%s: not cut within %d s (%s 1s)", what, limit_ms / 1000, flag);
+    if (cut < 900)
+        ep_die("%s: cut after %" PRId64 " ms, before %s 1s", what, cut, flag);
 }
 
 /* A body dripped a byte every 100 ms is never idle for --conn-timeout, yet the whole request
@@ -287,48 +256,39 @@ static void check_body_budget(void)
 static void check_request_deadline(void)
 {
     const char *args[] = {"--request-timeout", "1s", "--conn-timeout", "10s", NULL};
-    char h[256], buf[512];
-    struct ep_body b;
-    struct srv s;
-    int64_t t0, cut = -1;
+    char h[256];
+    struct ep_srv s;
+    int64_t t0;
     int fd;
 
     srv_start(&s, "deadline", args);
     head(h, sizeof(h), 1000);
-    t0 = now_ms();
+    t0 = ep_now_ms();
     fd = dial(s.port);
     send_str(fd, h);
-    while (now_ms() - t0 < 4000) {
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-
-        if (!send_all(fd, " ", 1) || (poll(&p, 1, 100) > 0 && recv(fd, buf, sizeof(buf), 0) <= 0)) {
-            cut = now_ms() - t0;
-            break;
-        }
-    }
-    close(fd);
-    if (cut < 0)
-        ep_die("deadline: a dripped body was not cut within 4 s (--request-timeout 1s)");
-    if (cut < 900)
-        ep_die("deadline: cut after %" PRId64 " ms, before --request-timeout 1s", cut);
+    expect_cut(fd, t0, "", ' ', 4000, "deadline: a dripped body", "--request-timeout");
     ep_ok("deadline: a body dripped a byte every 100 ms is cut after --request-timeout");
     wait_metric(s.port, "lotus_extender_connections_cut_total{reason=\"request_timeout\"} ", 1,
                 3000, "deadline: cut counted");
-    if (http_post(s.port, "/lotus/filter", FILTER, &b) != 200)
-        ep_die("deadline: a filter after the cut was not answered 200");
-    free(b.p);
+    expect_served(s.port, "deadline", "the cut");
     ep_ok("deadline: the cut is counted and the server keeps serving");
-    srv_stop(&s);
+    ep_srv_stop(&s, 15000);
 }
 
-/* Opens n connections that send half a request line and wait: slowloris clients. */
-static void open_idle(int port, int *fds, int n, const char *what)
+/* Opens n connections that send half a request line and wait (slowloris clients), then one
+ * more that asks for /healthz; returns that one. */
+static int crowd(int port, int *fds, int n, const char *what)
 {
+    int extra;
+
     for (int i = 0; i < n; i++) {
         fds[i] = dial(port);
         if (!send_str(fds[i], "POST /lotus/fil"))
             ep_die("%s: connection %d closed at once", what, i);
     }
+    extra = dial(port);
+    send_str(extra, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+    return extra;
 }
 
 /* Whether the server closes fd (or answers on it) within ms, rather than leaving it waiting. */
@@ -345,14 +305,11 @@ static void check_connection_limit(void)
     const char *args[] = {"--max-connections", "4",   "--threads", "1", "--header-timeout", "2s",
                           "--request-timeout", "10s", NULL};
     char buf[512];
-    struct ep_body b;
-    struct srv s;
+    struct ep_srv s;
     int fds[4], extra;
 
     srv_start(&s, "conns", args);
-    open_idle(s.port, fds, 4, "limit: four idle connections");
-    extra = dial(s.port);
-    send_str(extra, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+    extra = crowd(s.port, fds, 4, "limit: four idle connections");
     if (!settled(extra, 1000, buf, sizeof(buf)))
         ep_die("limit: a fifth connection got no answer and was not closed within 1 s (left "
                "in the backlog)");
@@ -368,11 +325,9 @@ static void check_connection_limit(void)
      * loop takes a short read for "drained"), and only the deadline ends it. */
     wait_metric_cmp(s.port, "lotus_extender_connections_refused_total ", 1, true, 6000,
                     "limit: the refusal counted");
-    if (http_post(s.port, "/lotus/filter", FILTER, &b) != 200)
-        ep_die("limit: a filter after the idle connections went was not answered 200");
-    free(b.p);
+    expect_served(s.port, "limit", "the idle connections went");
     ep_ok("limit: the refusal is counted; once the idle connections go, clients are served");
-    srv_stop(&s);
+    ep_srv_stop(&s, 15000);
 }
 
 /* Headers dripped a byte every 100 ms: cut at --header-timeout, well before the request's
@@ -382,32 +337,18 @@ static void check_header_deadline(void)
     const char *args[] = {
         "--header-timeout", "1s", "--request-timeout", "10s", "--conn-timeout", "10s", NULL};
     static const char line[] = "POST /lotus/filter HTTP/1.1\r\nHost: x\r\nX-Slow: ";
-    char buf[512];
-    struct srv s;
-    int64_t t0, cut = -1;
+    struct ep_srv s;
+    int64_t t0;
     int fd;
 
     srv_start(&s, "headers", args);
-    t0 = now_ms();
+    t0 = ep_now_ms();
     fd = dial(s.port);
-    for (size_t i = 0; now_ms() - t0 < 5000; i++) {
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-
-        if (!send_all(fd, i < sizeof(line) - 1 ? line + i : "a", 1) ||
-            (poll(&p, 1, 100) > 0 && recv(fd, buf, sizeof(buf), 0) <= 0)) {
-            cut = now_ms() - t0;
-            break;
-        }
-    }
-    close(fd);
-    if (cut < 0)
-        ep_die("headers: dripped headers were not cut within 5 s (--header-timeout 1s)");
-    if (cut < 900)
-        ep_die("headers: cut after %" PRId64 " ms, before --header-timeout 1s", cut);
+    expect_cut(fd, t0, line, 'a', 5000, "headers: dripped headers", "--header-timeout");
     ep_ok("headers: headers dripped a byte every 100 ms are cut after --header-timeout");
     wait_metric(s.port, "lotus_extender_connections_cut_total{reason=\"header_timeout\"} ", 1, 3000,
                 "headers: cut counted");
-    srv_stop(&s);
+    ep_srv_stop(&s, 15000);
 }
 
 /* --max-connections-per-ip 3: a fourth connection from 127.0.0.1 is closed at once while the
@@ -417,14 +358,11 @@ static void check_per_ip_limit(void)
     const char *args[] = {
         "--max-connections-per-ip", "3", "--max-connections", "64", "--header-timeout", "2s", NULL};
     char buf[512];
-    struct ep_body b;
-    struct srv s;
+    struct ep_srv s;
     int fds[3], extra;
 
     srv_start(&s, "perip", args);
-    open_idle(s.port, fds, 3, "per ip: three idle connections");
-    extra = dial(s.port);
-    send_str(extra, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+    extra = crowd(s.port, fds, 3, "per ip: three idle connections");
     if (read_answer(extra, buf, sizeof(buf), 1000) != 0)
         ep_die("per ip: a fourth connection from 127.0.0.1 was not closed at once:\n%s", buf);
     close(extra);
@@ -432,41 +370,34 @@ static void check_per_ip_limit(void)
     for (int i = 0; i < 3; i++)
         close(fds[i]);
     wait_metric(s.port, "lotus_extender_connections ", 1, 6000, "per ip: idle ones closed");
-    if (http_post(s.port, "/lotus/filter", FILTER, &b) != 200)
-        ep_die("per ip: a filter after the idle connections closed was not answered 200");
-    free(b.p);
+    expect_served(s.port, "per ip", "the idle connections closed");
     ep_ok("per ip: once they close, the address is served again");
-    srv_stop(&s);
+    ep_srv_stop(&s, 15000);
 }
 
-/* Starts the server like srv_start, with an open-file limit of soft / hard descriptors. */
-static void srv_start_nofile(struct srv *s, const char *name, const char *const *extra, rlim_t soft,
-                             rlim_t hard)
+/* Starts argv (NULL-terminated) like srv_start, with an open-file limit of soft / hard
+ * descriptors. */
+static void srv_start_nofile(struct ep_srv *s, const char *name, const char *const *argv,
+                             rlim_t soft, rlim_t hard)
 {
-    const char *argv[64] = {bin, "--listen", "127.0.0.1:0", "--cluster-file", cluster};
-    size_t n = 5;
-    int st, fd;
+    char log[256];
+    pid_t pid;
+    int fd;
 
-    while (extra && *extra && n < 62)
-        argv[n++] = *extra++;
-    argv[n] = NULL;
-    snprintf(s->log, sizeof(s->log), "%s.%s", logpath, name);
-    s->pid = fork();
-    if (s->pid < 0)
+    snprintf(log, sizeof(log), "%s.%s", logpath, name);
+    pid = fork();
+    if (pid < 0)
         ep_die("fork: %s", strerror(errno));
-    if (s->pid == 0) {
+    if (pid == 0) {
         struct rlimit rl = {soft, hard};
 
-        fd = open(s->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd < 0 || dup2(fd, 2) < 0 || setrlimit(RLIMIT_NOFILE, &rl) != 0)
             _exit(127);
         execv(bin, (char *const *)(uintptr_t)argv);
         _exit(127);
     }
-    current = s;
-    s->port = ep_wait_port(s->pid, s->log, 1000, &st);
-    if (s->port <= 0)
-        ep_die("%s: the server did not start (status %d)", name, st);
+    ep_srv_adopt(s, name, log, pid, 1000);
 }
 
 /* Started with an open-file limit of 64 (a shell's 1024 against --max-connections 1024, made
@@ -475,16 +406,18 @@ static void srv_start_nofile(struct srv *s, const char *name, const char *const 
  * accept fails for want of descriptors. */
 static void check_open_file_limit(void)
 {
-    const char *args[] = {"--max-connections", "200", "--threads", "1", NULL};
+    const char *argv[] = {bin,           "--listen",
+                          "127.0.0.1:0", "--cluster-file",
+                          cluster,       "--max-connections",
+                          "200",         "--threads",
+                          "1",           NULL};
     static int fds[100];
     char buf[512];
-    struct srv s;
+    struct ep_srv s;
     int extra;
 
-    srv_start_nofile(&s, "nofile", args, 64, 4096);
-    open_idle(s.port, fds, 100, "nofile: 100 idle connections");
-    extra = dial(s.port);
-    send_str(extra, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+    srv_start_nofile(&s, "nofile", argv, 64, 4096);
+    extra = crowd(s.port, fds, 100, "nofile: 100 idle connections");
     if (read_answer(extra, buf, sizeof(buf), 2000) <= 0 || strncmp(buf, "HTTP/1.1 200", 12) != 0)
         ep_die("nofile: a client after 100 idle connections was not answered within 2 s "
                "(open-file limit 64 not raised?):\n%s",
@@ -493,7 +426,7 @@ static void check_open_file_limit(void)
     for (int i = 0; i < 100; i++)
         close(fds[i]);
     ep_ok("nofile: the open-file limit is raised to fit --max-connections");
-    srv_stop(&s);
+    ep_srv_stop(&s, 15000);
 }
 
 int main(int argc, char **argv)
@@ -504,7 +437,7 @@ int main(int argc, char **argv)
     }
     bin = argv[1];
     fix = argv[2];
-    ep_at_die(on_die);
+    ep_at_die(ep_srv_cleanup);
     snprintf(cluster, sizeof(cluster), "%s/cluster/small.json", fix);
     snprintf(logpath, sizeof(logpath), "/tmp/test_extender_limits.%d.log", (int)getpid());
     signal(SIGPIPE, SIG_IGN);

@@ -24,13 +24,11 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#define _DEFAULT_SOURCE /* mkdtemp, kill */
-#include <signal.h>
+#define _DEFAULT_SOURCE /* mkdtemp */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -39,25 +37,6 @@
 
 static const char *bin;
 static char dir[128], cluster[256];
-
-struct replica {
-    pid_t pid;
-    int port;
-    char log[300];
-};
-
-static struct replica *live[2];
-
-static void cleanup(void)
-{
-    for (int i = 0; i < 2; i++) {
-        if (live[i] == NULL)
-            continue;
-        kill(live[i]->pid, SIGKILL);
-        ep_wait_exit(live[i]->pid, 5000);
-        ep_dump_log(live[i]->log, i == 0 ? "replica X log" : "replica Y log");
-    }
-}
 
 /* ------------------------------------------------------------------------------------------
  * The cluster file
@@ -114,38 +93,19 @@ static void write_cluster(void)
  * Replicas
  */
 
-static void start(struct replica *r, const char *name, const char *const *extra)
+/* Starts replica name ("X" or "Y") offline on the cluster file with the flags in extra. */
+static void start(struct ep_srv *r, const char *name, const char *const *extra)
 {
-    const char *argv[32] = {bin, "--listen",       "127.0.0.1:0", "--threads",
-                            "2", "--cluster-file", cluster};
-    size_t n = 7;
-    int st;
+    const char *argv[] = {bin, "--listen",       "127.0.0.1:0", "--threads",
+                          "2", "--cluster-file", cluster,       NULL};
+    char log[300];
 
-    while (extra && *extra && n < 30)
-        argv[n++] = *extra++;
-    argv[n] = NULL;
-    snprintf(r->log, sizeof(r->log), "%s/%s.log", dir, name);
-    if (ep_spawn(argv, r->log, &r->pid) != 0)
-        ep_die("cannot start %s", bin);
-    live[name[0] == 'X' ? 0 : 1] = r;
-    r->port = ep_wait_port(r->pid, r->log, 1000, &st);
-    if (r->port <= 0)
-        ep_die("%s: no 'serving' line (status %d)", name, st);
-}
-
-static void stop(struct replica *r, int slot)
-{
-    int st;
-
-    kill(r->pid, SIGTERM);
-    st = ep_wait_exit(r->pid, 15000);
-    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        ep_die("replica exit status %d after SIGTERM", st);
-    live[slot] = NULL;
+    snprintf(log, sizeof(log), "%s/%s.log", dir, name);
+    ep_srv_start(r, name, log, argv, extra, 1000);
 }
 
 /* POSTs body to path on r; returns the answer (free it), dies without one. */
-static char *post(const struct replica *r, const char *path, const char *body, long *status)
+static char *post(const struct ep_srv *r, const char *path, const char *body, long *status)
 {
     struct ep_body b = {NULL, 0};
 
@@ -156,8 +116,8 @@ static char *post(const struct replica *r, const char *path, const char *body, l
 }
 
 /* Sends body to both replicas; true if the statuses and bodies are byte-identical. */
-static bool same(const struct replica *x, const struct replica *y, const char *path,
-                 const char *body, char **ax, char **ay)
+static bool same(const struct ep_srv *x, const struct ep_srv *y, const char *path, const char *body,
+                 char **ax, char **ay)
 {
     long sx, sy;
 
@@ -166,7 +126,7 @@ static bool same(const struct replica *x, const struct replica *y, const char *p
     return sx == sy && sx == 200 && strcmp(*ax ? *ax : "", *ay ? *ay : "") == 0;
 }
 
-static void expect_same(const struct replica *x, const struct replica *y, const char *what,
+static void expect_same(const struct ep_srv *x, const struct ep_srv *y, const char *what,
                         const char *path, const char *body)
 {
     char *ax, *ay;
@@ -218,7 +178,7 @@ static void preempt_body(char *out, size_t n, const char *p)
 }
 
 /* Traffic only X sees: the Service sent these requests of other pods there. */
-static void warm_up(const struct replica *x)
+static void warm_up(const struct ep_srv *x)
 {
     char p[512], body[2048], *a;
     long st;
@@ -237,7 +197,7 @@ static void warm_up(const struct replica *x)
 }
 
 /* The same filter, prioritize and preempt requests to both: byte-identical answers. */
-static void compare_all(const struct replica *x, const struct replica *y, const char *cfg)
+static void compare_all(const struct ep_srv *x, const struct ep_srv *y, const char *cfg)
 {
     char p[512], body[2048], what[128];
 
@@ -275,7 +235,7 @@ static void compare_all(const struct replica *x, const struct replica *y, const 
     "{\"PodName\":\"" pod "\",\"PodNamespace\":\"default\",\"PodUID\":\"uid-" pod "\","            \
     "\"Node\":\"" node "\"}"
 
-static void bind_on(const struct replica *r, const char *body)
+static void bind_on(const struct ep_srv *r, const char *body)
 {
     long st;
     char *a = post(r, "/lotus/bind", body, &st);
@@ -286,7 +246,7 @@ static void bind_on(const struct replica *r, const char *body)
 }
 
 /* A bind through X alone is counted on X alone; when Y learns it, they agree again. */
-static void check_binds(const struct replica *x, const struct replica *y, const char *cfg)
+static void check_binds(const struct ep_srv *x, const struct ep_srv *y, const char *cfg)
 {
     char p[512], body[2048], *ax, *ay;
 
@@ -309,7 +269,7 @@ static void check_binds(const struct replica *x, const struct replica *y, const 
 
 static void run(const char *cfg, const char *const *extra, bool binds)
 {
-    struct replica x, y;
+    struct ep_srv x, y;
 
     start(&x, "X", extra);
     start(&y, "Y", extra);
@@ -317,8 +277,8 @@ static void run(const char *cfg, const char *const *extra, bool binds)
     compare_all(&x, &y, cfg);
     if (binds)
         check_binds(&x, &y, cfg);
-    stop(&x, 0);
-    stop(&y, 1);
+    ep_srv_stop(&x, 15000);
+    ep_srv_stop(&y, 15000);
 }
 
 int main(int argc, char **argv)
@@ -338,7 +298,7 @@ int main(int argc, char **argv)
     snprintf(dir, sizeof(dir), "/tmp/test_extender_replicas.XXXXXX");
     if (mkdtemp(dir) == NULL)
         ep_die("mkdtemp failed");
-    ep_at_die(cleanup);
+    ep_at_die(ep_srv_cleanup);
     curl_global_init(CURL_GLOBAL_DEFAULT);
     write_cluster();
     run("bestfit1, mrs", defaults, true);

@@ -44,7 +44,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#define _DEFAULT_SOURCE /* usleep, kill, mkdtemp */
+#define _DEFAULT_SOURCE /* mkdtemp */
 #include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -52,7 +52,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
@@ -77,10 +76,8 @@ struct ext {
      * pod (0 = none). 1 cpu / 1Gi must fit on the nodes the upstream extender keeps. */
     int alloc_m[N_MACHINES];
     int used_m[N_MACHINES];
-    pid_t pid;
-    int port;
-    char log[256];
-    CURL *curl; /* reused: one keep-alive connection, as Go's transport */
+    struct ep_srv srv; /* its process */
+    CURL *curl;        /* reused: one keep-alive connection, as Go's transport */
 };
 
 static struct ext exts[N_EXT] = {
@@ -91,9 +88,7 @@ static struct ext exts[N_EXT] = {
      NULL,
      {4000, 4000, 4000, 4000, 500},
      {0, 2000, 0, 3500, 0},
-     0,
-     0,
-     "",
+     {NULL, 0, 0, ""},
      NULL},
     {"ext2",
      4,
@@ -102,9 +97,7 @@ static struct ext exts[N_EXT] = {
      "foo.com/bar",
      {4000, 4000, 4000, 500, 4000},
      {3500, 0, 2000, 0, 0},
-     0,
-     0,
-     "",
+     {NULL, 0, 0, ""},
      NULL},
     {"ext3",
      10,
@@ -113,34 +106,12 @@ static struct ext exts[N_EXT] = {
      NULL,
      {4000, 4000, 4000, 4000, 500},
      {0, 2000, 0, 3500, 0},
-     0,
-     0,
-     "",
+     {NULL, 0, 0, ""},
      NULL},
 };
 
 static const char *bin;
 static char dir[64] = "/tmp/test_extender_scenario.XXXXXX";
-
-static void dump_logs(void)
-{
-    for (int i = 0; i < N_EXT; i++) {
-        char title[64];
-
-        snprintf(title, sizeof(title), "%s log", exts[i].name);
-        if (exts[i].log[0])
-            ep_dump_log(exts[i].log, title);
-    }
-}
-
-/* On a failure: the three logs, then the processes killed. */
-static void on_die(void)
-{
-    dump_logs();
-    for (int i = 0; i < N_EXT; i++)
-        if (exts[i].pid > 0)
-            kill(exts[i].pid, SIGKILL);
-}
 
 /* ------------------------------------------------------------------------------------------
  * The cluster views
@@ -220,32 +191,17 @@ static void start(struct ext *e, const char *source_flag, const char *source)
     const char *argv[] = {bin,    "--listen",           "127.0.0.1:0", "--threads",
                           "2",    "--policy",           "bestfit1",    source_flag,
                           source, "--shutdown-timeout", "5s",          NULL};
-    int st, rc;
+    char log[256];
 
-    snprintf(e->log, sizeof(e->log), "%s/%s.log", dir, e->name);
-    rc = ep_spawn(argv, e->log, &e->pid);
-    if (rc != 0)
-        ep_die("cannot start %s: %s", bin, strerror(rc));
-    e->port = ep_wait_port(e->pid, e->log, 1000, &st);
-    if (e->port < 0) {
-        e->pid = 0;
-        ep_die("%s exited at start (status %d)", e->name, st);
-    }
-    if (e->port == 0)
-        ep_die("%s: no 'serving' line within 10 s", e->name);
+    snprintf(log, sizeof(log), "%s/%s.log", dir, e->name);
+    ep_srv_start(&e->srv, e->name, log, argv, NULL, 1000);
     e->curl = curl_easy_init();
 }
 
 static void stop(struct ext *e)
 {
-    int st;
-
     curl_easy_cleanup(e->curl);
-    kill(e->pid, SIGTERM);
-    st = ep_wait_exit(e->pid, 15000);
-    e->pid = 0;
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        ep_die("%s: exit status %d after SIGTERM, expected 0", e->name, st);
+    ep_srv_stop(&e->srv, 15000);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -262,7 +218,7 @@ static json_t *send_verb(struct ext *e, const char *verb, json_t *args)
     json_t *out;
     json_error_t je;
 
-    snprintf(url, sizeof(url), "http://127.0.0.1:%d/lotus/%s", e->port, verb);
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/lotus/%s", e->srv.port, verb);
     curl_easy_reset(e->curl);
     ep_curl_setup(e->curl, url, &b, 5000); /* DefaultExtenderTimeout */
     curl_easy_setopt(e->curl, CURLOPT_HTTPHEADER, h);
@@ -463,7 +419,7 @@ int main(int argc, char **argv)
         return 2;
     }
     bin = argv[1];
-    ep_at_die(on_die);
+    ep_at_die(ep_srv_cleanup);
     signal(SIGPIPE, SIG_IGN);
     curl_global_init(CURL_GLOBAL_DEFAULT);
     if (mkdtemp(dir) == NULL)
@@ -487,17 +443,7 @@ int main(int argc, char **argv)
     }
     fake_api_add(api, FAKE_PODS, the_pod());
     start(&exts[1], "--server", fake_api_url(api));
-    for (int i = 0;; i++) {
-        struct ep_body b = {NULL, 0};
-        long status = ep_http(exts[1].port, "/readyz", NULL, &b, 10000);
-
-        free(b.p);
-        if (status == 200)
-            break;
-        if (i == 1000)
-            ep_die("ext2: /readyz not 200 within 10 s");
-        usleep(10000);
-    }
+    ep_wait_ready(exts[1].srv.port, 1000, "ext2");
     ep_ok("three lotus-extender processes serving (ext2 online, synced)");
 
     /* The scheduler's view: five nodes; the in-tree filters keep them all. */
@@ -571,7 +517,6 @@ int main(int argc, char **argv)
     fake_api_stop(api);
     curl_global_cleanup();
     for (int x = 0; x < N_EXT; x++) {
-        unlink(exts[x].log);
         snprintf(path, sizeof(path), "%s/%s.json", dir, exts[x].name);
         unlink(path);
     }

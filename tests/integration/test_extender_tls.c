@@ -36,58 +36,18 @@
 static const char *bin, *fix;
 static char cluster[1024], logpath[200], dir[200];
 
-struct srv {
-    pid_t pid;
-    int port;
-    char log[256];
-};
-
-static struct srv *current;
-
-static void on_die(void)
-{
-    if (current) {
-        ep_dump_log(current->log, "server log");
-        kill(current->pid, SIGKILL);
-    }
-}
-
 /* Starts the extender offline on the test cluster with the flags in extra (NULL-terminated). */
-static void srv_start(struct srv *s, const char *name, const char *const *extra)
+static void srv_start(struct ep_srv *s, const char *name, const char *const *extra)
 {
-    const char *argv[64] = {bin, "--listen", "127.0.0.1:0", "--cluster-file", cluster};
-    size_t n = 5;
-    int st, rc;
+    const char *argv[] = {bin, "--listen", "127.0.0.1:0", "--cluster-file", cluster, NULL};
+    char log[256];
 
-    while (extra && *extra && n < 62)
-        argv[n++] = *extra++;
-    argv[n] = NULL;
-    snprintf(s->log, sizeof(s->log), "%s.%s", logpath, name);
-    rc = ep_spawn(argv, s->log, &s->pid);
-    if (rc != 0)
-        ep_die("cannot start %s: %s", bin, strerror(rc));
-    current = s;
-    s->port = ep_wait_port(s->pid, s->log, 1000, &st);
-    if (s->port < 0)
-        ep_die("%s: the server exited at start (status %d)", name, st);
-    if (s->port == 0)
-        ep_die("%s: no 'serving' log line within 10 s", name);
-}
-
-static void srv_stop(struct srv *s)
-{
-    int st;
-
-    kill(s->pid, SIGTERM);
-    st = ep_wait_exit(s->pid, 15000);
-    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        ep_die("server exit status %d after SIGTERM (0 expected; ASan report in the log?)", st);
-    current = NULL;
-    unlink(s->log);
+    snprintf(log, sizeof(log), "%s.%s", logpath, name);
+    ep_srv_start(s, name, log, argv, extra, 1000);
 }
 
 /* The number of log lines of s that contain needle. */
-static int log_count(const struct srv *s, const char *needle)
+static int log_count(const struct ep_srv *s, const char *needle)
 {
     char line[8192];
     int n = 0;
@@ -102,7 +62,7 @@ static int log_count(const struct srv *s, const char *needle)
 
 /* Waits up to 5 s for the n-th log line of s that contains needle; dies at once if the server
  * exits meanwhile. */
-static void wait_log(const struct srv *s, const char *needle, int n, const char *what)
+static void wait_log(const struct ep_srv *s, const char *needle, int n, const char *what)
 {
     for (int i = 0; i < 500 && log_count(s, needle) < n; i++) {
         int st = ep_wait_exit(s->pid, 10);
@@ -135,7 +95,7 @@ static void fixture(char *out, size_t cap, const char *name)
 
 /* One request over HTTPS (POST when body is not NULL); the HTTP status, 0 if the handshake or
  * the connection failed. */
-static long https(const struct srv *s, const char *path, const char *body, const struct tls *t)
+static long https(const struct ep_srv *s, const char *path, const char *body, const struct tls *t)
 {
     char url[256], ca[1024], cert[1024], key[1024];
     struct ep_body b = {NULL, 0};
@@ -200,7 +160,7 @@ static void copy_file(const char *from, const char *to)
 static void check_sighup_plain(void)
 {
     struct ep_body b = {NULL, 0};
-    struct srv s;
+    struct ep_srv s;
 
     srv_start(&s, "hup", NULL);
     kill(s.pid, SIGHUP);
@@ -211,7 +171,7 @@ static void check_sighup_plain(void)
         ep_die("sighup: /healthz not 200 after SIGHUP");
     free(b.p);
     ep_ok("SIGHUP without TLS: logged, and the server keeps serving");
-    srv_stop(&s);
+    ep_srv_stop(&s, 15000);
 }
 
 /* With TLS, SIGHUP reads --tls-cert and --tls-key again: after the files are replaced by a
@@ -224,7 +184,7 @@ static void check_sighup_reload(void)
     const char *args[] = {"--tls-cert", cert, "--tls-key", key, NULL};
     const struct tls old_ca = {"ca.pem", NULL, NULL, 0, NULL},
                      new_ca = {"extra/ca.pem", NULL, NULL, 0, NULL};
-    struct srv s;
+    struct ep_srv s;
 
     snprintf(cert, sizeof(cert), "%s/cert.pem", dir);
     snprintf(key, sizeof(key), "%s/key.pem", dir);
@@ -252,8 +212,37 @@ static void check_sighup_reload(void)
     if (https(&s, "/healthz", NULL, &new_ca) != 200)
         ep_die("reload: a failed reload did not keep the certificate in use");
     ep_ok("SIGHUP with a key that does not match: logged, the certificate in use is kept");
-    srv_stop(&s);
+    ep_srv_stop(&s, 15000);
 }
+
+/* A request of a TLS check and the status it must get (0: the handshake must fail). */
+struct tls_case {
+    const char *what;
+    struct tls t;
+    long status;
+};
+
+/* Sends each case's request to path on s (a POST of body unless NULL) and requires its
+ * status. */
+static void run_cases(const struct ep_srv *s, const char *path, const char *body,
+                      const struct tls_case *cases, size_t n, const char *title)
+{
+    for (size_t i = 0; i < n; i++) {
+        long st = https(s, path, body, &cases[i].t);
+
+        if (st != cases[i].status)
+            ep_die("%s: %s: status %ld, expected %ld (0: no handshake)", title, cases[i].what, st,
+                   cases[i].status);
+        ep_ok("%s: %s", title, cases[i].what);
+    }
+}
+
+/* A client that trusts tls/extra's CA and offers TLS version v (CURL_SSLVERSION_TLSv1_x) alone,
+ * with the OpenSSL cipher list c. */
+#define ONLY(v, c)                                                                                 \
+    {                                                                                              \
+        "extra/ca.pem", NULL, NULL, CURL_SSLVERSION_##v | CURL_SSLVERSION_MAX_##v, c               \
+    }
 
 /* TLS 1.2 and 1.3 with ECDHE key exchange and AEAD ciphers only. The server has an RSA
  * certificate (tls/extra), so that a client could otherwise agree on static-RSA key exchange;
@@ -262,55 +251,29 @@ static void check_tls_protocols(void)
 {
     char cert[1024], key[1024];
     const char *args[] = {"--tls-cert", cert, "--tls-key", key, NULL};
-    static const struct {
-        const char *what;
-        struct tls t;
-        long status; /* 0: the handshake must fail */
-    } cases[] = {
+    static const struct tls_case cases[] = {
         {"TLS 1.3", {"extra/ca.pem", NULL, NULL, CURL_SSLVERSION_TLSv1_3, NULL}, 200},
-        {"TLS 1.2 with ECDHE-RSA-AES128-GCM-SHA256",
-         {"extra/ca.pem", NULL, NULL, CURL_SSLVERSION_TLSv1_2 | CURL_SSLVERSION_MAX_TLSv1_2,
-          "ECDHE-RSA-AES128-GCM-SHA256"},
+        {"TLS 1.2 with ECDHE-RSA-AES128-GCM-SHA256", ONLY(TLSv1_2, "ECDHE-RSA-AES128-GCM-SHA256"),
          200},
-        {"TLS 1.2 with ECDHE-RSA-CHACHA20-POLY1305",
-         {"extra/ca.pem", NULL, NULL, CURL_SSLVERSION_TLSv1_2 | CURL_SSLVERSION_MAX_TLSv1_2,
-          "ECDHE-RSA-CHACHA20-POLY1305"},
+        {"TLS 1.2 with ECDHE-RSA-CHACHA20-POLY1305", ONLY(TLSv1_2, "ECDHE-RSA-CHACHA20-POLY1305"),
          200},
-        {"TLS 1.1 refused",
-         {"extra/ca.pem", NULL, NULL, CURL_SSLVERSION_TLSv1_1 | CURL_SSLVERSION_MAX_TLSv1_1,
-          "DEFAULT:@SECLEVEL=0"},
-         0},
-        {"TLS 1.0 refused",
-         {"extra/ca.pem", NULL, NULL, CURL_SSLVERSION_TLSv1_0 | CURL_SSLVERSION_MAX_TLSv1_0,
-          "DEFAULT:@SECLEVEL=0"},
-         0},
+        {"TLS 1.1 refused", ONLY(TLSv1_1, "DEFAULT:@SECLEVEL=0"), 0},
+        {"TLS 1.0 refused", ONLY(TLSv1_0, "DEFAULT:@SECLEVEL=0"), 0},
         {"static RSA key exchange (AES128-GCM-SHA256) refused",
-         {"extra/ca.pem", NULL, NULL, CURL_SSLVERSION_TLSv1_2 | CURL_SSLVERSION_MAX_TLSv1_2,
-          "AES128-GCM-SHA256:AES256-GCM-SHA384:AES128-SHA256:AES128-SHA:@SECLEVEL=0"},
+         ONLY(TLSv1_2, "AES128-GCM-SHA256:AES256-GCM-SHA384:AES128-SHA256:AES128-SHA:@SECLEVEL=0"),
          0},
         {"finite-field DHE (DHE-RSA-AES128-GCM-SHA256) refused",
-         {"extra/ca.pem", NULL, NULL, CURL_SSLVERSION_TLSv1_2 | CURL_SSLVERSION_MAX_TLSv1_2,
-          "DHE-RSA-AES128-GCM-SHA256:@SECLEVEL=0"},
-         0},
+         ONLY(TLSv1_2, "DHE-RSA-AES128-GCM-SHA256:@SECLEVEL=0"), 0},
         {"CBC with SHA-1 (ECDHE-RSA-AES128-SHA) refused",
-         {"extra/ca.pem", NULL, NULL, CURL_SSLVERSION_TLSv1_2 | CURL_SSLVERSION_MAX_TLSv1_2,
-          "ECDHE-RSA-AES128-SHA:@SECLEVEL=0"},
-         0},
+         ONLY(TLSv1_2, "ECDHE-RSA-AES128-SHA:@SECLEVEL=0"), 0},
     };
-    struct srv s;
+    struct ep_srv s;
 
     fixture(cert, sizeof(cert), "extra/server.pem");
     fixture(key, sizeof(key), "extra/server-key.pem");
     srv_start(&s, "protocols", args);
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        long st = https(&s, "/healthz", NULL, &cases[i].t);
-
-        if (st != cases[i].status)
-            ep_die("TLS: %s: status %ld, expected %ld (0: no handshake)", cases[i].what, st,
-                   cases[i].status);
-        ep_ok("TLS: %s", cases[i].what);
-    }
-    srv_stop(&s);
+    run_cases(&s, "/healthz", NULL, cases, sizeof(cases) / sizeof(cases[0]), "TLS");
+    ep_srv_stop(&s, 15000);
 }
 
 /* With --tls-client-ca, the verbs need a client certificate that carries the clientAuth
@@ -320,11 +283,7 @@ static void check_client_eku(void)
 {
     char cert[1024], key[1024], ca[1024];
     const char *args[] = {"--tls-cert", cert, "--tls-key", key, "--tls-client-ca", ca, NULL};
-    static const struct {
-        const char *what;
-        struct tls t;
-        long status;
-    } cases[] = {
+    static const struct tls_case cases[] = {
         {"a client certificate with clientAuth",
          {"extra/ca.pem", "extra/client.pem", "extra/client-key.pem", 0, NULL},
          200},
@@ -337,20 +296,14 @@ static void check_client_eku(void)
          403},
         {"no client certificate: 403", {"extra/ca.pem", NULL, NULL, 0, NULL}, 403},
     };
-    struct srv s;
+    struct ep_srv s;
 
     fixture(cert, sizeof(cert), "extra/server.pem");
     fixture(key, sizeof(key), "extra/server-key.pem");
     fixture(ca, sizeof(ca), "extra/ca.pem");
     srv_start(&s, "eku", args);
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        long st = https(&s, "/lotus/filter", FILTER, &cases[i].t);
-
-        if (st != cases[i].status)
-            ep_die("client EKU: %s: status %ld, expected %ld", cases[i].what, st, cases[i].status);
-        ep_ok("client EKU: %s", cases[i].what);
-    }
-    srv_stop(&s);
+    run_cases(&s, "/lotus/filter", FILTER, cases, sizeof(cases) / sizeof(cases[0]), "client EKU");
+    ep_srv_stop(&s, 15000);
 }
 
 int main(int argc, char **argv)
@@ -363,7 +316,7 @@ int main(int argc, char **argv)
     }
     bin = argv[1];
     fix = argv[2];
-    ep_at_die(on_die);
+    ep_at_die(ep_srv_cleanup);
     snprintf(cluster, sizeof(cluster), "%s/cluster/small.json", fix);
     snprintf(logpath, sizeof(logpath), "/tmp/test_extender_tls.%d.log", (int)getpid());
     snprintf(dir, sizeof(dir), "%s/test_extender_tls_XXXXXX",
