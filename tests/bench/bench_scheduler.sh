@@ -13,4 +13,4 @@ go=$(bash "$root/tests/e2e/find-go")
 cd "$root/tests/e2e"
 LOTUS_E2E_BENCH=1 LOTUS_E2E_BENCH_NODES=${1:-500,5000} \
     LOTUS_BUILD=${LOTUS_BUILD:-$root/build} LOTUS_E2E_BIN=${LOTUS_E2E_BIN:-$root/build-e2e/bin} \
-    "$go" test -count=1 -timeout 60m -run '^TestSchedulerBench$' . 2>/dev/null | grep '^{'
+    "$go" test -v -count=1 -timeout 60m -run '^TestSchedulerBench$' . 2>/dev/null | grep '^{'
