@@ -1263,13 +1263,7 @@ static bool probe_wait_locked(struct ext_cache *c, int64_t ms)
 {
     struct timespec ts;
 
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (ms % 1000) * 1000000;
-    if (ts.tv_nsec >= 1000000000) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000;
-    }
+    ts = kube_mono_after(ms);
     while (!c->stop)
         if (pthread_cond_timedwait(&c->probe_wake, &c->lock, &ts) == ETIMEDOUT)
             break;

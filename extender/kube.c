@@ -710,11 +710,9 @@ static void set_rv(struct kube_watch *w, const char *rv)
     }
 }
 
-/* Waits ms or until stop; true if stopping. */
-static bool sleep_or_stop(struct kube_watch *w, int64_t ms)
+struct timespec kube_mono_after(int64_t ms)
 {
     struct timespec ts;
-    bool stop;
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     ts.tv_sec += ms / 1000;
@@ -723,6 +721,16 @@ static bool sleep_or_stop(struct kube_watch *w, int64_t ms)
         ts.tv_sec++;
         ts.tv_nsec -= 1000000000;
     }
+    return ts;
+}
+
+/* Waits ms or until stop; true if stopping. */
+static bool sleep_or_stop(struct kube_watch *w, int64_t ms)
+{
+    struct timespec ts;
+    bool stop;
+
+    ts = kube_mono_after(ms);
     pthread_mutex_lock(&w->lock);
     while (!(stop = atomic_load(&w->stop)) && !atomic_load(&w->hurry))
         if (pthread_cond_timedwait(&w->cond, &w->lock, &ts) == ETIMEDOUT)

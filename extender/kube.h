@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -178,6 +179,10 @@ struct kube_watch_stats {
 };
 
 struct kube_watch;
+
+/* The CLOCK_MONOTONIC time ms milliseconds from now, for pthread_cond_timedwait on a condition
+ * variable created with that clock (the watchers' backoff, the cache's probe). */
+struct timespec kube_mono_after(int64_t ms);
 
 /* GETs path (e.g. "/api/v1/nodes?limit=1&resourceVersion=0") within timeout_ms (0: the
  * configured request timeout): 0 on HTTP 200; LT_EIO naming the failure otherwise (connection,

@@ -248,19 +248,31 @@ func waitFor(t testing.TB, timeout time.Duration, what string, cond func() (bool
 // waitBound waits until pod ns/name has spec.nodeName and returns it.
 func waitBound(t testing.TB, ns, name string, timeout time.Duration) string {
 	t.Helper()
-	var node string
-	waitFor(t, timeout, "pod "+ns+"/"+name+" bound", func() (bool, string) {
-		p, err := cp.cs.CoreV1().Pods(ns).Get(context.Background(), name, metav1.GetOptions{})
-		if err != nil {
-			return false, err.Error()
+	return pollBound(t, ns, name, timeout, 50*time.Millisecond, nil)
+}
+
+// pollBound polls pod ns/name every `every` until it is bound and returns its node; every 5 s
+// without a binding it calls stalled, if not nil. Fails the test after timeout with the pod's
+// events.
+func pollBound(t testing.TB, ns, name string, timeout, every time.Duration, stalled func()) string {
+	t.Helper()
+	ctx := context.Background()
+	deadline := time.Now().Add(timeout)
+	stall := time.Now().Add(5 * time.Second)
+	for {
+		p, err := cp.cs.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		if err == nil && p.Spec.NodeName != "" {
+			return p.Spec.NodeName
 		}
-		node = p.Spec.NodeName
-		if node != "" {
-			return true, ""
+		if time.Now().After(deadline) {
+			t.Fatalf("pod %s/%s not bound after %s; events: %q", ns, name, timeout, podEvents(ns, name, ""))
 		}
-		return false, "still pending; events: " + strings.Join(podEvents(ns, name, ""), " | ")
-	})
-	return node
+		if stalled != nil && time.Now().After(stall) {
+			stalled()
+			stall = time.Now().Add(5 * time.Second)
+		}
+		time.Sleep(every)
+	}
 }
 
 // podEvents returns the messages of the events about pod ns/name (reason "" = any).

@@ -49,27 +49,14 @@ func runningPod(t testing.TB, s podSpec, started time.Time) {
 // node is changed, which is one.
 func waitBoundNudging(t testing.TB, name, node string, timeout time.Duration) string {
 	t.Helper()
-	ctx := context.Background()
-	deadline := time.Now().Add(timeout)
-	nudge := time.Now().Add(5 * time.Second)
-	for {
-		p, err := cp.cs.CoreV1().Pods("default").Get(ctx, name, metav1.GetOptions{})
-		if err == nil && p.Spec.NodeName != "" {
-			return p.Spec.NodeName
+	return pollBound(t, "default", name, timeout, 50*time.Millisecond, func() {
+		patch := fmt.Sprintf(`{"metadata":{"annotations":{"lotus-e2e/nudge":"%d"}}}`, time.Now().UnixNano())
+		if _, err := cp.cs.CoreV1().Nodes().Patch(context.Background(), node, types.MergePatchType,
+			[]byte(patch), metav1.PatchOptions{}); err != nil {
+			t.Fatalf("nudging node %s: %v", node, err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("pod %s not bound after %s; events: %q", name, timeout, podEvents("default", name, ""))
-		}
-		if time.Now().After(nudge) {
-			patch := fmt.Sprintf(`{"metadata":{"annotations":{"lotus-e2e/nudge":"%d"}}}`, time.Now().UnixNano())
-			if _, err := cp.cs.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
-				t.Fatalf("nudging node %s: %v", node, err)
-			}
-			t.Logf("pod %s still pending after 5 s: node %s annotated (a cluster event)", name, node)
-			nudge = time.Now().Add(5 * time.Second)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		t.Logf("pod %s still pending after 5 s: node %s annotated (a cluster event)", name, node)
+	})
 }
 
 func exists(name string) bool {

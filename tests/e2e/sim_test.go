@@ -8,7 +8,6 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand"
@@ -19,8 +18,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 const (
@@ -160,13 +157,12 @@ func TestSameDecisionsAsTheSimulator(t *testing.T) {
 					"disabled": []interface{}{map[string]interface{}{"name": "*"}},
 				}},
 			})
-			ctx := context.Background()
 			t0 := time.Now()
 			mismatches := 0
 			for i, p := range pods {
 				createPod(t, podSpec{name: p.name, scheduler: "lotus-scheduler",
 					cpu: fmt.Sprintf("%dm", p.cpuMilli), mem: fmt.Sprintf("%d", p.memBytes)})
-				got := waitBoundFast(t, ctx, p.name, 60*time.Second)
+				got := pollBound(t, "default", p.name, 60*time.Second, 5*time.Millisecond, nil)
 				if got != want[i] {
 					mismatches++
 					if mismatches <= 10 {
@@ -182,21 +178,5 @@ func TestSameDecisionsAsTheSimulator(t *testing.T) {
 			t.Logf("%s: %d pods on %d nodes, every one where lotus-sim place says (%.1f s, %.1f pods/s one by one)",
 				policy, len(pods), len(nodes), el.Seconds(), float64(len(pods))/el.Seconds())
 		})
-	}
-}
-
-// waitBoundFast polls pod default/name every 5 ms until bound.
-func waitBoundFast(t *testing.T, ctx context.Context, name string, timeout time.Duration) string {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		p, err := cp.cs.CoreV1().Pods("default").Get(ctx, name, metav1.GetOptions{})
-		if err == nil && p.Spec.NodeName != "" {
-			return p.Spec.NodeName
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("pod %s not bound after %s; events: %q", name, timeout, podEvents("default", name, ""))
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
