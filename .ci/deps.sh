@@ -18,7 +18,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 
 pkgs="build-essential cmake pkg-config libjansson-dev libglpk-dev libcurl4-openssl-dev
-libmicrohttpd-dev zlib1g-dev libcmocka-dev gnuplot-nox clang clang-format libclang-rt-dev
+libmicrohttpd-dev zlib1g-dev libisal-dev isal libcmocka-dev gnuplot-nox clang clang-format libclang-rt-dev
 ca-certificates"
 
 apt_install() {

@@ -11,8 +11,8 @@
  * Users: the slot simulator (slotsim.c) orders its server groups with lt_slot_power_cmp and asks
  *   lt_class_is_production; lotus-extender's prioritize ranks nodes with lt_slot_waa_tiers and
  *   its filter asks lt_slot_node_free (docs/extender.md "Slot mode").
- * Tests: tests/unit/test_wasc.c (tiers, ties, no free slot, bad power); tests/unit/test_decide.c
- *   (through the extender).
+ * Tests: tests/unit/eviction/test_wasc.c (tiers, ties, no free slot, bad power);
+ * tests/unit/extender/test_decide.c (through the extender).
  *
  * SPDX-License-Identifier: MIT
  */

@@ -17,8 +17,9 @@
  * LoTES mode (--lotes-tables) changes prioritize only: lt_lotes_classify, lt_lotes_map_machines
  * over the whole cluster (node-name order) and lt_lotes_rank with the policy as tie-break.
  *
- * Tests: tests/unit/test_decide.c (reasons, the score mapping, victims incl. sticky, LoTES,
- * overcommitted nodes); tests/integration/test_extender.c (the pod limit from a cluster file).
+ * Tests: tests/unit/extender/test_decide.c (reasons, the score mapping, victims incl. sticky,
+ * LoTES, overcommitted nodes); tests/integration/extender/test_extender.c (the pod limit from a
+ * cluster file).
  *
  * SPDX-License-Identifier: MIT
  */

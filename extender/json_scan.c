@@ -12,8 +12,8 @@
  * decimal magnitude, and only for a real within a factor of ten of DBL_MAX by comparing its digits
  * with those of the smallest overflowing value, 2^1024 - 2^970 (the midpoint between DBL_MAX and
  * 2^1024, which round-to-nearest-even sends to infinity). json_scan.h states what is accepted;
- * tests/unit/test_json_scan.c has the edge cases and the fuzz target fuzz_extender_json.c compares
- * every input with Jansson.
+ * tests/unit/extender/test_json_scan.c has the edge cases and the fuzz target fuzz_extender_json.c
+ * compares every input with Jansson.
  *
  * SPDX-License-Identifier: MIT
  */

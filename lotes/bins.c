@@ -23,7 +23,7 @@
  * Implementation: bins of all configurations live in one array, configuration by
  *   configuration; the search recomputes each partial bin's use as base + t * r (no running sum
  *   that drifts) and stops at LT_LOTES_MAX_BINS bins or 64 x that many search nodes.
- * Tests: tests/unit/test_lotes.c (brute-force enumeration; rounding; Tables 1+3).
+ * Tests: tests/unit/lotes/test_lotes.c (brute-force enumeration; rounding; Tables 1+3).
  *
  * SPDX-License-Identifier: MIT
  */

@@ -16,7 +16,7 @@
  *   lt_rng_below(number of tied machines) draw (reservoir order: the i-th tied machine in
  *   index order).
  * Implementation: O(n) per task in the view; the caller owns the view and keeps it current.
- * Tests: tests/unit/test_lotes.c (level-1 frequencies; each rule of level 2).
+ * Tests: tests/unit/lotes/test_lotes.c (level-1 frequencies; each rule of level 2).
  *
  * SPDX-License-Identifier: MIT
  */

@@ -17,7 +17,7 @@
  *   simplex. GLPK never prints (msg_lev = GLP_MSG_OFF) and every return code and status is
  *   checked. GLPK itself aborts when its own allocator fails; that is outside our control and
  *   is documented in docs/lotes.md.
- * Tests: tests/unit/test_lotes.c (hand-solved instances, Tables 1+3).
+ * Tests: tests/unit/lotes/test_lotes.c (hand-solved instances, Tables 1+3).
  *
  * SPDX-License-Identifier: MIT
  */

@@ -30,7 +30,7 @@
  *     joined only on a machine whose capacity holds the task.
  * Ties: level 2 first fit takes the lowest machine index; shortest-queue ties are broken
  *   uniformly at random with the caller's lt_rng (section 4.3).
- * Tests: tests/unit/test_lotes.c.
+ * Tests: tests/unit/lotes/test_lotes.c.
  *
  * SPDX-License-Identifier: MIT
  */

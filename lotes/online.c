@@ -33,8 +33,8 @@
  * Implementation: O(K) per classification, O(n M + bins) per mapping, O(n + M log M) per rank.
  *   lt_lotes_round (stage 2's whole machines, reused by the mapping) lives here: nothing in this
  *   file calls GLPK, so a front end that only reads tables does not link it.
- * Tests: tests/unit/test_lotes.c (classification by hand and against brute force, mapping with
- *   exact, missing and extra machines, rank against lt_lotes_dispatch's choices).
+ * Tests: tests/unit/lotes/test_lotes.c (classification by hand and against brute force, mapping
+ * with exact, missing and extra machines, rank against lt_lotes_dispatch's choices).
  *
  * SPDX-License-Identifier: MIT
  */

@@ -18,7 +18,7 @@
  *   leftmost leaf that fits is found by descending into subtrees whose maximum covers the
  *   request. Placement: O(log n). choose: O(log n) typically; it backtracks when a subtree's
  *   maxima come from different machines.
- * Tests: tests/unit/test_firstfit.c, test_property.c (choose == rank on random states).
+ * Tests: tests/unit/scoring/test_firstfit.c, test_property.c (choose == rank on random states).
  *
  * SPDX-License-Identifier: MIT
  */

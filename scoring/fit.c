@@ -20,7 +20,7 @@
  * Implementation: rank() evaluates the formula for each candidate; choose() is grid.c or
  *   boxtree.c (see the table at the end), which rely on `dir`: every formula is monotone in
  *   each free component on f >= q.
- * Tests: tests/unit/test_fit.c (hand-computed cases), test_property.c (choose == rank).
+ * Tests: tests/unit/scoring/test_fit.c (hand-computed cases), test_property.c (choose == rank).
  *
  * SPDX-License-Identifier: MIT
  */

@@ -1,5 +1,5 @@
 /* rng.c -- xoshiro256** 1.0 and splitmix64 (Blackman & Vigna, public-domain reference code
- * at prng.di.unimi.it), rewritten in lotus style. tests/unit/test_rng.c pins the outputs.
+ * at prng.di.unimi.it), rewritten in lotus style. tests/unit/scoring/test_rng.c pins the outputs.
  *
  * SPDX-License-Identifier: MIT
  */

@@ -44,7 +44,7 @@
  *   members of straddling sub-cells below the best's index, independent of the number of
  *   machines; for small requests, the few buckets that can lower the score and a walk over
  *   the blocks below the stayer.
- * Tests: tests/unit/test_sos.c (the DESIGN.md worked example, requests wider than a bucket,
+ * Tests: tests/unit/scoring/test_sos.c (the DESIGN.md worked example, requests wider than a bucket,
  *   small requests on crowded clusters), test_property.c (choose equals the naive rank scan
  *   on random states).
  *

@@ -53,7 +53,7 @@
 #include "lt_err.h"
 #include "lt_mem.h"
 #include "lt_score.h"
-#include "replay.h"
+#include "replay/replay.h"
 
 #define PROG "bench_replay"
 

@@ -23,7 +23,7 @@
 #include "lt_slots.h"
 #include "lt_slotsim.h"
 #include "lt_workload.h"
-#include "slots_trace.h"
+#include "slots/slots_trace.h"
 
 #define PROG "bench_slots"
 

@@ -1,6 +1,6 @@
 /* ext_args_ref.h -- test support: the Jansson reference the extender's one-pass decoding is
- * checked against (tests/unit/test_json_scan.c over fixtures, generated and mutated bodies;
- * tests/fuzz/fuzz_extender_json.c over every fuzz input).
+ * checked against (tests/unit/extender/test_json_scan.c over fixtures, generated and mutated
+ * bodies; tests/fuzz/fuzz_extender_json.c over every fuzz input).
  *
  * The reference parses the whole body with json_loadb(body, len, 0), as the codec did before
  * it walked bodies with extender/json_scan.h, and reads the request from Jansson's tree the way

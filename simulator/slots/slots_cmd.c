@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "lt_mem.h"
-#include "outfile.h"
-#include "slots_report.h"
-#include "slots_trace.h"
+#include "cli/outfile.h"
+#include "report/slots_report.h"
+#include "slots/slots_trace.h"
 #include "lt_slots.h"
 #include "lt_slotsim.h"
 #include "lt_workload.h"

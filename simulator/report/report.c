@@ -23,7 +23,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include "report.h"
+#include "report/report.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,7 +42,7 @@
 
 #include <jansson.h>
 
-#include "htmlplot.h"
+#include "report/htmlplot.h"
 #include "lt_mem.h"
 
 /* A timeseries row is ~120 bytes and a waiting row ~30; 1 KiB leaves room and bounds fgets. */

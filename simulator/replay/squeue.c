@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include "squeue.h"
+#include "replay/squeue.h"
 
 #include <math.h>
 #include <stdbool.h>

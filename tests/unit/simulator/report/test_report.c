@@ -1,4 +1,4 @@
-/* test_report.c -- the replay's HTML report (simulator/report.c).
+/* test_report.c -- the replay's HTML report (simulator/report/report.c).
  *
  * Each test writes a small fake run directory (two policies, a few rows each) under a
  * mkdtemp directory, calls sim_report_write and inspects DIR: the page, the absence of
@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "report/report.h"
 
 #define N_POL 2
 static const char *const pol[N_POL] = {"firstfit", "sos10"};

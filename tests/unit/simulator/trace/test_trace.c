@@ -9,7 +9,7 @@
  */
 #include "lt_test.h"
 #include "lt_test_dir.h"
-#include "trace.h"
+#include "trace/trace.h"
 
 #include <errno.h>
 #include <dirent.h>

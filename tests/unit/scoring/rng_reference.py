@@ -3,7 +3,7 @@
 
 Written from the public-domain reference code of Blackman and Vigna (prng.di.unimi.it:
 splitmix64.c, xoshiro256starstar.c), not from scoring/rng.c. It prints the constants that
-tests/unit/test_rng.c pins: `python3 tests/unit/rng_reference.py`.
+tests/unit/scoring/test_rng.c pins: `python3 tests/unit/rng_reference.py`.
 
 SPDX-License-Identifier: MIT
 """

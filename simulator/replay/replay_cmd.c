@@ -24,11 +24,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "replay.h"
-#include "report.h"
+#include "replay/replay.h"
+#include "report/report.h"
 #include "sim.h"
 
-#include "outfile.h"
+#include "cli/outfile.h"
 
 #define MAX_POLICIES 64
 #define US           1000000LL

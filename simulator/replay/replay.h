@@ -14,11 +14,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "hist.h"
+#include "replay/hist.h"
 #include "lt_err.h"
 #include "lt_lotes.h"
 #include "lt_score.h"
-#include "trace.h"
+#include "trace/trace.h"
 
 #define SIM_N_PRIO 12 /* trace priorities 0..11 */
 #define SIM_N_FRAG 4  /* fragmentation thresholds, SIM_FRAG_PCT */

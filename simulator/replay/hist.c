@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include "hist.h"
+#include "replay/hist.h"
 
 #include <math.h>
 #include <string.h>

@@ -18,7 +18,7 @@
 #include "lt_lotes.h"
 #include "lt_lotes_sim.h"
 #include "lt_mem.h"
-#include "outfile.h"
+#include "cli/outfile.h"
 
 #define MAX_LOADS       32
 #define MAX_SEEDS       100

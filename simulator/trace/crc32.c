@@ -24,7 +24,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include "crc32.h"
+#include "trace/crc32.h"
 
 #include <zlib.h>
 

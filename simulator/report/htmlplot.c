@@ -4,7 +4,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include "htmlplot.h"
+#include "report/htmlplot.h"
 
 #include <dirent.h>
 #include <errno.h>

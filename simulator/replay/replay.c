@@ -13,9 +13,9 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include "replay.h"
+#include "replay/replay.h"
 
-#include "outfile.h"
+#include "cli/outfile.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -30,7 +30,7 @@
 
 #include "lt_cluster.h"
 #include "lt_rng.h"
-#include "squeue.h"
+#include "replay/squeue.h"
 
 #define NIL           UINT32_MAX
 #define US            1000000LL

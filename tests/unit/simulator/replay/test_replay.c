@@ -1,4 +1,4 @@
-/* test_replay.c -- the trace-replay engine (simulator/replay.c) against its contract,
+/* test_replay.c -- the trace-replay engine (simulator/replay/replay.c) against its contract,
  * docs/simulator.md.
  *
  * Each test writes a tiny trace directory by hand (machine_events/ and task_events/, one plain
@@ -16,7 +16,7 @@
  */
 #include "lt_test.h"
 #include "lt_test_dir.h"
-#include "replay.h"
+#include "replay/replay.h"
 
 #include <dirent.h>
 #include <errno.h>

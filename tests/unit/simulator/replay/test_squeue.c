@@ -1,4 +1,4 @@
-/* test_squeue.c -- the replay's queue (simulator/squeue.c) against a plain model: random
+/* test_squeue.c -- the replay's queue (simulator/replay/squeue.c) against a plain model: random
  * adds, activations, deactivations and releases over several priorities, with the slot moves
  * of compaction followed through the callback; every sq_find (from random slots, for random
  * free vectors, some exactly equal to a queued request) and sq_min must be the model's.
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "squeue.h"
+#include "replay/squeue.h"
 
 #define N_PRIO 3
 #define N_ITEM 6000

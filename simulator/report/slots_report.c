@@ -9,14 +9,14 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include "slots_report.h"
+#include "report/slots_report.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "htmlplot.h"
+#include "report/htmlplot.h"
 #include "lt_mem.h"
 
 /* Points of a response-time distribution curve (quantiles 0, 0.5 %, ..., 100 %). */

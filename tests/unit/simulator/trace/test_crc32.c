@@ -1,4 +1,4 @@
-/* test_crc32.c -- sim_crc32 (simulator/crc32.c) against zlib's crc32_z.
+/* test_crc32.c -- sim_crc32 (simulator/trace/crc32.c) against zlib's crc32_z.
  *
  * zlib is the reference: every length 0..1024 at every alignment 0..15, a large buffer,
  * incremental calls split at random points, all-zero and all-0xFF data, and the standard
@@ -9,7 +9,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "lt_test.h"
-#include "crc32.h"
+#include "trace/crc32.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -13,13 +13,13 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include "slots_trace.h"
+#include "slots/slots_trace.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "lt_mem.h"
-#include "trace.h"
+#include "trace/trace.h"
 
 struct wa_rec {
     uint64_t job;

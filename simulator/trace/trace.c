@@ -27,7 +27,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include "trace.h"
+#include "trace/trace.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -42,7 +42,7 @@
 
 #include <zlib.h>
 
-#include "crc32.h"
+#include "trace/crc32.h"
 #include "lt_mem.h"
 
 /* Longest line accepted. Real lines are at most 160 bytes (three 44-byte hashes in

@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include "outfile.h"
+#include "cli/outfile.h"
 
 #include <errno.h>
 #include <sys/stat.h>

@@ -9,7 +9,8 @@
  * without scanning the queue: the replay calls it when a machine gains room. Released slots
  * are compacted away when they are half of an array; slots then move and the caller is told
  * through its callback. Memory: 4 bytes a slot, 24 more for a slot ever queued (its page of
- * requests), 6 for the tree (tests/unit/test_squeue.c checks it against a plain model).
+ * requests), 6 for the tree (tests/unit/simulator/replay/test_squeue.c checks it against a plain
+ * model).
  *
  * SPDX-License-Identifier: MIT
  */

@@ -27,7 +27,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include "trace.h"
+#include "trace/trace.h"
 
 #include <errno.h>
 #include <float.h>
@@ -565,8 +565,8 @@ int tr_parse_job_line(const char *line, size_t len, struct tr_job_row *out, stru
  * parser below decides the line, so every message is the general parser's. What the walk
  * accepts the general parser accepts with the same row: its limits are stricter (at most 19
  * digits for the time, 18 for IDs, so no range check can fail; 9 for the task index) and the
- * rest are the same functions. tests/unit/test_trace.c compares the two on every line of the
- * bundled demo parts. */
+ * rest are the same functions. tests/unit/simulator/trace/test_trace.c compares the two on every
+ * line of the bundled demo parts. */
 
 /* Reads the digit run at p (up to end or a non-digit) into *v: at most max_digits digits,
  * at least one. Returns the byte after the run, or NULL. */
