@@ -319,8 +319,8 @@ int sim_parse_hours(const char *flag, const char *s, double *out, struct lt_err 
     return 0;
 }
 
-int sim_list_split(const char *flag, const char *s, char *buf, size_t cap, char **items,
-                   size_t max, size_t *n, struct lt_err *err)
+int sim_list_split(const char *flag, const char *s, char *buf, size_t cap, char **items, size_t max,
+                   size_t *n, struct lt_err *err)
 {
     char *p = buf;
 
@@ -340,8 +340,8 @@ int sim_list_split(const char *flag, const char *s, char *buf, size_t cap, char 
                               flag, s);
         for (size_t k = 0; k < *n; k++)
             if (strcmp(items[k], p) == 0)
-                return lt_err_set(err, LT_EINVAL, 0, 0, "%s '%.60s': '%.40s' is given twice",
-                                  flag, s, p);
+                return lt_err_set(err, LT_EINVAL, 0, 0, "%s '%.60s': '%.40s' is given twice", flag,
+                                  s, p);
         if (*n == max)
             return lt_err_set(err, LT_EINVAL, 0, 0, "%s '%.60s': more than %zu items", flag, s,
                               max);

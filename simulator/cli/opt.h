@@ -80,13 +80,12 @@ const char *sim_closest(const char *s, const char *const *names, size_t n);
 /* Parses s, the value of flag, as a duration: digits, then optionally one unit of s, m, h or
  * d; a bare number counts in bare_unit seconds (1 or 3600). Stores whole seconds. LT_EINVAL
  * naming flag and value for anything else, LT_ERANGE past 2^53 seconds. */
-LT_MUST_CHECK int sim_parse_secs(const char *flag, const char *s, uint64_t bare_unit,
-                                 uint64_t *out, struct lt_err *err);
+LT_MUST_CHECK int sim_parse_secs(const char *flag, const char *s, uint64_t bare_unit, uint64_t *out,
+                                 struct lt_err *err);
 
 /* As sim_parse_secs for an option in hours that may be fractional: "1.5", "90m", "2d";
  * stores hours. LT_EINVAL naming flag and value. */
-LT_MUST_CHECK int sim_parse_hours(const char *flag, const char *s, double *out,
-                                  struct lt_err *err);
+LT_MUST_CHECK int sim_parse_hours(const char *flag, const char *s, double *out, struct lt_err *err);
 
 /* Splits the comma list s (the value of flag), copied into buf of cap bytes, into items[]
  * (pointers into buf), at most max. LT_EINVAL naming flag for an empty list, an empty item

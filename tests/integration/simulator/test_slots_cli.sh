@@ -168,7 +168,7 @@ bad "--sticky applies to --policy hybrid only" --workload w-d --sticky 5
 bad "the cluster has 3072 slots" --workload w-d --policy hybrid --sticky 5000
 bad "--hours 0" --workload w-d --hours 0
 bad "--policy 'wasp,,hybrid': an empty item" --workload w-d --policy wasp,,hybrid
-bad "run 'wasp' is named twice" --workload w-d --policy wasp,wasp
+bad "'wasp' is given twice" --workload w-d --policy wasp,wasp
 bad "invalid value 'x' for --sticky" --workload w-d --policy hybrid --sticky 200,x
 bad "missing value for --seed" --workload w-d --seed
 
