@@ -106,7 +106,7 @@ bad() { # bad EXPECTED-TEXT ARGS...: exit 2 and the message on stderr
     check "lotes $*: says '$want'" contains "$err" "$want"
 }
 bad "unknown 'fifo' (known: lotes, greedy, greedy-jsq)" --policy lotes,fifo
-bad "'lotes' twice" --policy lotes,lotes
+bad "'lotes' is given twice" --policy lotes,lotes
 bad "--load '0.5,,0.9'" --load 0.5,,0.9
 bad "--seeds 0" --seeds 0
 bad "--active 101 is not a percentage" --active 101
