@@ -443,7 +443,17 @@ static int child_run(const struct opts *o, struct run *r, struct sim_progress *p
                                     .cache_bytes = (size_t)o->cache_mb << 20,
                                     .progress = prog};
     lt_lotes_table3_normalised(cls); /* Tran & Beck's classes in the trace's units */
+    /* Test hook (docs/cli.md): a run that fails on demand, for the "one failed policy"
+     * behaviour; the run writes part of its files first, as a real failure would. */
+    const char *fail = getenv("LOTUS_SIM_TEST_FAIL");
+    bool fail_here = fail != NULL && strcmp(fail, pol_name(r->policy)) == 0;
+    if (fail_here)
+        cfg.until_us = 3600 * US;
     int rc = sim_replay_run(&cfg, res, &err);
+    if (rc == 0 && fail_here) {
+        lt_err_set_source(&err, NULL);
+        rc = lt_err_set(&err, LT_EIO, 0, 0, "failure injected by LOTUS_SIM_TEST_FAIL");
+    }
     free(res);
     if (rc < 0) {
         if (bar)
