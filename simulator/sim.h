@@ -87,6 +87,10 @@ LT_MUST_CHECK int sim_opt_value(int argc, char **argv, int *i, const char *flag,
  * are empty or 0. */
 void sim_err_print(const struct lt_err *err);
 
+/* As sim_err_print, with "CTX: " (a run's policy, say) after the prefix when ctx is not NULL:
+ * one "lotus-sim:" per message. */
+void sim_err_print_ctx(const char *ctx, const struct lt_err *err);
+
 /* The options `score` and `place` share: one policy on one cluster snapshot. */
 struct sim_snapshot_opts {
     const char *policy;  /* --policy NAME */

@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "lt_lotes.h"
 #include "lt_lotes_sim.h"
 #include "lt_mem.h"
+#include "cli/opt.h"
 #include "cli/outfile.h"
 
 #define MAX_LOADS       32
@@ -31,49 +33,96 @@ struct lotes_opts {
     bool mapreduce, json, quiet;
 };
 
-static void run_usage(FILE *f)
-{
-    fprintf(f,
-            "usage: lotus-sim lotes [--policy LIST] [--load LIST] [--seeds N] [--seed N]\n"
-            "                       [--hours H] [--warmup H] [--drain H]\n"
-            "                       [--machines-per-config N | --tables FILE]\n"
-            "                       [--mapreduce [--maps N] [--reduces N]] [--json] [--out DIR]\n"
-            "                       [--quiet]\n"
-            "       lotus-sim lotes tables (--paper [--machines-per-config N]\n"
-            "                               | --cluster CLUSTER.json --classes CLASSES.json)\n"
-            "                              [--out FILE]\n"
-            "\n"
-            "Simulates Tran & Beck's data center (Table 1's machines, Table 3's classes) under\n"
-            "LoTES and the greedy shortest-queue benchmark, at each load (x the allocation\n"
-            "LP's lambda*), over --seeds seeds, and prints mean response and waiting times\n"
-            "with 95 %% confidence intervals over the seeds.\n"
-            "\n"
-            "  --policy LIST            lotes, greedy (room now first), greedy-jsq (join the\n"
-            "                           shortest queue by task count); default lotes,greedy\n"
-            "  --load LIST              loads (default 0.5,0.7,0.8,0.9,0.95)\n"
-            "  --seeds N                seeds per point, 1..100 (default 5), from --seed (1)\n"
-            "  --hours H                arrivals over H hours (default 300)\n"
-            "  --warmup H               tasks arriving before H are not measured (default 100)\n"
-            "  --drain H                at most H hours after the arrivals (default 200)\n"
-            "  --machines-per-config N  Table 1 with N machines per configuration (default\n"
-            "                           100; the paper's 1000 runs about 100x longer;\n"
-            "                           lambda* scales with N)\n"
-            "  --active PCT             only PCT %% of each configuration's machines are on\n"
-            "                           (LoTES plans for them), the load still refers to all\n"
-            "                           (the paper's Figure 4; default 100)\n"
-            "  --tables FILE            the machines, classes and tables of a tables file\n"
-            "                           (lotus-sim lotes tables) instead of Table 1 + 3\n"
-            "  --mapreduce              jobs of --maps (200) map and --reduces (100) reduce\n"
-            "                           tasks; the response is the job's flow time\n"
-            "  --json                   one JSON object per (policy, load) line\n"
-            "  --out DIR                also DIR/results.csv (every run) and DIR/summary.json\n"
-            "  --quiet                  no progress bar (it is drawn only on a terminal)\n"
-            "\n"
-            "tables: computes the LoTES tables (lambda*, delta*, bins, the machine assignment,\n"
-            "rho) and writes them as JSON (docs/lotes.md) to FILE or standard output. --paper\n"
-            "takes Table 1 + 3; --cluster takes a cluster snapshot (docs/formats.md; machines of\n"
-            "equal capacity form a configuration) and --classes a classes file (docs/lotes.md).\n");
-}
+#define OPT(name, kind, field, arg, help, def)                                                     \
+    {                                                                                              \
+        name, kind, offsetof(struct lotes_opts, field), arg, help, def                             \
+    }
+
+static const struct sim_opt run_opts[] = {
+    OPT("--policy", SIM_OPT_STR, policy, "LIST",
+        "lotes, greedy (room now first), greedy-jsq (join the\nshortest queue by task count)",
+        "lotes,greedy"),
+    OPT("--load", SIM_OPT_STR, load, "LIST", "loads in (0, 10], x the allocation LP's lambda*",
+        "0.5,0.7,0.8,0.9,0.95"),
+    OPT("--seeds", SIM_OPT_U64, seeds, "N", "seeds per point, 1..100, from --seed", "5"),
+    OPT("--seed", SIM_OPT_U64, seed, "N", "the first seed", "1"),
+    OPT("--hours", SIM_OPT_HOURS, hours, "DURATION", "arrivals over this time (hours, or 90m, 2d)",
+        "300"),
+    OPT("--warmup", SIM_OPT_HOURS, warmup, "DURATION",
+        "tasks arriving before it are not measured (hours)", "100"),
+    OPT("--drain", SIM_OPT_HOURS, drain, "DURATION", "at most this long after the arrivals (hours)",
+        "200"),
+    OPT("--machines-per-config", SIM_OPT_U64, per_config, "N",
+        "Table 1 with N machines per configuration (the\npaper's 1000 runs about 100x longer; "
+        "lambda* scales\nwith N)",
+        "100"),
+    OPT("--active", SIM_OPT_U64, active, "PCT",
+        "only PCT % of each configuration's machines are on\n(LoTES plans for them), the load "
+        "still refers to all\n(the paper's Figure 4)",
+        "100"),
+    OPT("--tables", SIM_OPT_STR, tables, "FILE",
+        "the machines, classes and tables of a tables file\n(lotus-sim lotes tables) instead of "
+        "Table 1 + 3",
+        NULL),
+    OPT("--mapreduce", SIM_OPT_FLAG, mapreduce, NULL,
+        "jobs of --maps map and --reduces reduce tasks; the\nresponse is the job's flow time",
+        NULL),
+    OPT("--maps", SIM_OPT_U64, maps, "N", "map tasks per job, with --mapreduce", "200"),
+    OPT("--reduces", SIM_OPT_U64, reduces, "N", "reduce tasks per job, with --mapreduce", "100"),
+    OPT("--json", SIM_OPT_FLAG, json, NULL, "one JSON object per (policy, load) line", NULL),
+    OPT("--out", SIM_OPT_STR, out, "DIR",
+        "also DIR/results.csv (every run) and DIR/summary.json\n(each replaced only when complete)",
+        NULL),
+    OPT("--quiet", SIM_OPT_FLAG, quiet, NULL, "no progress bar (it is drawn only on a terminal)",
+        NULL),
+};
+
+static const struct sim_cmd_spec run_spec = {
+    "lotes",
+    "[options]  |  lotus-sim lotes tables [options]",
+    "Simulates Tran & Beck's data center (Table 1's machines, Table 3's classes) under\n"
+    "LoTES and the greedy shortest-queue benchmark, at each load (x the allocation\n"
+    "LP's lambda*), over --seeds seeds, and prints mean response and waiting times\n"
+    "with 95 % confidence intervals over the seeds. 'lotus-sim lotes tables --help'\n"
+    "describes the tables subcommand.",
+    "lotus-sim lotes --machines-per-config 20 --hours 100 --warmup 20 --drain 50 --load 0.5,0.9",
+    NULL,
+    run_opts,
+    sizeof(run_opts) / sizeof(run_opts[0])};
+
+struct tables_opts {
+    const char *cluster, *classes, *out;
+    uint64_t per_config;
+    bool paper;
+};
+
+#undef OPT
+#define OPT(name, kind, field, arg, help, def)                                                     \
+    {                                                                                              \
+        name, kind, offsetof(struct tables_opts, field), arg, help, def                            \
+    }
+
+static const struct sim_opt tables_opts[] = {
+    OPT("--paper", SIM_OPT_FLAG, paper, NULL, "Table 1's machines and Table 3's classes", NULL),
+    OPT("--machines-per-config", SIM_OPT_U64, per_config, "N",
+        "with --paper: N machines per configuration", "1000"),
+    OPT("--cluster", SIM_OPT_STR, cluster, "FILE",
+        "a cluster snapshot (docs/formats.md; machines of\nequal capacity form a configuration)",
+        NULL),
+    OPT("--classes", SIM_OPT_STR, classes, "FILE", "a classes file (docs/lotes.md)", NULL),
+    OPT("--out", SIM_OPT_STR, out, "FILE", "write the tables there (replaced only when complete)",
+        "standard output"),
+};
+
+static const struct sim_cmd_spec tables_spec = {
+    "lotes tables",
+    "--paper [--machines-per-config N] | --cluster FILE --classes FILE [--out FILE]",
+    "Computes the LoTES tables (lambda*, delta*, bins, the machine assignment, rho)\n"
+    "and writes them as JSON (docs/lotes.md).",
+    "lotus-sim lotes tables --paper --machines-per-config 20 --out tables.json",
+    NULL,
+    tables_opts,
+    sizeof(tables_opts) / sizeof(tables_opts[0])};
 
 /* Reads the file at path whole (at most MAX_TABLES_FILE bytes) into *out (lt_free). */
 static int read_all(const char *path, char **out, size_t *len, struct lt_err *err)
@@ -271,62 +320,49 @@ static int cluster_configs(const char *path, struct lt_lotes_config *c, size_t *
     return rc;
 }
 
+/* The tables of --paper, or of --cluster and --classes. */
+static struct lt_lotes_tables *tables_make(const struct tables_opts *o, struct lt_err *err)
+{
+    struct lt_lotes_config c[LT_LOTES_MAX_CONFIGS];
+    struct lt_lotes_class k[LT_LOTES_MAX_CLASSES];
+    size_t nc = 0, nk = 0;
+
+    if (o->paper)
+        return paper_tables(o->per_config, err);
+    if (cluster_configs(o->cluster, c, &nc, err) < 0 || classes_load(o->classes, k, &nk, err) < 0)
+        return NULL;
+    struct lt_lotes_problem p = {k, nk, c, nc};
+    lt_err_set_source(err, NULL);
+    return lt_lotes_build(&p, err);
+}
+
 static int cmd_tables(int argc, char **argv)
 {
-    const char *cluster = NULL, *classes = NULL, *out = NULL;
-    uint64_t per_config = 1000;
-    bool paper = false;
+    struct tables_opts o = {.per_config = 1000};
+    bool seen[sizeof(tables_opts) / sizeof(tables_opts[0])];
     struct lt_lotes_tables *t = NULL;
     struct lt_err err;
+    int rc;
 
     lt_err_init(&err, NULL);
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        int rc;
-        if (strcmp(argv[i], "--paper") == 0) {
-            paper = true;
-            continue;
-        }
-        if ((rc = sim_opt_value(argc, argv, &i, "--cluster", &cluster, &err)) != 0 ||
-            (rc = sim_opt_value(argc, argv, &i, "--classes", &classes, &err)) != 0 ||
-            (rc = sim_opt_value(argc, argv, &i, "--out", &out, &err)) != 0) {
-            if (rc < 0)
-                goto usage;
-            continue;
-        }
-        if ((rc = sim_opt_value(argc, argv, &i, "--machines-per-config", &v, &err)) != 0) {
-            if (rc < 0 || sim_parse_u64("--machines-per-config", v, &per_config, &err) < 0)
-                goto usage;
-            continue;
-        }
-        lt_err_set(&err, LT_EINVAL, 0, 0, "unknown option '%s' (lotus-sim lotes --help)", argv[i]);
-        goto usage;
-    }
-    if (paper == (cluster != NULL || classes != NULL) ||
-        (!paper && (cluster == NULL || classes == NULL))) {
+    if ((rc = sim_opt_parse(&tables_spec, argc, argv, &o, seen, &err)) != 0)
+        return rc == 1 ? SIM_EXIT_OK : sim_usage_error("lotes tables", &err);
+    if (o.paper == (o.cluster != NULL || o.classes != NULL) ||
+        (!o.paper && (o.cluster == NULL || o.classes == NULL))) {
         lt_err_set(&err, LT_EINVAL, 0, 0,
                    "give --paper, or --cluster CLUSTER.json and --classes CLASSES.json");
-        goto usage;
+        return sim_usage_error("lotes tables", &err);
     }
-    if (per_config == 0 || per_config > 1000000) {
+    if (o.per_config == 0 || o.per_config > 1000000) {
         lt_err_set(&err, LT_EINVAL, 0, 0, "--machines-per-config %llu is not in 1..1000000",
-                   (unsigned long long)per_config);
-        goto usage;
+                   (unsigned long long)o.per_config);
+        return sim_usage_error("lotes tables", &err);
     }
-    if (paper) {
-        t = paper_tables(per_config, &err);
-    } else {
-        struct lt_lotes_config c[LT_LOTES_MAX_CONFIGS];
-        struct lt_lotes_class k[LT_LOTES_MAX_CLASSES];
-        size_t nc = 0, nk = 0;
-        if (cluster_configs(cluster, c, &nc, &err) == 0 &&
-            classes_load(classes, k, &nk, &err) == 0) {
-            struct lt_lotes_problem p = {k, nk, c, nc};
-            lt_err_set_source(&err, NULL);
-            t = lt_lotes_build(&p, &err);
-        }
-    }
-    if (t == NULL || tables_save(t, out, &err) < 0) {
+    if (!o.paper)
+        sim_opt_warn_unused(&tables_spec, seen, "--machines-per-config",
+                            "with --cluster (the snapshot has its machines)");
+    sim_out_signals(SIM_SIG_CLEANUP);
+    if ((t = tables_make(&o, &err)) == NULL || tables_save(t, o.out, &err) < 0) {
         sim_err_print(&err);
         lt_lotes_tables_free(t);
         return SIM_EXIT_INPUT;
@@ -338,9 +374,6 @@ static int cmd_tables(int argc, char **argv)
             t->n_bins);
     lt_lotes_tables_free(t);
     return SIM_EXIT_OK;
-usage:
-    sim_err_print(&err);
-    return SIM_EXIT_USAGE;
 }
 
 /* ---- lotus-sim lotes (the experiments) ---- */
@@ -375,37 +408,21 @@ static void ci(const double *x, size_t n, double *mean, double *half)
     *half = m >= 2 ? t95(m - 1) * sqrt(ss / (double)(m - 1)) / sqrt((double)m) : NAN;
 }
 
-/* Splits a comma list of loads. */
+/* Splits a comma list of loads (the shared list syntax). */
 static int parse_loads(const char *s, double *out, size_t *n, struct lt_err *err)
 {
-    const char *p = s;
+    char buf[1024], *items[MAX_LOADS];
+    int rc = sim_list_split("--load", s, buf, sizeof(buf), items, MAX_LOADS, n, err);
 
-    *n = 0;
-    for (;;) {
+    for (size_t k = 0; k < *n && rc == 0; k++) {
         char *end;
-        double v = strtod(p, &end);
-        if (end == p || !(v > 0.0) || !(v <= 10.0) || (*end != ',' && *end != '\0'))
+        double v = strtod(items[k], &end);
+        if (end == items[k] || *end != '\0' || !(v > 0.0) || !(v <= 10.0))
             return lt_err_set(err, LT_EINVAL, 0, 0,
                               "--load '%s': expected loads in (0, 10] separated by commas", s);
-        if (*n == MAX_LOADS)
-            return lt_err_set(err, LT_EINVAL, 0, 0, "--load '%s': more than %d loads", s,
-                              MAX_LOADS);
-        out[(*n)++] = v;
-        if (*end == '\0')
-            return 0;
-        p = end + 1;
+        out[k] = v;
     }
-}
-
-static int parse_hours(const char *flag, const char *v, double *out, struct lt_err *err)
-{
-    char *end;
-    double x = strtod(v, &end);
-
-    if (end == v || *end != '\0' || !(x >= 0.0) || !(x <= 1e6))
-        return lt_err_set(err, LT_EINVAL, 0, 0, "%s '%s': expected hours in [0, 1e6]", flag, v);
-    *out = x;
-    return 0;
+    return rc;
 }
 
 struct bar {
@@ -434,9 +451,12 @@ static void bar_draw(void *arg, double now, uint64_t events)
     fflush(stderr);
 }
 
+/* Returns 0, 1 after --help, or a negative LT_E* with err set. */
 static int parse_run(int argc, char **argv, struct lotes_opts *o, struct lt_err *err)
 {
     struct lt_lotes_sim_params d;
+    bool seen[sizeof(run_opts) / sizeof(run_opts[0])];
+    int rc;
 
     lt_lotes_sim_params_default(&d, NULL); /* the simulation's defaults are the command's */
     memset(o, 0, sizeof(*o));
@@ -451,51 +471,8 @@ static int parse_run(int argc, char **argv, struct lotes_opts *o, struct lt_err 
     o->hours = d.hours;
     o->warmup = d.warmup;
     o->drain = d.drain;
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        int rc;
-        if (strcmp(argv[i], "--mapreduce") == 0 || strcmp(argv[i], "--json") == 0 ||
-            strcmp(argv[i], "--quiet") == 0) {
-            *(argv[i][2] == 'm' ? &o->mapreduce : argv[i][2] == 'j' ? &o->json : &o->quiet) = true;
-            continue;
-        }
-#define STR(flag, field)                                                                           \
-    if ((rc = sim_opt_value(argc, argv, &i, flag, &o->field, err)) != 0) {                         \
-        if (rc < 0)                                                                                \
-            return rc;                                                                             \
-        continue;                                                                                  \
-    }
-#define U64(flag, field)                                                                           \
-    if ((rc = sim_opt_value(argc, argv, &i, flag, &v, err)) != 0) {                                \
-        if (rc < 0 || (rc = sim_parse_u64(flag, v, &o->field, err)) < 0)                           \
-            return rc;                                                                             \
-        continue;                                                                                  \
-    }
-#define HOURS(flag, field)                                                                         \
-    if ((rc = sim_opt_value(argc, argv, &i, flag, &v, err)) != 0) {                                \
-        if (rc < 0 || (rc = parse_hours(flag, v, &o->field, err)) < 0)                             \
-            return rc;                                                                             \
-        continue;                                                                                  \
-    }
-        STR("--policy", policy)
-        STR("--load", load)
-        STR("--tables", tables)
-        STR("--out", out)
-        U64("--seeds", seeds)
-        U64("--seed", seed)
-        U64("--machines-per-config", per_config)
-        U64("--active", active)
-        U64("--maps", maps)
-        U64("--reduces", reduces)
-        HOURS("--hours", hours)
-        HOURS("--warmup", warmup)
-        HOURS("--drain", drain)
-#undef STR
-#undef U64
-#undef HOURS
-        return lt_err_set(err, LT_EINVAL, 0, 0, "unknown option '%s' (lotus-sim lotes --help)",
-                          argv[i]);
-    }
+    if ((rc = sim_opt_parse(&run_spec, argc, argv, o, seen, err)) != 0)
+        return rc;
     if (o->active > 100)
         return lt_err_set(err, LT_EINVAL, 0, 0, "--active %llu is not a percentage 1..100",
                           (unsigned long long)o->active);
@@ -507,9 +484,20 @@ static int parse_run(int argc, char **argv, struct lotes_opts *o, struct lt_err 
                           (unsigned long long)o->per_config);
     if (o->maps == 0 || o->maps > 100000 || o->reduces > 100000)
         return lt_err_set(err, LT_EINVAL, 0, 0, "--maps must be 1..100000, --reduces 0..100000");
+    if (!(o->hours <= 1e6) || !(o->warmup <= 1e6) || !(o->drain <= 1e6))
+        return lt_err_set(err, LT_EINVAL, 0, 0, "--hours, --warmup and --drain are at most 1e6 h");
     if (!(o->hours > 0.0) || !(o->warmup < o->hours))
         return lt_err_set(err, LT_EINVAL, 0, 0, "--warmup %g must be below --hours %g", o->warmup,
                           o->hours);
+    if (o->tables != NULL) {
+        sim_opt_warn_unused(&run_spec, seen, "--machines-per-config",
+                            "with --tables (the tables file has the machines)");
+        sim_opt_warn_unused(&run_spec, seen, "--active", "with --tables");
+    }
+    if (!o->mapreduce) {
+        sim_opt_warn_unused(&run_spec, seen, "--maps", "without --mapreduce");
+        sim_opt_warn_unused(&run_spec, seen, "--reduces", "without --mapreduce");
+    }
     return 0;
 }
 
@@ -518,30 +506,25 @@ static int parse_policies(const char *list, const char **names, enum lt_lotes_po
                           size_t *n, struct lt_err *err)
 {
     static const char *const known[3] = {"lotes", "greedy", "greedy-jsq"};
-    const char *p = list;
+    char buf[256], *items[3];
+    int rc = sim_list_split("--policy", list, buf, sizeof(buf), items, 3, n, err);
 
-    *n = 0;
-    for (;;) {
-        size_t len = strcspn(p, ","), k;
-        for (k = 0; k < 3; k++) {
-            if (strlen(known[k]) == len && strncmp(p, known[k], len) == 0)
-                break;
-        }
-        if (k == 3)
+    for (size_t a = 0; a < *n && rc == 0; a++) {
+        size_t k = 0;
+        while (k < 3 && strcmp(items[a], known[k]) != 0)
+            k++;
+        if (k == 3) {
+            const char *near = sim_closest(items[a], known, 3);
             return lt_err_set(err, LT_EINVAL, 0, 0,
-                              "--policy '%s': unknown '%.*s' (known: lotes, greedy, greedy-jsq)",
-                              list, (int)len, p);
-        for (size_t a = 0; a < *n; a++) {
-            if (ids[a] == (enum lt_lotes_policy)k)
-                return lt_err_set(err, LT_EINVAL, 0, 0, "--policy '%s': '%s' twice", list,
-                                  known[k]);
+                              "--policy '%s': unknown '%s'%s%s%s (known: lotes, greedy, "
+                              "greedy-jsq)",
+                              list, items[a], near ? " (did you mean " : "", near ? near : "",
+                              near ? "?)" : "");
         }
-        names[*n] = known[k];
-        ids[(*n)++] = (enum lt_lotes_policy)k;
-        if (p[len] == '\0')
-            return 0;
-        p += len + 1;
+        names[a] = known[k];
+        ids[a] = (enum lt_lotes_policy)k;
     }
+    return rc;
 }
 
 /* One (policy, load) point: its seeds' summaries. */
@@ -701,99 +684,99 @@ static int write_out(const struct lotes_opts *o, const struct lt_lotes_tables *t
     return sim_tmp_commit(f, tmp, path, rc, err);
 }
 
-int sim_cmd_lotes(int argc, char **argv)
-{
+/* What one `lotus-sim lotes` run computes over. */
+struct lotes_run {
     struct lotes_opts o;
-    struct lt_lotes_tables *t = NULL;
+    struct lt_lotes_tables *t; /* owned */
     struct lt_res cv[LT_LOTES_MAX_CLASSES];
     double loads[MAX_LOADS];
-    size_t n_loads = 0, n_pts = 0;
+    size_t n_loads;
     const char *pols[3];
     enum lt_lotes_policy pol_ids[3];
-    size_t n_pols = 0;
-    struct point *pts = NULL;
-    double lambda_ref = 0.0;
-    struct bar bar;
-    struct lt_err err;
-    int status = SIM_EXIT_INPUT;
+    size_t n_pols;
+    double lambda_ref; /* > 0: the whole cluster's lambda*, with --active */
+};
 
-    lt_err_init(&err, NULL);
-    memset(&bar, 0, sizeof(bar));
-    if (argc > 1 && strcmp(argv[1], "tables") == 0)
-        return cmd_tables(argc - 1, argv + 1);
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            run_usage(stdout);
-            return SIM_EXIT_OK;
-        }
-    }
-    if (parse_run(argc, argv, &o, &err) < 0 || parse_loads(o.load, loads, &n_loads, &err) < 0)
-        goto usage;
-    if (parse_policies(o.policy, pols, pol_ids, &n_pols, &err) < 0)
-        goto usage;
-    if (o.tables != NULL) {
-        if ((t = tables_load(o.tables, &err)) == NULL)
-            goto fail;
+/* The tables: --tables's, or Table 1 + 3 with --active's machines on. */
+static int lotes_tables(struct lotes_run *r, struct lt_err *err)
+{
+    const struct lotes_opts *o = &r->o;
+    uint64_t on = (o->per_config * o->active + 50) / 100;
+
+    if (o->tables != NULL) {
+        if ((r->t = tables_load(o->tables, err)) == NULL)
+            return err->code;
         for (size_t k = 0; k < LT_LOTES_MAX_CLASSES; k++)
-            cv[k] = (struct lt_res){0, 0, 0};
-    } else {
-        struct lt_lotes_tables *full = NULL;
-        uint64_t on = (o.per_config * o.active + 50) / 100;
-        if (o.active == 0 || on == 0) {
-            lt_err_set(&err, LT_EINVAL, 0, 0, "--active %llu leaves no machine on",
-                       (unsigned long long)o.active);
-            goto usage;
-        }
-        if (on != o.per_config) { /* load 1 is still the whole cluster's lambda* */
-            if ((full = paper_tables(o.per_config, &err)) == NULL)
-                goto fail;
-            lambda_ref = full->lambda_alloc;
-            lt_lotes_tables_free(full);
-        }
-        if ((t = paper_tables(on, &err)) == NULL)
-            goto fail;
-        lt_lotes_table3_cv(cv);
+            r->cv[k] = (struct lt_res){0, 0, 0};
+        return 0;
     }
-    if ((pts = lt_calloc(n_pols * n_loads, sizeof(*pts))) == NULL)
-        goto oom;
-    bar.on = !o.quiet && isatty(STDERR_FILENO);
-    bar.n_runs = n_pols * n_loads * (size_t)o.seeds;
-    bar.horizon = o.hours;
-    for (size_t a = 0; a < n_pols; a++) {
-        for (size_t l = 0; l < n_loads; l++) {
-            struct point *pt = &pts[n_pts++];
-            pt->policy = pols[a];
-            pt->load = loads[l];
-            if ((pt->s = lt_calloc((size_t)o.seeds, sizeof(*pt->s))) == NULL)
-                goto oom;
-            for (size_t i = 0; i < o.seeds; i++) {
-                struct lt_lotes_sim_params p;
-                lt_lotes_sim_params_default(&p, t);
-                p.cv = cv;
-                p.policy = pol_ids[a];
-                p.load = loads[l];
-                p.lambda_ref = lambda_ref;
-                p.hours = o.hours;
-                p.warmup = o.warmup;
-                p.drain = o.drain;
-                p.mapreduce = o.mapreduce;
-                p.maps = (uint32_t)o.maps;
-                p.reduces = (uint32_t)o.reduces;
-                p.seed = o.seed + i;
-                bar.policy = pols[a];
-                bar.load = loads[l];
-                if (bar.on) {
-                    p.progress = bar_draw;
-                    p.progress_arg = &bar;
-                }
-                if (lt_lotes_sim_run(&p, &pt->s[i], &err) < 0)
-                    goto fail;
-                bar.run++;
-            }
-            if (o.json) {
-                json_t *j = point_json(&o, t, pt);
+    if (o->active == 0 || on == 0)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "--active %llu leaves no machine on",
+                          (unsigned long long)o->active);
+    if (on != o->per_config) { /* load 1 is still the whole cluster's lambda* */
+        struct lt_lotes_tables *full = paper_tables(o->per_config, err);
+        if (full == NULL)
+            return err->code;
+        r->lambda_ref = full->lambda_alloc;
+        lt_lotes_tables_free(full);
+    }
+    if ((r->t = paper_tables(on, err)) == NULL)
+        return err->code;
+    lt_lotes_table3_cv(r->cv);
+    return 0;
+}
+
+/* The seeds of one (policy a, load l) point into pt->s. */
+static int run_point(const struct lotes_run *r, size_t a, size_t l, struct point *pt,
+                     struct bar *bar, struct lt_err *err)
+{
+    for (size_t i = 0; i < r->o.seeds; i++) {
+        struct lt_lotes_sim_params p;
+        lt_lotes_sim_params_default(&p, r->t);
+        p.cv = r->cv;
+        p.policy = r->pol_ids[a];
+        p.load = r->loads[l];
+        p.lambda_ref = r->lambda_ref;
+        p.hours = r->o.hours;
+        p.warmup = r->o.warmup;
+        p.drain = r->o.drain;
+        p.mapreduce = r->o.mapreduce;
+        p.maps = (uint32_t)r->o.maps;
+        p.reduces = (uint32_t)r->o.reduces;
+        p.seed = r->o.seed + i;
+        bar->policy = r->pols[a];
+        bar->load = r->loads[l];
+        if (bar->on) {
+            p.progress = bar_draw;
+            p.progress_arg = bar;
+        }
+        if (lt_lotes_sim_run(&p, &pt->s[i], err) < 0)
+            return err->code;
+        bar->run++;
+    }
+    return 0;
+}
+
+/* Every (policy, load) point, printed as a JSON line as it completes with --json. */
+static int run_points(const struct lotes_run *r, struct point *pts, size_t *n_pts, struct bar *bar,
+                      struct lt_err *err)
+{
+    bar->on = !r->o.quiet && isatty(STDERR_FILENO);
+    bar->n_runs = r->n_pols * r->n_loads * (size_t)r->o.seeds;
+    bar->horizon = r->o.hours;
+    for (size_t a = 0; a < r->n_pols; a++) {
+        for (size_t l = 0; l < r->n_loads; l++) {
+            struct point *pt = &pts[(*n_pts)++];
+            pt->policy = r->pols[a];
+            pt->load = r->loads[l];
+            if ((pt->s = lt_calloc((size_t)r->o.seeds, sizeof(*pt->s))) == NULL)
+                return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
+            if (run_point(r, a, l, pt, bar, err) < 0)
+                return err->code;
+            if (r->o.json) {
+                json_t *j = point_json(&r->o, r->t, pt);
                 if (j == NULL)
-                    goto oom;
+                    return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
                 json_dumpf(j, stdout, JSON_COMPACT | JSON_REAL_PRECISION(10));
                 putchar('\n');
                 fflush(stdout);
@@ -801,32 +784,55 @@ int sim_cmd_lotes(int argc, char **argv)
             }
         }
     }
-    if (bar.on)
+    if (bar->on)
         fprintf(stderr, "\r%*s\r", 100, "");
-    if (!o.json) {
-        if (lambda_ref > 0.0)
+    return 0;
+}
+
+int sim_cmd_lotes(int argc, char **argv)
+{
+    struct lotes_run r;
+    struct point *pts = NULL;
+    size_t n_pts = 0;
+    struct bar bar;
+    struct lt_err err;
+    int status = SIM_EXIT_INPUT, rc;
+
+    if (argc > 1 && strcmp(argv[1], "tables") == 0)
+        return cmd_tables(argc - 1, argv + 1);
+    lt_err_init(&err, NULL);
+    memset(&bar, 0, sizeof(bar));
+    memset(&r, 0, sizeof(r));
+    if ((rc = parse_run(argc, argv, &r.o, &err)) != 0 ||
+        parse_loads(r.o.load, r.loads, &r.n_loads, &err) < 0 ||
+        parse_policies(r.o.policy, r.pols, r.pol_ids, &r.n_pols, &err) < 0)
+        return rc == 1 ? SIM_EXIT_OK : sim_usage_error("lotes", &err);
+    if (lotes_tables(&r, &err) < 0) {
+        sim_err_print(&err);
+        lt_lotes_tables_free(r.t);
+        return err.code == LT_EINVAL && r.o.tables == NULL ? SIM_EXIT_USAGE : SIM_EXIT_INPUT;
+    }
+    sim_out_signals(SIM_SIG_CLEANUP);
+    if ((pts = lt_calloc(r.n_pols * r.n_loads, sizeof(*pts))) == NULL)
+        lt_err_set(&err, LT_ENOMEM, 0, 0, "out of memory");
+    else if (run_points(&r, pts, &n_pts, &bar, &err) == 0) {
+        if (!r.o.json && r.lambda_ref > 0.0)
             printf("%llu %% of the machines on: loads are relative to all machines' lambda* "
                    "%.1f\n",
-                   (unsigned long long)o.active, lambda_ref);
-        print_table(&o, t, pts, n_pts);
+                   (unsigned long long)r.o.active, r.lambda_ref);
+        if (!r.o.json)
+            print_table(&r.o, r.t, pts, n_pts);
+        if (r.o.out == NULL || write_out(&r.o, r.t, pts, n_pts, &err) == 0)
+            status = SIM_EXIT_OK;
     }
-    if (o.out != NULL && write_out(&o, t, pts, n_pts, &err) < 0)
-        goto fail;
-    status = SIM_EXIT_OK;
-    goto done;
-usage:
-    sim_err_print(&err);
-    return SIM_EXIT_USAGE;
-oom:
-    lt_err_set(&err, LT_ENOMEM, 0, 0, "out of memory");
-fail:
-    if (bar.on)
-        fputc('\n', stderr);
-    sim_err_print(&err);
-done:
-    for (size_t p = 0; p < n_pts; p++)
+    if (status != SIM_EXIT_OK) {
+        if (bar.on)
+            fputc('\n', stderr);
+        sim_err_print(&err);
+    }
+    for (size_t p = 0; pts != NULL && p < n_pts; p++)
         lt_free(pts[p].s);
     lt_free(pts);
-    lt_lotes_tables_free(t);
+    lt_lotes_tables_free(r.t);
     return status;
 }

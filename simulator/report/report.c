@@ -42,6 +42,7 @@
 
 #include <jansson.h>
 
+#include "cli/outfile.h"
 #include "report/htmlplot.h"
 #include "lt_mem.h"
 
@@ -932,22 +933,22 @@ static int html_plots(FILE *f, const struct rp *rp)
     return 0;
 }
 
-/* Writes report.html.tmp and renames it to report.html; removes the temporary file on
- * failure. */
+/* Writes report.html through the output layer (report.html.tmp, renamed when complete);
+ * the temporary file is removed on failure or on a signal. */
 static int html_write(struct rp *rp, const char *title)
 {
     char *final = lt_strfmt("%s/report.html", rp->dir);
-    char *tmp = lt_strfmt("%s/report.html.tmp", rp->dir);
+    char *tmp = NULL; /* "<final>.tmp", from sim_tmp_open; freed by sim_tmp_commit */
     FILE *f = NULL;
     int rc = 0;
 
-    if (final == NULL || tmp == NULL) {
+    if (final == NULL) {
         rc = oom(rp->err);
         goto out_free;
     }
-    f = fopen(tmp, "w");
+    f = sim_tmp_open(final, &tmp, rp->err);
     if (f == NULL) {
-        rc = lt_err_set(rp->err, LT_EIO, 0, 0, "cannot create '%s': %s", tmp, strerror(errno));
+        rc = rp->err->code;
         goto out_free;
     }
     html_head(f, rp, title);
@@ -959,16 +960,8 @@ static int html_write(struct rp *rp, const char *title)
         sim_html_puts(f, json_string_value(json_path(rp->pol[0].summary, "run.lotus_version")));
     }
     fputs(".</p>\n</body>\n</html>\n", f);
-    {
-        int wrc = sim_close_written(f, tmp, rp->err);
-        rc = rc < 0 ? rc : wrc;
-    }
-    if (rc == 0 && rename(tmp, final) != 0)
-        rc = lt_err_set(rp->err, LT_EIO, 0, 0, "cannot rename '%s': %s", tmp, strerror(errno));
-    if (rc < 0)
-        remove(tmp);
+    rc = sim_tmp_commit(f, tmp, final, rc, rp->err);
 out_free:
-    lt_free(tmp);
     lt_free(final);
     return rc;
 }

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/outfile.h"
 #include "report/htmlplot.h"
 #include "lt_mem.h"
 
@@ -427,16 +428,16 @@ static int html_plots(FILE *f, const struct srp *s)
 static int html_write(struct srp *s, const char *title)
 {
     char *final = lt_strfmt("%s/report.html", s->dir);
-    char *tmp = lt_strfmt("%s/report.html.tmp", s->dir);
+    char *tmp = NULL; /* "<final>.tmp", from sim_tmp_open; freed by sim_tmp_commit */
     FILE *f = NULL;
     int rc = 0;
 
-    if (final == NULL || tmp == NULL) {
+    if (final == NULL) {
         rc = oom(s->err);
         goto out;
     }
-    if ((f = fopen(tmp, "w")) == NULL) {
-        rc = lt_err_set(s->err, LT_EIO, 0, 0, "cannot create '%s'", tmp);
+    if ((f = sim_tmp_open(final, &tmp, s->err)) == NULL) {
+        rc = s->err->code;
         goto out;
     }
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -467,16 +468,8 @@ static int html_write(struct srp *s, const char *title)
     html_table(f, s);
     rc = html_plots(f, s);
     fputs("<p class=\"cap\">Written by lotus-sim slots.</p>\n</body>\n</html>\n", f);
-    {
-        int wrc = sim_close_written(f, tmp, s->err);
-        rc = rc < 0 ? rc : wrc;
-    }
-    if (rc == 0 && rename(tmp, final) != 0)
-        rc = lt_err_set(s->err, LT_EIO, 0, 0, "cannot rename '%s' to '%s'", tmp, final);
-    if (rc < 0)
-        remove(tmp);
+    rc = sim_tmp_commit(f, tmp, final, rc, s->err);
 out:
-    lt_free(tmp);
     lt_free(final);
     return rc;
 }

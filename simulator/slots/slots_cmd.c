@@ -7,12 +7,14 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "lt_mem.h"
+#include "cli/opt.h"
 #include "cli/outfile.h"
 #include "report/slots_report.h"
 #include "slots/slots_trace.h"
@@ -23,48 +25,76 @@
 struct slot_opts {
     const char *workload, *servers, *slots, *policy, *evict, *memory, *dpm, *out, *trace;
     const char *sticky_list; /* --sticky's value, a comma list (NULL: not given) */
+    const char *hours_s;     /* --hours's value, parsed into hours */
     uint64_t hours, seed, sticky, sample_pct;
-    bool sticky_set, resume, json, quiet;
+    bool sticky_set, resume, json, quiet, force;
 };
 
 /* Most runs of one sweep (policies x eviction policies x sticky pool sizes). */
 #define MAX_RUNS 64
 
-static void slots_usage(FILE *f)
-{
-    fprintf(f, "usage: lotus-sim slots --workload NAME | --trace DIR [options]\n"
-               "\n"
-               "Runs Cavdar's slot-based cluster simulator once and prints its metrics.\n"
-               "\n"
-               "  --workload NAME   w-d, w-e, w-d_l, w-e_l (synthetic, Table 9.4), or w-b, w-c,\n"
-               "                    w-b_l, w-c_l (semi-synthetic: tasks drawn from --trace's)\n"
-               "  --trace DIR       W-A: the tasks of a Google 2011 trace directory's\n"
-               "                    task_events (requests stand in for usage; docs/slots.md);\n"
-               "                    with w-b/w-c, the pool their tasks are drawn from\n"
-               "  --sample PCT      with --trace: keep PCT %% of the tasks (seeded; default 100)\n"
-               "  --hours N         arrival window of --workload, hours (default 15)\n"
-               "  --servers MIX     table8.1 (68 A, 39 B, 10 C, 8 D; default) or table7.1\n"
-               "  --slots CONF      wasc (default: Table 8.1's WASC column) or sc1..sc4\n"
-               "  --policy LIST     priority (default), fcfs, wasp, hybrid\n"
-               "  --evict LIST      mrs (default), lrs, rnd, with a drop threshold: mrs5 ...\n"
-               "  --resume          evicted tasks keep their progress\n"
-               "  --memory M        unlimited (default), lsf, lpf\n"
-               "  --sticky LIST     HYBRID's sticky slots (default 200)\n"
-               "  --dpm D           slp (default) or idl\n"
-               "  --seed N          default 1\n"
-               "  --json            one JSON object per run (a line each) instead of the table\n"
-               "  --out DIR         also write DIR/summary.json, DIR/tasks.csv and\n"
-               "                    DIR/report.html (a sweep: DIR/RUN/summary.json and\n"
-               "                    tasks.csv per run; each file whole or not at all)\n"
-               "  --quiet           no progress bar (it is drawn only on a terminal)\n"
-               "\n"
-               "A LIST is one value or several separated by commas: every combination of the\n"
-               "policies, eviction policies and (for hybrid) sticky pool sizes is one run, on\n"
-               "the same workload, and the runs are printed side by side.\n");
-}
+#define OPT(name, kind, field, arg, help, def)                                                     \
+    {                                                                                              \
+        name, kind, offsetof(struct slot_opts, field), arg, help, def                              \
+    }
+
+static const struct sim_opt slots_opts[] = {
+    OPT("--workload", SIM_OPT_STR, workload, "NAME",
+        "w-d, w-e, w-d_l, w-e_l (synthetic, Table 9.4), or w-b, w-c,\n"
+        "w-b_l, w-c_l (semi-synthetic: tasks drawn from --trace's)",
+        NULL),
+    OPT("--trace", SIM_OPT_STR, trace, "DIR",
+        "W-A: the tasks of a Google 2011 trace directory's\n"
+        "task_events (requests stand in for usage; docs/slots.md);\n"
+        "with w-b/w-c, the pool their tasks are drawn from",
+        NULL),
+    OPT("--sample", SIM_OPT_U64, sample_pct, "PCT",
+        "with --trace: keep PCT % of the tasks (seeded)", "100"),
+    OPT("--hours", SIM_OPT_STR, hours_s, "DURATION",
+        "arrival window of --workload: hours, or 90m, 2d\n(whole hours)", "15"),
+    OPT("--servers", SIM_OPT_STR, servers, "MIX", "table8.1 (68 A, 39 B, 10 C, 8 D) or table7.1",
+        "table8.1"),
+    OPT("--slots", SIM_OPT_STR, slots, "CONF", "wasc (Table 8.1's WASC column) or sc1..sc4",
+        "wasc"),
+    OPT("--policy", SIM_OPT_STR, policy, "LIST", "priority, fcfs, wasp, hybrid", "priority"),
+    OPT("--evict", SIM_OPT_STR, evict, "LIST", "mrs, lrs, rnd, with a drop threshold: mrs5 ...",
+        "mrs"),
+    OPT("--resume", SIM_OPT_FLAG, resume, NULL, "evicted tasks keep their progress", NULL),
+    OPT("--memory", SIM_OPT_STR, memory, "M", "unlimited, lsf, lpf", "unlimited"),
+    OPT("--sticky", SIM_OPT_STR, sticky_list, "LIST", "HYBRID's sticky slots", "200"),
+    OPT("--dpm", SIM_OPT_STR, dpm, "D", "slp or idl", "slp"),
+    OPT("--seed", SIM_OPT_U64, seed, "N", "seed of the workload and the policies", "1"),
+    OPT("--json", SIM_OPT_FLAG, json, NULL,
+        "one JSON object per run (a line each) instead of the table", NULL),
+    OPT("--out", SIM_OPT_STR, out, "DIR",
+        "also write DIR/summary.json, DIR/tasks.csv and\n"
+        "DIR/report.html (a sweep: DIR/RUN/summary.json and\n"
+        "tasks.csv per run; each file whole or not at all)",
+        NULL),
+    OPT("--force", SIM_OPT_FLAG, force, NULL, "replace the earlier results in --out", NULL),
+    OPT("--quiet", SIM_OPT_FLAG, quiet, NULL, "no progress bar (it is drawn only on a terminal)",
+        NULL),
+};
+
+static const struct sim_cmd_spec slots_spec = {
+    "slots",
+    "--workload NAME | --trace DIR [options]",
+    "Runs Cavdar's slot-based cluster simulator once and prints its metrics.",
+    "lotus-sim slots --workload w-d --hours 2 --policy priority,wasp --evict mrs,lrs",
+    "A LIST is one value or several separated by commas: every combination of the\n"
+    "policies, eviction policies and (for hybrid) sticky pool sizes is one run, on\n"
+    "the same workload, and the runs are printed side by side. An existing result in\n"
+    "--out is refused without --force; SIGINT or SIGTERM removes the unfinished files\n"
+    "and says which were kept.",
+    slots_opts,
+    sizeof(slots_opts) / sizeof(slots_opts[0])};
 
 static int parse_opts(int argc, char **argv, struct slot_opts *o, struct lt_err *err)
 {
+    bool seen[sizeof(slots_opts) / sizeof(slots_opts[0])];
+    uint64_t secs = 15 * 3600;
+    int rc;
+
     memset(o, 0, sizeof(*o));
     o->servers = "table8.1";
     o->slots = "wasc";
@@ -72,57 +102,17 @@ static int parse_opts(int argc, char **argv, struct slot_opts *o, struct lt_err 
     o->evict = "mrs";
     o->memory = "unlimited";
     o->dpm = "slp";
-    o->hours = 15;
     o->seed = 1;
     o->sticky = 200;
     o->sample_pct = 100;
-    for (int i = 1; i < argc; i++) {
-        const char *v = NULL;
-        int rc;
-
-        if (strcmp(argv[i], "--resume") == 0) {
-            o->resume = true;
-            continue;
-        }
-        if (strcmp(argv[i], "--json") == 0) {
-            o->json = true;
-            continue;
-        }
-        if (strcmp(argv[i], "--quiet") == 0) {
-            o->quiet = true;
-            continue;
-        }
-#define STR_OPT(flag, field)                                                                       \
-    if ((rc = sim_opt_value(argc, argv, &i, flag, &v, err)) != 0) {                                \
-        if (rc < 0)                                                                                \
-            return rc;                                                                             \
-        o->field = v;                                                                              \
-        continue;                                                                                  \
-    }
-#define U64_OPT(flag, field)                                                                       \
-    if ((rc = sim_opt_value(argc, argv, &i, flag, &v, err)) != 0) {                                \
-        if (rc < 0 || (rc = sim_parse_u64(flag, v, &o->field, err)) < 0)                           \
-            return rc;                                                                             \
-        continue;                                                                                  \
-    }
-        STR_OPT("--workload", workload)
-        STR_OPT("--servers", servers)
-        STR_OPT("--slots", slots)
-        STR_OPT("--policy", policy)
-        STR_OPT("--evict", evict)
-        STR_OPT("--memory", memory)
-        STR_OPT("--dpm", dpm)
-        STR_OPT("--out", out)
-        STR_OPT("--trace", trace)
-        U64_OPT("--hours", hours)
-        U64_OPT("--seed", seed)
-        U64_OPT("--sample", sample_pct)
-        STR_OPT("--sticky", sticky_list)
-#undef STR_OPT
-#undef U64_OPT
-        return lt_err_set(err, LT_EINVAL, 0, 0, "unknown option '%s' (lotus-sim slots --help)",
-                          argv[i]);
-    }
+    if ((rc = sim_opt_parse(&slots_spec, argc, argv, o, seen, err)) != 0)
+        return rc;
+    if (o->hours_s != NULL && (rc = sim_parse_secs("--hours", o->hours_s, 3600, &secs, err)) < 0)
+        return rc;
+    if (secs % 3600 != 0)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "--hours: '%s' is not a whole number of hours",
+                          o->hours_s);
+    o->hours = secs / 3600;
     if (o->sample_pct == 0 || o->sample_pct > 100 || (o->sample_pct != 100 && o->trace == NULL))
         return lt_err_set(err, LT_EINVAL, 0, 0,
                           "--sample %llu: a percentage 1..100, with --trace only",
@@ -133,6 +123,11 @@ static int parse_opts(int argc, char **argv, struct slot_opts *o, struct lt_err 
     if (o->hours == 0 || o->hours > 24 * 365)
         return lt_err_set(err, LT_EINVAL, 0, 0, "--hours %llu is not in 1..8760",
                           (unsigned long long)o->hours);
+    if (o->workload == NULL)
+        sim_opt_warn_unused(&slots_spec, seen, "--hours",
+                            "to --trace without --workload (W-A spans the trace's window)");
+    if (o->out == NULL)
+        sim_opt_warn_unused(&slots_spec, seen, "--force", "without --out");
     return 0;
 }
 
@@ -340,34 +335,6 @@ struct run {
     double wall;
 };
 
-/* Splits a comma list (copied into buf) into items[]; LT_EINVAL naming flag for an empty
- * item, too many items or a list longer than buf. */
-static int split_list(const char *flag, const char *list, char *buf, size_t cap, char **items,
-                      size_t max, size_t *n, struct lt_err *err)
-{
-    char *p = buf;
-
-    if (strlen(list) >= cap)
-        return lt_err_set(err, LT_EINVAL, 0, 0, "%s: the list is longer than %zu bytes", flag,
-                          cap - 1);
-    memcpy(buf, list, strlen(list) + 1);
-    *n = 0;
-    for (;;) {
-        char *comma = strchr(p, ',');
-        if (comma != NULL)
-            *comma = '\0';
-        if (*p == '\0')
-            return lt_err_set(err, LT_EINVAL, 0, 0, "%s '%s': an empty item", flag, list);
-        if (*n == max)
-            return lt_err_set(err, LT_EINVAL, 0, 0, "%s '%s': more than %zu items", flag, list,
-                              max);
-        items[(*n)++] = p;
-        if (comma == NULL)
-            return 0;
-        p = comma + 1;
-    }
-}
-
 /* The runs of the sweep the options name (lists in bufs, which must outlive the runs),
  * each with its parameters checked. */
 static int build_runs(const struct slot_opts *o, const struct lt_slot_config *cfg,
@@ -379,13 +346,14 @@ static int build_runs(const struct slot_opts *o, const struct lt_slot_config *cf
     int rc;
 
     *n_runs = 0;
-    if ((rc = split_list("--policy", o->policy, bufs[0], sizeof(bufs[0]), pol, MAX_RUNS, &np,
-                         err)) < 0 ||
-        (rc = split_list("--evict", o->evict, bufs[1], sizeof(bufs[1]), ev, MAX_RUNS, &ne, err)) <
-            0)
+    if ((rc = sim_list_split("--policy", o->policy, bufs[0], sizeof(bufs[0]), pol, MAX_RUNS, &np,
+                             err)) < 0 ||
+        (rc = sim_list_split("--evict", o->evict, bufs[1], sizeof(bufs[1]), ev, MAX_RUNS, &ne,
+                             err)) < 0)
         return rc;
-    if (o->sticky_list != NULL && (rc = split_list("--sticky", o->sticky_list, bufs[2],
-                                                   sizeof(bufs[2]), st, MAX_RUNS, &ns, err)) < 0)
+    if (o->sticky_list != NULL &&
+        (rc = sim_list_split("--sticky", o->sticky_list, bufs[2], sizeof(bufs[2]), st, MAX_RUNS,
+                             &ns, err)) < 0)
         return rc;
     for (size_t a = 0; a < np; a++)
         hybrid = hybrid || strcmp(pol[a], "hybrid") == 0;
@@ -540,8 +508,30 @@ static char *command_line(int argc, char **argv)
     return s;
 }
 
-/* --out: the files of each run (DIR itself for one run, DIR/NAME for a sweep), then the
- * report. */
+/* The paths --out will hold: DIR/{summary.json,tasks.csv} for one run, DIR/NAME per run of
+ * a sweep, and DIR/report.html. An existing one is refused without --force. */
+static int out_check(const struct slot_opts *o, const struct run *runs, size_t n_runs,
+                     struct lt_err *err)
+{
+    static char paths[MAX_RUNS + 2][4200]; /* front-end scratch, too big for the stack */
+    const char *list[MAX_RUNS + 2];
+    size_t n = 0;
+
+    if (n_runs == 1) {
+        snprintf(paths[n++], sizeof(paths[0]), "%s/summary.json", o->out);
+        snprintf(paths[n++], sizeof(paths[0]), "%s/tasks.csv", o->out);
+    } else {
+        for (size_t i = 0; i < n_runs; i++)
+            snprintf(paths[n++], sizeof(paths[0]), "%s/%s", o->out, runs[i].name);
+    }
+    snprintf(paths[n++], sizeof(paths[0]), "%s/report.html", o->out);
+    for (size_t k = 0; k < n; k++)
+        list[k] = paths[k];
+    return sim_out_refuse_existing(list, n, o->force, err);
+}
+
+/* --out: the files of each run (DIR itself for one run, DIR/NAME for a sweep, written as
+ * DIR/NAME.tmp and swapped in whole), then the report. */
 static int write_all(const struct slot_opts *o, struct run *runs, size_t n_runs,
                      const struct lt_slot_task *t, size_t n, int argc, char **argv,
                      struct lt_err *err)
@@ -552,12 +542,20 @@ static int write_all(const struct slot_opts *o, struct run *runs, size_t n_runs,
     int rc = 0;
 
     for (size_t i = 0; i < n_runs && rc == 0; i++) {
-        char dir[4200];
-        if (n_runs == 1)
-            snprintf(dir, sizeof(dir), "%s", o->out);
-        else if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", o->out, runs[i].name) >= sizeof(dir))
+        char dir[4200], stage[4300];
+        if (n_runs == 1) {
+            rc = write_outputs(o->out, runs[i].j, t, runs[i].out, n, err);
+        } else if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", o->out, runs[i].name) >=
+                   sizeof(dir)) {
             return lt_err_set(err, LT_EINVAL, 0, 0, "--out '%s' is too long", o->out);
-        rc = write_outputs(dir, runs[i].j, t, runs[i].out, n, err);
+        } else if ((rc = sim_stage_open(dir, stage, sizeof(stage), err)) == 0) {
+            sim_out_track(stage);
+            rc = write_outputs(stage, runs[i].j, t, runs[i].out, n, err);
+            rc = rc < 0 ? rc : sim_stage_commit(stage, dir, err);
+            if (rc < 0)
+                (void)sim_remove_tree(stage, NULL);
+            sim_out_forget(stage);
+        }
         rr[i] = (struct sim_slots_run){runs[i].name, runs[i].j, t, runs[i].out, n};
     }
     if (rc < 0)
@@ -571,6 +569,139 @@ static int write_all(const struct slot_opts *o, struct run *runs, size_t n_runs,
     return rc;
 }
 
+/* Options, configuration, runs and the workload's compatibility with --trace. Returns 0, 1
+ * after --help, or a negative LT_E* with err set (a usage error). */
+static int slots_setup(int argc, char **argv, struct slot_opts *o, struct lt_slot_config *cfg,
+                       char bufs[3][1024], struct run *runs, size_t *n_runs,
+                       const struct lt_workload_spec **w, struct lt_err *err)
+{
+    int rc;
+
+    if ((rc = parse_opts(argc, argv, o, err)) != 0)
+        return rc;
+    if ((o->workload != NULL && (*w = lt_workload_find(o->workload, err)) == NULL) ||
+        build_config(o, cfg, err) < 0 || build_runs(o, cfg, bufs, runs, n_runs, err) < 0)
+        return err->code;
+    if (*w != NULL && (*w)->pooled != (o->trace != NULL)) {
+        if ((*w)->pooled)
+            return lt_err_set(err, LT_EINVAL, 0, 0,
+                              "--workload %s draws its tasks from W-A's: give --trace DIR",
+                              (*w)->name);
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "--workload %s is synthetic: --trace goes alone (W-A) or with w-b/w-c",
+                          (*w)->name);
+    }
+    return 0;
+}
+
+/* W-A's tasks from --trace (and its statistics on stderr); for W-A alone, the horizon is the
+ * trace's window. */
+static int load_trace_tasks(struct slot_opts *o, const struct lt_workload_spec *w, struct run *runs,
+                            size_t n_runs, struct lt_slot_task **t, size_t *n, struct lt_err *err)
+{
+    struct sim_wa_stats st;
+    struct lt_arrival_stats as;
+    double *arr;
+
+    if (sim_slot_tasks_from_trace(o->trace, 0, (double)o->sample_pct / 100.0, o->seed, t, n, &st,
+                                  err) < 0)
+        return err->code;
+    if (w == NULL) {
+        o->hours = (uint64_t)((double)st.end_us / 3.6e9 + 0.5);
+        for (size_t i = 0; i < n_runs; i++) {
+            runs[i].p.horizon = (double)st.end_us / 1e6;
+            runs[i].o.hours = o->hours;
+        }
+    }
+    if ((arr = lt_calloc(*n + 1, sizeof(*arr))) == NULL)
+        return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory for %zu arrivals", *n);
+    for (size_t k = 0; k < *n; k++)
+        arr[k] = (*t)[k].arrival;
+    lt_arrival_stats(arr, *n, &as);
+    lt_free(arr);
+    fprintf(stderr,
+            "lotus-sim: W-A%s from %s: %llu rows, %zu tasks seen, %zu kept (%zu submitted before "
+            "the trace, %zu unfinished in the window, %zu without demand, %zu sampled out); "
+            "window %.0f s; "
+            "at most %zu arrivals in a minute, %zu in 10 minutes, longest gap %.0f s\n",
+            w != NULL ? " (the pool)" : "", o->trace, (unsigned long long)st.rows, st.tasks_seen,
+            st.kept, st.before, st.unfinished, st.no_demand, st.sampled_out,
+            (double)st.end_us / 1e6, as.max_per_min, as.max_per_10min, as.max_gap);
+    return 0;
+}
+
+/* The tasks: from the trace, a synthetic workload, or a workload drawn from the trace's. */
+static int load_tasks(struct slot_opts *o, const struct lt_workload_spec *w, struct run *runs,
+                      size_t n_runs, struct lt_slot_task **t, size_t *n, struct lt_err *err)
+{
+    struct lt_slot_task *pool;
+    size_t n_pool;
+    int rc;
+
+    if (o->trace != NULL && (rc = load_trace_tasks(o, w, runs, n_runs, t, n, err)) < 0)
+        return rc;
+    if (w == NULL)
+        return 0;
+    pool = *t;
+    n_pool = *n;
+    *t = NULL;
+    *n = 0;
+    rc = lt_workload_generate(w, (double)o->hours, o->seed, pool, n_pool, t, n, err);
+    lt_free(pool);
+    return rc;
+}
+
+/* Every run of the sweep on the same tasks, with the progress bar. */
+static int run_sims(const struct slot_opts *o, struct run *runs, size_t n_runs,
+                    const struct lt_slot_task *t, size_t n, struct bar *bar, struct lt_err *err)
+{
+    bar->on = !o->quiet && isatty(STDERR_FILENO);
+    bar->n_runs = n_runs;
+    clock_gettime(CLOCK_MONOTONIC, &bar->t0);
+    for (size_t i = 0; i < n_runs; i++) {
+        struct run *r = &runs[i];
+        struct timespec a;
+
+        if ((r->out = lt_calloc(n + 1, sizeof(*r->out))) == NULL)
+            return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory for %zu task outcomes", n);
+        bar->run = i;
+        bar->name = r->name;
+        bar->horizon = r->p.horizon;
+        if (bar->on) {
+            r->p.progress = bar_draw;
+            r->p.progress_arg = bar;
+            bar_draw(bar, 0.0, 0);
+        }
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        if (lt_slot_run(&r->p, t, n, r->out, &r->sum, err) < 0)
+            return err->code;
+        r->wall = secs_since(&a);
+        if ((r->j = summary_json(&r->o, n, &r->sum, r->wall)) == NULL)
+            return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory for the summary");
+        if (n_runs > 1)
+            json_object_set_new(r->j, "run", json_string(r->name));
+    }
+    if (bar->on)
+        fprintf(stderr, "\r%*s\r", 100, "");
+    return 0;
+}
+
+/* The JSON lines, the table or the side-by-side table. */
+static int print_results(const struct slot_opts *o, const struct run *runs, size_t n_runs, size_t n,
+                         struct lt_err *err)
+{
+    for (size_t i = 0; i < n_runs && o->json; i++) {
+        if (json_dumpf(runs[i].j, stdout, JSON_COMPACT | JSON_REAL_PRECISION(10)) < 0 ||
+            putchar('\n') == EOF)
+            return lt_err_set(err, LT_EIO, 0, 0, "cannot write the summary to standard output");
+    }
+    if (!o->json && n_runs == 1)
+        print_table(&runs[0].o, n, &runs[0].sum, runs[0].wall);
+    else if (!o->json)
+        print_side_by_side(o, n, runs, n_runs);
+    return 0;
+}
+
 int sim_cmd_slots(int argc, char **argv)
 {
     struct run *runs = lt_calloc(MAX_RUNS, sizeof(*runs));
@@ -582,143 +713,38 @@ int sim_cmd_slots(int argc, char **argv)
     struct bar bar;
     struct lt_err err;
     size_t n = 0, n_runs = 0;
-    int status = SIM_EXIT_INPUT;
+    int status = SIM_EXIT_INPUT, rc;
 
     lt_err_init(&err, NULL);
     memset(&bar, 0, sizeof(bar));
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            slots_usage(stdout);
-            lt_free(runs);
-            return SIM_EXIT_OK;
-        }
-    }
     if (runs == NULL) {
         lt_err_set(&err, LT_ENOMEM, 0, 0, "out of memory for the runs");
         sim_err_print(&err);
         return SIM_EXIT_INPUT;
     }
-    if (parse_opts(argc, argv, &o, &err) < 0 ||
-        (o.workload != NULL && (w = lt_workload_find(o.workload, &err)) == NULL) ||
-        build_config(&o, &cfg, &err) < 0 || build_runs(&o, &cfg, bufs, runs, &n_runs, &err) < 0) {
+    if ((rc = slots_setup(argc, argv, &o, &cfg, bufs, runs, &n_runs, &w, &err)) != 0) {
+        lt_free(runs);
+        return rc == 1 ? SIM_EXIT_OK : sim_usage_error("slots", &err);
+    }
+    if (o.out != NULL && out_check(&o, runs, n_runs, &err) < 0) {
         sim_err_print(&err);
         lt_free(runs);
-        return SIM_EXIT_USAGE;
+        return SIM_EXIT_INPUT;
     }
-    if (w != NULL && w->pooled != (o.trace != NULL)) {
-        if (w->pooled)
-            lt_err_set(&err, LT_EINVAL, 0, 0,
-                       "--workload %s draws its tasks from W-A's: give --trace DIR", w->name);
-        else
-            lt_err_set(&err, LT_EINVAL, 0, 0,
-                       "--workload %s is synthetic: --trace goes alone (W-A) or with w-b/w-c",
-                       w->name);
+    sim_out_signals(SIM_SIG_CLEANUP);
+    if (load_tasks(&o, w, runs, n_runs, &t, &n, &err) < 0 ||
+        run_sims(&o, runs, n_runs, t, n, &bar, &err) < 0 ||
+        (o.out != NULL && write_all(&o, runs, n_runs, t, n, argc, argv, &err) < 0) ||
+        print_results(&o, runs, n_runs, n, &err) < 0) {
+        if (bar.on)
+            fputc('\n', stderr);
         sim_err_print(&err);
-        lt_free(runs);
-        return SIM_EXIT_USAGE;
+    } else {
+        status = SIM_EXIT_OK;
     }
-    if (o.trace != NULL) {
-        struct sim_wa_stats st;
-        struct lt_arrival_stats as;
-        double *arr;
-
-        if (sim_slot_tasks_from_trace(o.trace, 0, (double)o.sample_pct / 100.0, o.seed, &t, &n, &st,
-                                      &err) < 0)
-            goto fail;
-        if (w == NULL) {
-            o.hours = (uint64_t)((double)st.end_us / 3.6e9 + 0.5);
-            for (size_t i = 0; i < n_runs; i++) {
-                runs[i].p.horizon = (double)st.end_us / 1e6;
-                runs[i].o.hours = o.hours;
-            }
-        }
-        if ((arr = lt_calloc(n + 1, sizeof(*arr))) == NULL) {
-            lt_err_set(&err, LT_ENOMEM, 0, 0, "out of memory for %zu arrivals", n);
-            goto fail;
-        }
-        for (size_t k = 0; k < n; k++)
-            arr[k] = t[k].arrival;
-        lt_arrival_stats(arr, n, &as);
-        lt_free(arr);
-        fprintf(
-            stderr,
-            "lotus-sim: W-A%s from %s: %llu rows, %zu tasks seen, %zu kept (%zu submitted before "
-            "the trace, %zu unfinished in the window, %zu without demand, %zu sampled out); "
-            "window %.0f s; "
-            "at most %zu arrivals in a minute, %zu in 10 minutes, longest gap %.0f s\n",
-            w != NULL ? " (the pool)" : "", o.trace, (unsigned long long)st.rows, st.tasks_seen,
-            st.kept, st.before, st.unfinished, st.no_demand, st.sampled_out,
-            (double)st.end_us / 1e6, as.max_per_min, as.max_per_10min, as.max_gap);
-    }
-    if (w != NULL) {
-        struct lt_slot_task *pool = t;
-        size_t n_pool = n;
-
-        t = NULL;
-        n = 0;
-        if (lt_workload_generate(w, (double)o.hours, o.seed, pool, n_pool, &t, &n, &err) < 0) {
-            lt_free(pool);
-            goto fail;
-        }
-        lt_free(pool);
-    }
-    bar.on = !o.quiet && isatty(STDERR_FILENO);
-    bar.n_runs = n_runs;
-    clock_gettime(CLOCK_MONOTONIC, &bar.t0);
-    for (size_t i = 0; i < n_runs; i++) {
-        struct run *r = &runs[i];
-        struct timespec a;
-
-        if ((r->out = lt_calloc(n + 1, sizeof(*r->out))) == NULL) {
-            lt_err_set(&err, LT_ENOMEM, 0, 0, "out of memory for %zu task outcomes", n);
-            goto fail;
-        }
-        bar.run = i;
-        bar.name = r->name;
-        bar.horizon = r->p.horizon;
-        if (bar.on) {
-            r->p.progress = bar_draw;
-            r->p.progress_arg = &bar;
-            bar_draw(&bar, 0.0, 0);
-        }
-        clock_gettime(CLOCK_MONOTONIC, &a);
-        if (lt_slot_run(&r->p, t, n, r->out, &r->sum, &err) < 0)
-            goto fail;
-        r->wall = secs_since(&a);
-        if ((r->j = summary_json(&r->o, n, &r->sum, r->wall)) == NULL) {
-            lt_err_set(&err, LT_ENOMEM, 0, 0, "out of memory for the summary");
-            goto fail;
-        }
-        if (n_runs > 1)
-            json_object_set_new(r->j, "run", json_string(r->name));
-    }
-    if (bar.on)
-        fprintf(stderr, "\r%*s\r", 100, "");
-    if (o.out != NULL && write_all(&o, runs, n_runs, t, n, argc, argv, &err) < 0)
-        goto fail;
-    for (size_t i = 0; i < n_runs && o.json; i++) {
-        if (json_dumpf(runs[i].j, stdout, JSON_COMPACT | JSON_REAL_PRECISION(10)) < 0 ||
-            putchar('\n') == EOF) {
-            lt_err_set(&err, LT_EIO, 0, 0, "cannot write the summary to standard output");
-            goto fail;
-        }
-    }
-    if (!o.json && n_runs == 1)
-        print_table(&runs[0].o, n, &runs[0].sum, runs[0].wall);
-    else if (!o.json)
-        print_side_by_side(&o, n, runs, n_runs);
-    status = SIM_EXIT_OK;
-    goto done;
-fail:
-    if (bar.on)
-        fputc('\n', stderr);
-    sim_err_print(&err);
-done:
     for (size_t i = 0; i < n_runs; i++) {
         lt_free(runs[i].out);
         json_decref(runs[i].j);
-        runs[i].out = NULL;
-        runs[i].j = NULL;
     }
     lt_free(runs);
     lt_free(t);

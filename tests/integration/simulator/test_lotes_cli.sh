@@ -106,7 +106,7 @@ bad() { # bad EXPECTED-TEXT ARGS...: exit 2 and the message on stderr
     check "lotes $*: says '$want'" contains "$err" "$want"
 }
 bad "unknown 'fifo' (known: lotes, greedy, greedy-jsq)" --policy lotes,fifo
-bad "'lotes' twice" --policy lotes,lotes
+bad "'lotes' is given twice" --policy lotes,lotes
 bad "--load '0.5,,0.9'" --load 0.5,,0.9
 bad "--seeds 0" --seeds 0
 bad "--active 101 is not a percentage" --active 101
@@ -115,5 +115,41 @@ bad "--warmup 50 must be below --hours 40" --hours 40 --warmup 50
 bad "unknown option '--frob'" --frob
 bad "give --paper, or --cluster" tables
 bad "give --paper, or --cluster" tables --paper --cluster x.json
+
+bad "--load '0.5,': an empty item" --load 0.5,
+bad "did you mean greedy?" --policy gredy
+bad "did you mean --seeds?" --sedes 3
+bad "--hours: '3x' is not a duration" --hours 3x
+bad "unknown option '--frob'" tables --paper --frob
+
+# --help and -h for both commands, tables included (it exited 2).
+for c in "" tables; do
+    for h in --help -h; do
+        # shellcheck disable=SC2086 # $c is empty or one word
+        run lotes $c $h
+        check "lotes $c $h exits 0 (got $rc)" [ "$rc" -eq 0 ]
+        check "lotes $c $h shows a default" contains "$out" "(default"
+        check "lotes $c $h shows an example" contains "$out" "example:"
+    done
+done
+
+# Durations: --hours 6000m --warmup 1200m --drain 2d is --hours 100 --warmup 20 --drain 48.
+small="--machines-per-config 20 --seeds 1 --load 0.5 --json --quiet"
+# shellcheck disable=SC2086
+run lotes $small --hours 6000m --warmup 1200m --drain 2d
+a=$out
+# shellcheck disable=SC2086
+run lotes $small --hours 100 --warmup 20 --drain 48
+check "durations with units are the same hours" [ "$a" = "$out" ]
+
+# Not applicable: --maps without --mapreduce; --machines-per-config with --tables.
+# shellcheck disable=SC2086
+run lotes $small --hours 100 --warmup 20 --drain 48 --maps 10
+check "--maps without --mapreduce warns ($err)" contains "$err" "warning: --maps does not apply without --mapreduce"
+run lotes tables --paper --machines-per-config 20 --out "$tmp/t.json"
+check "tables for --tables (got $rc)" [ "$rc" -eq 0 ]
+# shellcheck disable=SC2086
+run lotes $small --hours 100 --warmup 20 --drain 48 --tables "$tmp/t.json" --machines-per-config 50
+check "--machines-per-config with --tables warns ($err)" contains "$err" "warning: --machines-per-config does not apply with --tables"
 
 finish

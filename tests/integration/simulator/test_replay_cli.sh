@@ -183,4 +183,102 @@ for x in 0 101 abc -5; do
     check "--machines-fraction $x is named ($err)" contains "$err" "--machines-fraction"
 done
 
+# ---- the command-line layer and the output layer (docs/cli.md "Common syntax") --------------
+
+run tx --trace "$demo" --policy firstfit --x 50,50 --out "$tmp/dup" --quiet
+check "tx --x 50,50 exits 2 (got $rc)" [ "$rc" -eq 2 ]
+check "tx --x 50,50 says given twice ($err)" contains "$err" "'50' is given twice"
+run replay --trace "$demo" --policy firstfit,firstfit --out "$tmp/dup" --quiet
+check "--policy a,a is refused ($err)" contains "$err" "'firstfit' is given twice"
+run replay --trace "$demo" --policy firstfit, --out "$tmp/comma" --quiet
+check "a trailing comma is refused (got $rc)" [ "$rc" -eq 2 ]
+check "a trailing comma is named ($err)" contains "$err" "an empty item"
+for cmd in replay tx; do
+    for h in --help -h; do
+        run $cmd $h
+        check "$cmd $h exits 0 (got $rc)" [ "$rc" -eq 0 ]
+        check "$cmd $h shows a default" contains "$out" "(default 2)"
+        check "$cmd $h shows an example" contains "$out" "example:"
+    done
+done
+run replay --trace "$demo" --polcy firstfit
+check "mistyped option exits 2" [ "$rc" -eq 2 ]
+check "mistyped option: did you mean ($err)" contains "$err" "did you mean --policy?"
+run replay --trace "$demo" --policy firstfitt
+check "mistyped policy: did you mean ($err)" contains "$err" "did you mean firstfit?"
+check "one lotus-sim: prefix per line ($err)" sh -c "! printf '%s' '$err' | grep -q 'lotus-sim: .*lotus-sim:'"
+run replay --trace "$demo" --policy firstfit --until 3x
+check "a bad duration exits 2" [ "$rc" -eq 2 ]
+check "a bad duration names flag and value ($err)" contains "$err" "--until: '3x' is not a duration"
+run replay --trace "$demo" --policy firstfit --until 1h --interval 5m --out "$tmp/dur" --quiet
+check "--until 1h --interval 5m run (got $rc: $err)" [ "$rc" -eq 0 ]
+check "--until 1h: window_end_s 3600" grep -q '"window_end_s": 3600' "$tmp/dur/firstfit/summary.json"
+check "--interval 5m: interval_s 300" grep -q '"interval_s": 300' "$tmp/dur/firstfit/summary.json"
+run replay --trace "$demo" --policy firstfit --until 2d --out "$tmp/until" --quiet
+check "--until past the end warns ($err)" contains "$err" "past the trace's end"
+
+# An existing result: refused without --force, named.
+run replay --trace "$demo" --policy firstfit --until 1h --out "$tmp/dur" --quiet
+check "an existing result is refused (got $rc)" [ "$rc" -eq 1 ]
+check "the refusal names it ($err)" contains "$err" "'$tmp/dur/firstfit' holds an earlier result"
+check "the refusal mentions --force" contains "$err" "--force"
+
+# A failed re-run with --force keeps the earlier result (the truncated trace fails in pass 1).
+before=$(md5sum <"$o1/bestfit1/summary.json")
+run replay --trace "$tmp/trunc" --policy bestfit1 --out "$o1" --quiet --force
+check "failed re-run exits 1 (got $rc)" [ "$rc" -eq 1 ]
+check "failed re-run keeps summary.json" [ "$(md5sum <"$o1/bestfit1/summary.json")" = "$before" ]
+check "failed re-run keeps tasks.csv" [ -s "$o1/bestfit1/tasks.csv" ]
+check "failed re-run says it was kept ($err)" contains "$err" "earlier result kept"
+check "failed re-run leaves no .tmp" [ -z "$(find "$o1" -name '*.tmp')" ]
+
+# A structure error is found once, before any run: not once per policy.
+mkdir -p "$tmp/nomach/task_events"
+cp "$demo"/task_events/* "$tmp/nomach/task_events/"
+run replay --trace "$tmp/nomach" --policy firstfit,sos10 --out "$tmp/out-nomach" --quiet
+check "missing machine_events exits 1 (got $rc)" [ "$rc" -eq 1 ]
+check "missing machine_events reported once ($err)" [ "$(printf '%s\n' "$err" | grep -c machine_events)" -eq 1 ]
+check "missing machine_events starts no run" [ ! -e "$tmp/out-nomach" ]
+
+# A permission error names the part (not checkable as root, who reads everything).
+if [ "$(id -u)" -ne 0 ]; then
+    cp -r "$demo" "$tmp/noperm"
+    chmod 000 "$tmp/noperm/task_events/part-00001-of-00500.csv.gz"
+    run replay --trace "$tmp/noperm" --policy firstfit --out "$tmp/out-noperm" --quiet
+    check "unreadable part exits 1" [ "$rc" -eq 1 ]
+    check "unreadable part is named ($err)" contains "$err" "task_events/part-00001-of-00500.csv.gz"
+fi
+
+# One failed policy does not hide the others' table (LOTUS_SIM_TEST_FAIL: docs/cli.md).
+rc=0
+LOTUS_SIM_TEST_FAIL=sos10 "$sim" replay --trace "$demo" --policy firstfit,sos10,bestfit1 \
+    --out "$tmp/part" --quiet >"$tmp/out" 2>"$tmp/err" || rc=$?
+out=$(cat "$tmp/out")
+err=$(cat "$tmp/err")
+check "one failed policy: exit 1 (got $rc)" [ "$rc" -eq 1 ]
+check "one failed policy: the table has firstfit" contains "$(head -n 1 "$tmp/out")" firstfit
+check "one failed policy: the table has bestfit1" contains "$(head -n 1 "$tmp/out")" bestfit1
+check "one failed policy: not in the table" sh -c "! head -n 1 '$tmp/out' | grep -q sos10"
+check "one failed policy: named ($err)" contains "$err" "1 of 3 runs failed: $tmp/part/sos10"
+check "one failed policy: one prefix ($err)" contains "$err" "lotus-sim: sos10: failure injected"
+check "one failed policy: no directory left" [ ! -e "$tmp/part/sos10" ]
+check "one failed policy: no .tmp left" [ -z "$(find "$tmp/part" -name '*.tmp')" ]
+
+# SIGTERM mid-replay: the unfinished run's files go, a summary says what was kept.
+os=$tmp/sig
+"$sim" replay --trace "$demo" --policy sos10,sos20,bestfit1,firstfit,bestfit2,bestfit3 -j 1 \
+    --out "$os" --quiet >"$tmp/sig.out" 2>"$tmp/sig.err" &
+pid=$!
+for _ in $(seq 250); do [ -e "$os/sos20.tmp" ] && break; sleep 0.02; done
+kill -TERM "$pid"
+rc=0
+wait "$pid" || rc=$?
+err=$(cat "$tmp/sig.err")
+check "SIGTERM: exit 143 (got $rc)" [ "$rc" -eq 143 ]
+check "SIGTERM: no .tmp left" [ -z "$(find "$os" -name '*.tmp')" ]
+check "SIGTERM: says what was kept ($err)" contains "$err" "kept (complete): $os/sos10"
+check "SIGTERM: says what was not ($err)" contains "$err" "not kept"
+check "SIGTERM: the kept run is whole" [ -s "$os/sos10/summary.json" ]
+check "SIGTERM: the stopped run is absent" [ ! -e "$os/sos20" ]
+
 finish

@@ -168,8 +168,44 @@ bad "--sticky applies to --policy hybrid only" --workload w-d --sticky 5
 bad "the cluster has 3072 slots" --workload w-d --policy hybrid --sticky 5000
 bad "--hours 0" --workload w-d --hours 0
 bad "--policy 'wasp,,hybrid': an empty item" --workload w-d --policy wasp,,hybrid
-bad "run 'wasp' is named twice" --workload w-d --policy wasp,wasp
+bad "'wasp' is given twice" --workload w-d --policy wasp,wasp
 bad "invalid value 'x' for --sticky" --workload w-d --policy hybrid --sticky 200,x
 bad "missing value for --seed" --workload w-d --seed
+
+bad "--policy 'priority,': an empty item" --workload w-d --policy priority,
+bad "did you mean --policy?" --workload w-d --polcy wasp
+bad "--hours: '90m' is not a whole number of hours" --workload w-d --hours 90m
+bad "--hours: '2x' is not a duration" --workload w-d --hours 2x
+
+# --help and -h: exit 0, defaults and an example.
+for h in --help -h; do
+    run slots $h
+    check "slots $h exits 0 (got $rc)" [ "$rc" -eq 0 ]
+    check "slots $h shows a default" contains "$out" "(default 15)"
+    check "slots $h shows an example" contains "$out" "example:"
+done
+
+# Durations: --hours 2h is --hours 2.
+run slots --workload w-d --hours 2h --json --quiet
+a=$(printf '%s' "$out" | sed 's/"wall_s":[^,}]*//')
+run slots --workload w-d --hours 2 --json --quiet
+b=$(printf '%s' "$out" | sed 's/"wall_s":[^,}]*//')
+check "--hours 2h is --hours 2" [ "$a" = "$b" ]
+
+# Not applicable: --hours with --trace alone.
+run slots --trace "$demo" --sample 5 --hours 3 --json --quiet
+check "--hours with --trace: runs (got $rc)" [ "$rc" -eq 0 ]
+check "--hours with --trace: warns ($err)" contains "$err" "warning: --hours does not apply"
+
+# --out: an existing result is refused without --force, replaced with it.
+od=$tmp/slots-out
+run slots --workload w-d --hours 1 --out "$od" --quiet
+check "--out first run (got $rc: $err)" [ "$rc" -eq 0 ]
+run slots --workload w-d --hours 1 --out "$od" --quiet
+check "--out again: refused (got $rc)" [ "$rc" -eq 1 ]
+check "--out again: names the file ($err)" contains "$err" "'$od/summary.json' and 2 more hold earlier results"
+run slots --workload w-d --hours 1 --out "$od" --quiet --force
+check "--out --force: replaced (got $rc: $err)" [ "$rc" -eq 0 ]
+check "--out: no .tmp left" [ -z "$(find "$od" -name '*.tmp')" ]
 
 finish
