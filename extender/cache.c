@@ -74,7 +74,11 @@ static int64_t wall_ms(void)
 
 /* ---- string-keyed intrusive hash table -------------------------------------------------- */
 
-/* The first member of every record. key points into the record itself. */
+/* Chained and intrusive, not an lt_map (lt_map.h): records of several kinds are linked in
+ * place (a record is its own entry, freed when replaced or deleted), keys are strings
+ * compared in full, and two maps are swapped whole on a relist.
+ *
+ * The first member of every record. key points into the record itself. */
 struct hent {
     struct hent *next;
     uint64_t hash;
