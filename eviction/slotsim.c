@@ -108,7 +108,7 @@ struct sim {
     struct qheap q;   /* the central queue */
     struct fqheap fq; /* HYBRID: the same tasks by first arrival alone */
     uint64_t total_slots, run_sticky, run_regular;
-    uint32_t top_hi; /* servers [0, top_hi) have the most powerful slots */
+    uint32_t top_hi;  /* servers [0, top_hi) have the most powerful slots */
     struct evheap ev; /* server events */
     uint32_t head[N_CLASSES], tail[N_CLASSES]; /* class lists by start time */
     uint32_t *arr[N_CLASSES];                  /* class arrays */
@@ -945,8 +945,8 @@ static int sim_check(const struct sim *m, struct lt_err *err)
         const struct srv *s = &m->s[si];
         uint64_t f = fen_prefix(m, si + 1) - fen_prefix(m, si);
         if (s->n > s->slots)
-            return lt_err_set(err, LT_EINVAL, 0, 0, "slot check: server %u holds %u > %u slots",
-                              si, s->n, s->slots);
+            return lt_err_set(err, LT_EINVAL, 0, 0, "slot check: server %u holds %u > %u slots", si,
+                              s->n, s->slots);
         if (f != s->slots - s->n)
             return lt_err_set(err, LT_EINVAL, 0, 0,
                               "slot check: Fenwick tree has %llu free slots at server %u, not %u",
@@ -977,14 +977,12 @@ static int sim_check(const struct sim *m, struct lt_err *err)
         for (uint32_t i = m->head[c]; i != NONE; prev = i, i = m->t[i].next, k++) {
             const struct tk *t = &m->t[i];
             if (k >= m->cnt[c] || m->in[i].prio != c || t->prev != prev || t->srv == NONE ||
-                t->sticky ||
-                t->apos >= m->cnt[c] || m->arr[c][t->apos] != i)
+                t->sticky || t->apos >= m->cnt[c] || m->arr[c][t->apos] != i)
                 return lt_err_set(err, LT_EINVAL, 0, 0,
                                   "slot check: class %d list broken at task %u", c, i);
             if (prev != NONE && t->start < m->t[prev].start)
                 return lt_err_set(err, LT_EINVAL, 0, 0,
-                                  "slot check: class %d list out of start order at task %u", c,
-                                  i);
+                                  "slot check: class %d list out of start order at task %u", c, i);
         }
         if (k != m->cnt[c] || m->tail[c] != prev)
             return lt_err_set(err, LT_EINVAL, 0, 0,

@@ -174,8 +174,7 @@ struct heap_item {
 };
 
 struct engine;
-static bool heap_less(const struct engine *e, const struct heap_item *a,
-                      const struct heap_item *b);
+static bool heap_less(const struct engine *e, const struct heap_item *a, const struct heap_item *b);
 static void heap_moved(struct engine *e, const struct heap_item *it, size_t k);
 
 /* Completions of running tasks by (time, seq); each live task keeps its position (heap_pos). */
@@ -624,8 +623,8 @@ static int machines_load(struct engine *e)
         goto out;
     if (e->n_inc == 0) {
         rc = lt_err_set(e->err, LT_EINVAL, 0, 0,
-                        "no machine of '%s' has capacities (machines kept: %zu)",
-                        e->cfg->trace_dir, keep);
+                        "no machine of '%s' has capacities (machines kept: %zu)", e->cfg->trace_dir,
+                        keep);
         goto out;
     }
     rc = caps_distinct(e);
@@ -1032,8 +1031,7 @@ static int count_jobs(struct engine *e)
 
 /* ---- pass 2: the heap, the queue, the books ---------------------------------------------- */
 
-static bool heap_less(const struct engine *e, const struct heap_item *a,
-                      const struct heap_item *b)
+static bool heap_less(const struct engine *e, const struct heap_item *a, const struct heap_item *b)
 {
     (void)e;
     return a->time < b->time || (a->time == b->time && a->seq < b->seq);

@@ -139,8 +139,7 @@ static int every_failure(int (*run)(void *arg, struct lt_err *err), void *arg)
         if (rc == 0)
             break;
         if (rc != LT_ENOMEM || err.code != LT_ENOMEM) {
-            print_error("allocation %" PRId64 ": rc %d, err %d '%s'\n", k, rc, err.code,
-                        err.text);
+            print_error("allocation %" PRId64 ": rc %d, err %d '%s'\n", k, rc, err.code, err.text);
             fail();
         }
         failures++;
