@@ -61,6 +61,10 @@ struct lt_slot_params {
      * back into the simulator. */
     void (*progress)(void *arg, double now, uint64_t events);
     void *progress_arg;
+    /* Tests: verify every invariant of the simulator's state (its Fenwick tree of free slots,
+     * the server, queue and event heaps, the class lists) after every event; the run stops
+     * with LT_EINVAL naming the first broken one. O(tasks + servers) an event. */
+    bool check;
 };
 
 /* Defaults: priority order, mrs, non-resume, no threshold, random slots, SLP, 30 s, no

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lt_heap.h"
 #include "lt_mem.h"
 #include "lt_rng.h"
 
@@ -44,7 +45,9 @@ struct srv {
     int state;
     double wake_until;
     double w, t_last; /* work per task received; time w was brought up to */
-    uint32_t *heap;   /* tasks by thr (min-heap of task indexes), capacity slots */
+    uint32_t *heap;   /* tasks by thr (min-heap of task indexes), capacity slots; hand-written
+                       * (h_up, h_down) rather than lt_heap.h: a fixed array allocated once
+                       * whose count is the server's occupancy n, read everywhere */
     uint32_t version;
     const struct lt_server_type *type;
     double t_energy;    /* energy accounted up to here */
@@ -77,14 +80,18 @@ struct sev {
     int kind;
 };
 
-/* A binary heap of task indexes, ordered by the central queue's order (priority, then first
- * arrival) or by first arrival alone (HYBRID's phase I). Entries of tasks no longer queued
- * stay until they reach the top, so a heap can hold more entries than tasks. */
-struct theap {
-    uint32_t *e;
-    size_t n, cap;
-    bool fcfs; /* by first arrival alone */
-};
+struct sim;
+static bool q_before(const struct sim *m, const uint32_t *a, const uint32_t *b);
+static bool fq_before(const struct sim *m, const uint32_t *a, const uint32_t *b);
+static bool ev_before(const struct sim *m, const struct sev *a, const struct sev *b);
+
+/* Binary heaps of task indexes, ordered by the central queue's order (priority, then first
+ * arrival: qheap) or by first arrival alone (HYBRID's phase I: fqheap). Entries of tasks no
+ * longer queued stay until they reach the top, so a heap can hold more entries than tasks. */
+LT_HEAP_DEFINE(qheap, uint32_t, const struct sim, q_before, LT_HEAP_NO_MOVED);
+LT_HEAP_DEFINE(fqheap, uint32_t, const struct sim, fq_before, LT_HEAP_NO_MOVED);
+/* Server events by time (stale ones dropped at the top by version). */
+LT_HEAP_DEFINE(evheap, struct sev, const struct sim, ev_before, LT_HEAP_NO_MOVED);
 
 struct sim {
     const struct lt_slot_params *p;
@@ -98,12 +105,11 @@ struct sim {
     uint32_t n_tiers;
     uint32_t *tier_lo; /* tier k: servers [tier_lo[k], tier_lo[k + 1]) */
     uint64_t free_total;
-    struct theap q;  /* the central queue */
-    struct theap fq; /* HYBRID: the same tasks by first arrival alone */
+    struct qheap q;   /* the central queue */
+    struct fqheap fq; /* HYBRID: the same tasks by first arrival alone */
     uint64_t total_slots, run_sticky, run_regular;
-    uint32_t top_hi; /* servers [0, top_hi) have the most powerful slots */
-    struct sev *ev;  /* server events */
-    size_t evn, evcap;
+    uint32_t top_hi;  /* servers [0, top_hi) have the most powerful slots */
+    struct evheap ev; /* server events */
     uint32_t head[N_CLASSES], tail[N_CLASSES]; /* class lists by start time */
     uint32_t *arr[N_CLASSES];                  /* class arrays */
     uint32_t cnt[N_CLASSES];
@@ -114,115 +120,57 @@ struct sim {
 
 /* ---- the central queue ---- */
 
-static bool before(const struct sim *m, const struct theap *h, uint32_t a, uint32_t b)
+static bool q_before(const struct sim *m, const uint32_t *a, const uint32_t *b)
 {
-    if (!h->fcfs && m->p->order == LT_SLOT_ORDER_PRIORITY && m->in[a].prio != m->in[b].prio)
-        return m->in[a].prio > m->in[b].prio;
-    return a < b; /* internal index = order of first arrival, then id */
+    if (m->p->order == LT_SLOT_ORDER_PRIORITY && m->in[*a].prio != m->in[*b].prio)
+        return m->in[*a].prio > m->in[*b].prio;
+    return *a < *b; /* internal index = order of first arrival, then id */
 }
 
-static int h_push(const struct sim *m, struct theap *h, uint32_t i)
+static bool fq_before(const struct sim *m, const uint32_t *a, const uint32_t *b)
 {
-    size_t j;
-
-    if (h->n == h->cap) {
-        size_t c = h->cap ? 2 * h->cap : 64;
-        uint32_t *t = lt_reallocarray(h->e, c, sizeof(*t));
-        if (t == NULL)
-            return LT_ENOMEM;
-        h->e = t;
-        h->cap = c;
-    }
-    j = h->n++;
-    while (j > 0 && before(m, h, i, h->e[(j - 1) / 2])) {
-        h->e[j] = h->e[(j - 1) / 2];
-        j = (j - 1) / 2;
-    }
-    h->e[j] = i;
-    return 0;
+    (void)m;
+    return *a < *b;
 }
 
-static void h_pop(const struct sim *m, struct theap *h)
+/* The first queued task of the central queue, or NONE (stale entries dropped on the way). */
+static uint32_t q_head(struct sim *m)
 {
-    uint32_t v = h->e[--h->n];
-    size_t j = 0;
-
-    for (;;) {
-        size_t c = 2 * j + 1;
-        if (c >= h->n)
-            break;
-        if (c + 1 < h->n && before(m, h, h->e[c + 1], h->e[c]))
-            c++;
-        if (!before(m, h, h->e[c], v))
-            break;
-        h->e[j] = h->e[c];
-        j = c;
-    }
-    if (h->n > 0)
-        h->e[j] = v;
+    while (m->q.n > 0 && !m->t[m->q.a[0]].queued)
+        (void)qheap_pop(m, &m->q);
+    return m->q.n > 0 ? m->q.a[0] : NONE;
 }
 
-/* The first queued task of h, or NONE (stale entries dropped on the way). */
-static uint32_t h_head(const struct sim *m, struct theap *h)
+/* The same for HYBRID's first-arrival heap. */
+static uint32_t fq_head(struct sim *m)
 {
-    while (h->n > 0 && !m->t[h->e[0]].queued)
-        h_pop(m, h);
-    return h->n > 0 ? h->e[0] : NONE;
+    while (m->fq.n > 0 && !m->t[m->fq.a[0]].queued)
+        (void)fqheap_pop(m, &m->fq);
+    return m->fq.n > 0 ? m->fq.a[0] : NONE;
 }
 
 /* Queues task i (in both orders under HYBRID). */
 static int q_push(struct sim *m, uint32_t i)
 {
     m->t[i].queued = true;
-    if (h_push(m, &m->q, i) < 0 || (m->p->sticky > 0 && h_push(m, &m->fq, i) < 0))
+    if (qheap_push(m, &m->q, i) < 0 || (m->p->sticky > 0 && fqheap_push(m, &m->fq, i) < 0))
         return LT_ENOMEM;
     return 0;
 }
 
 /* ---- server events ---- */
 
-static int ev_push(struct sim *m, double t, uint32_t ref, int kind)
+static bool ev_before(const struct sim *m, const struct sev *a, const struct sev *b)
 {
-    size_t j;
-
-    if (m->evn == m->evcap) {
-        size_t cap = m->evcap ? 2 * m->evcap : 64;
-        struct sev *e = lt_reallocarray(m->ev, cap, sizeof(*e));
-        if (e == NULL)
-            return LT_ENOMEM;
-        m->ev = e;
-        m->evcap = cap;
-    }
-    j = m->evn++;
-    while (j > 0 && t < m->ev[(j - 1) / 2].t) {
-        m->ev[j] = m->ev[(j - 1) / 2];
-        j = (j - 1) / 2;
-    }
-    m->ev[j].t = t;
-    m->ev[j].ref = ref;
-    m->ev[j].kind = kind;
-    m->ev[j].version = kind == EV_SERVER ? m->s[ref].version : m->t[ref].attempt;
-    return 0;
+    (void)m;
+    return a->t < b->t;
 }
 
-static void ev_pop(struct sim *m)
+static int ev_push(struct sim *m, double t, uint32_t ref, int kind)
 {
-    struct sev v = m->ev[--m->evn];
-    size_t j = 0;
+    struct sev e = {t, ref, kind == EV_SERVER ? m->s[ref].version : m->t[ref].attempt, kind};
 
-    for (;;) {
-        size_t c = 2 * j + 1;
-        if (c >= m->evn)
-            break;
-        if (c + 1 < m->evn && m->ev[c + 1].t < m->ev[c].t)
-            c++;
-        if (!(m->ev[c].t < v.t))
-            break;
-        m->ev[j] = m->ev[c];
-        j = c;
-    }
-    if (m->evn > 0)
-        m->ev[j] = v;
+    return evheap_push(m, &m->ev, e);
 }
 
 /* ---- energy ---- */
@@ -623,20 +571,20 @@ static int schedule(struct sim *m, double now)
     int rc;
 
     while (m->run_sticky < m->p->sticky && m->free_total > 0) {
-        uint32_t i = h_head(m, &m->fq);
+        uint32_t i = fq_head(m);
         if (i == NONE)
             break;
-        h_pop(m, &m->fq);
+        (void)fqheap_pop(m, &m->fq);
         if ((rc = place(m, i, pick_slot(m, i), now, true)) < 0)
             return rc;
     }
     for (;;) {
-        uint32_t i = h_head(m, &m->q), v = NONE, si;
+        uint32_t i = q_head(m), v = NONE, si;
 
         if (i == NONE)
             break;
         if (m->free_total > 0 && m->run_regular < regular) {
-            h_pop(m, &m->q);
+            (void)qheap_pop(m, &m->q);
             if ((rc = place(m, i, pick_slot(m, i), now, false)) < 0)
                 return rc;
             continue;
@@ -650,7 +598,7 @@ static int schedule(struct sim *m, double now)
         if (v == NONE)
             break; /* every later task has priority <= the head's */
         si = m->t[v].srv;
-        h_pop(m, &m->q);
+        (void)qheap_pop(m, &m->q);
         if ((rc = evict(m, v, now, false)) < 0 || (rc = place(m, i, si, now, false)) < 0)
             return rc;
     }
@@ -925,9 +873,9 @@ static void sim_free(struct sim *m)
     lt_free(m->s);
     lt_free(m->fen);
     lt_free(m->tier_lo);
-    lt_free(m->q.e);
-    lt_free(m->fq.e);
-    lt_free(m->ev);
+    qheap_free(&m->q);
+    fqheap_free(&m->fq);
+    evheap_free(&m->ev);
     lt_free(m->in);
     lt_free(m->out);
 }
@@ -982,18 +930,210 @@ static void summarise(struct sim *m, struct lt_slot_outcome *out, const uint32_t
     s->v = n_v > 0 ? v / n_v : NAN;
 }
 
+/* ---- the checker ---- */
+
+/* Every invariant of the simulator's state, after an event: the Fenwick tree against each
+ * server's free slots, each server's heap (positions, owner, order by threshold), the central
+ * queue and event heaps' order, and the class lists (links, counts, arrays, start order).
+ * Returns 0 or LT_EINVAL naming the first broken one. O(tasks + servers); for tests
+ * (lt_slot_params.check). */
+static int sim_check(const struct sim *m, struct lt_err *err)
+{
+    uint64_t free_sum = 0, held = 0;
+
+    for (uint32_t si = 0; si < m->ns; si++) {
+        const struct srv *s = &m->s[si];
+        uint64_t f = fen_prefix(m, si + 1) - fen_prefix(m, si);
+        if (s->n > s->slots)
+            return lt_err_set(err, LT_EINVAL, 0, 0, "slot check: server %u holds %u > %u slots", si,
+                              s->n, s->slots);
+        if (f != s->slots - s->n)
+            return lt_err_set(err, LT_EINVAL, 0, 0,
+                              "slot check: Fenwick tree has %llu free slots at server %u, not %u",
+                              (unsigned long long)f, si, s->slots - s->n);
+        free_sum += f;
+        for (uint32_t j = 0; j < s->n; j++) {
+            uint32_t i = s->heap[j];
+            held += !m->t[i].sticky; /* sticky holders are in no class list */
+            if (i >= m->n || m->t[i].srv != si || m->t[i].hpos != j)
+                return lt_err_set(err, LT_EINVAL, 0, 0,
+                                  "slot check: server %u heap entry %u (task %u) is not its own",
+                                  si, j, i);
+            if (j > 0 && m->t[i].thr < m->t[s->heap[(j - 1) / 2]].thr)
+                return lt_err_set(err, LT_EINVAL, 0, 0,
+                                  "slot check: server %u heap order broken at %u", si, j);
+        }
+    }
+    if (free_sum != m->free_total)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "slot check: free_total %llu, servers %llu",
+                          (unsigned long long)m->free_total, (unsigned long long)free_sum);
+    if (!qheap_ok(m, &m->q) || !fqheap_ok(m, &m->fq))
+        return lt_err_set(err, LT_EINVAL, 0, 0, "slot check: central queue heap order broken");
+    if (!evheap_ok(m, &m->ev))
+        return lt_err_set(err, LT_EINVAL, 0, 0, "slot check: event heap order broken");
+    uint64_t listed = 0;
+    for (int c = 0; c < N_CLASSES; c++) {
+        uint32_t k = 0, prev = NONE;
+        for (uint32_t i = m->head[c]; i != NONE; prev = i, i = m->t[i].next, k++) {
+            const struct tk *t = &m->t[i];
+            if (k >= m->cnt[c] || m->in[i].prio != c || t->prev != prev || t->srv == NONE ||
+                t->sticky || t->apos >= m->cnt[c] || m->arr[c][t->apos] != i)
+                return lt_err_set(err, LT_EINVAL, 0, 0,
+                                  "slot check: class %d list broken at task %u", c, i);
+            if (prev != NONE && t->start < m->t[prev].start)
+                return lt_err_set(err, LT_EINVAL, 0, 0,
+                                  "slot check: class %d list out of start order at task %u", c, i);
+        }
+        if (k != m->cnt[c] || m->tail[c] != prev)
+            return lt_err_set(err, LT_EINVAL, 0, 0,
+                              "slot check: class %d lists %u tasks, counts %u", c, k, m->cnt[c]);
+        listed += k;
+    }
+    if (listed != held)
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "slot check: %llu tasks hold regular slots, class lists have %llu",
+                          (unsigned long long)held, (unsigned long long)listed);
+    return 0;
+}
+
+/* ---- the run ---- */
+
+/* Allocates m's arrays for n tasks and copies the tasks in internal order (by arrival, then
+ * id); *ord receives the caller's index of each. LT_ENOMEM leaves what was allocated in m and
+ * *ord for the caller to free. */
+static int sim_alloc(struct sim *m, const struct lt_slot_task *tasks, size_t n, uint32_t **ord)
+{
+    struct akey *keys;
+
+    *ord = lt_calloc(n + 1, sizeof(**ord));
+    m->in = lt_calloc(n + 1, sizeof(*m->in));
+    m->out = lt_calloc(n + 1, sizeof(*m->out));
+    m->t = lt_calloc(n + 1, sizeof(*m->t));
+    m->s = lt_calloc(m->ns, sizeof(*m->s));
+    m->fen = lt_calloc((size_t)m->ns + 1, sizeof(*m->fen));
+    m->tier_lo = lt_calloc(m->p->cfg->n + 1, sizeof(*m->tier_lo));
+    if (*ord == NULL || m->in == NULL || m->out == NULL || m->t == NULL || m->s == NULL ||
+        m->fen == NULL || m->tier_lo == NULL)
+        return LT_ENOMEM;
+    for (int c = 0; c < N_CLASSES; c++) {
+        m->head[c] = m->tail[c] = NONE;
+        if ((m->arr[c] = lt_calloc(n + 1, sizeof(*m->arr[c]))) == NULL)
+            return LT_ENOMEM;
+    }
+    /* tasks by arrival, then id: the internal index is the first-arrival order */
+    if ((keys = lt_calloc(n + 1, sizeof(*keys))) == NULL)
+        return LT_ENOMEM;
+    for (size_t k = 0; k < n; k++)
+        keys[k] = (struct akey){tasks[k].arrival, tasks[k].id, (uint32_t)k};
+    qsort(keys, n, sizeof(*keys), by_arrival);
+    for (size_t k = 0; k < n; k++)
+        (*ord)[k] = keys[k].k;
+    lt_free(keys);
+    for (size_t k = 0; k < n; k++) {
+        m->in[k] = tasks[(*ord)[k]];
+        m->t[k].srv = NONE;
+        m->t[k].rem = m->in[k].demand;
+        m->out[k].finish = NAN;
+        m->out[k].server = UINT32_MAX;
+    }
+    return 0;
+}
+
+/* The servers, by slot power descending (one tier per group), their heaps and free slots. */
+static int servers_build(struct sim *m)
+{
+    const struct lt_slot_config *cfg = m->p->cfg;
+    struct pkey gorder[LT_SLOT_MAX_GROUPS];
+    uint32_t si = 0;
+
+    for (uint32_t g = 0; g < cfg->n; g++)
+        gorder[g] = (struct pkey){lt_slot_power(&cfg->g[g]), g};
+    qsort(gorder, cfg->n, sizeof(*gorder), by_power);
+    for (uint32_t a = 0; a < cfg->n; a++) {
+        const struct lt_slot_group *g = &cfg->g[gorder[a].g];
+        uint32_t first = 0;
+        for (uint32_t b = 0; b < gorder[a].g; b++)
+            first += cfg->g[b].count;
+        m->tier_lo[m->n_tiers++] = si;
+        for (uint32_t k = 0; k < g->count; k++, si++) {
+            struct srv *s = &m->s[si];
+            s->cfg_index = first + k;
+            s->type = g->type;
+            s->cpu = g->type->cpu;
+            s->mem_free = g->type->mem;
+            if (g->type->cpu / g->type->cores > m->max_core)
+                m->max_core = g->type->cpu / g->type->cores;
+            s->cores = g->type->cores;
+            s->slots = g->slots;
+            s->state = m->p->sleep ? SRV_SLEEP : SRV_ON;
+            if ((s->heap = lt_calloc(g->slots, sizeof(*s->heap))) == NULL)
+                return LT_ENOMEM;
+            fen_add(m, si, (int)g->slots);
+        }
+    }
+    m->tier_lo[m->n_tiers] = si;
+    m->total_slots = lt_slot_config_slots(cfg);
+    /* the most powerful slots: the first tier and every tier of the same power */
+    for (uint32_t a = 0; a < m->n_tiers; a++) {
+        if (gorder[a].power < gorder[0].power)
+            break;
+        m->top_hi = m->tier_lo[a + 1];
+    }
+    return 0;
+}
+
+/* Runs sim_check after an event when the parameters ask for it. */
+static int maybe_check(const struct sim *m, struct lt_err *err)
+{
+    return m->p->check ? sim_check(m, err) : 0;
+}
+
+/* The event loop: server events and arrivals in time order, then a scheduling round per
+ * instant. *last receives the last event's time. */
+static int sim_loop(struct sim *m, double *last, struct lt_err *err)
+{
+    const struct lt_slot_task *in = m->in;
+    size_t next = 0, n = m->n;
+    int rc;
+
+    for (uint64_t round = 1;; round++) {
+        double now = INFINITY;
+
+        while (m->ev.n > 0 && !ev_live(m, &m->ev.a[0]))
+            (void)evheap_pop(m, &m->ev); /* stale */
+        if (m->ev.n > 0)
+            now = m->ev.a[0].t;
+        if (next < n && in[next].arrival < now)
+            now = in[next].arrival;
+        if (!isfinite(now))
+            return 0;
+        *last = now;
+        if (m->p->progress != NULL && (round & 0x3fff) == 0)
+            m->p->progress(m->p->progress_arg, now, m->sum->events);
+        while (m->ev.n > 0 && !(m->ev.a[0].t > now)) {
+            struct sev e = evheap_pop(m, &m->ev);
+            if (!ev_live(m, &e))
+                continue;
+            rc = e.kind == EV_SERVER ? srv_event(m, e.ref, now) : checkpoint(m, e.ref, now);
+            if (rc < 0 || (rc = maybe_check(m, err)) < 0)
+                return rc;
+        }
+        while (next < n && !(in[next].arrival > now)) {
+            if ((rc = q_push(m, (uint32_t)next++)) < 0)
+                return rc;
+            m->sum->events++;
+        }
+        if ((rc = schedule(m, now)) < 0 || (rc = maybe_check(m, err)) < 0)
+            return rc;
+    }
+}
+
 int lt_slot_run(const struct lt_slot_params *p, const struct lt_slot_task *tasks, size_t n,
                 struct lt_slot_outcome *out, struct lt_slot_summary *sum, struct lt_err *err)
 {
     struct sim m;
     uint32_t *ord = NULL;
-    struct pkey gorder[LT_SLOT_MAX_GROUPS];
-    struct akey *keys = NULL;
-    struct lt_slot_task *in;
-    size_t next = 0;
     double last = 0.0; /* the last event's time */
-
-    uint32_t si = 0;
     int rc;
 
     if ((rc = check(p, tasks, n, err)) < 0)
@@ -1009,117 +1149,9 @@ int lt_slot_run(const struct lt_slot_params *p, const struct lt_slot_task *tasks
     lt_rng_init(&m.slot_rng, p->seed, LT_RNG_POLICY);
     lt_rng_init(&m.evict_rng, p->seed, LT_RNG_EVICTION);
     lt_rng_init(&m.mem_rng, p->seed, LT_RNG_MEMORY);
-    m.fq.fcfs = true;
-    ord = lt_calloc(n + 1, sizeof(*ord));
-    in = lt_calloc(n + 1, sizeof(*in));
-    m.in = in;
-    m.out = lt_calloc(n + 1, sizeof(*m.out));
-    m.t = lt_calloc(n + 1, sizeof(*m.t));
-
-    m.s = lt_calloc(m.ns, sizeof(*m.s));
-    m.fen = lt_calloc((size_t)m.ns + 1, sizeof(*m.fen));
-    m.tier_lo = lt_calloc(p->cfg->n + 1, sizeof(*m.tier_lo));
-    rc = ord == NULL || in == NULL || m.out == NULL || m.t == NULL || m.s == NULL ||
-                 m.fen == NULL || m.tier_lo == NULL
-             ? LT_ENOMEM
-             : 0;
-    for (int c = 0; c < N_CLASSES && rc == 0; c++) {
-        m.head[c] = m.tail[c] = NONE;
-        if ((m.arr[c] = lt_calloc(n + 1, sizeof(*m.arr[c]))) == NULL)
-            rc = LT_ENOMEM;
-    }
-    if (rc < 0)
+    if ((rc = sim_alloc(&m, tasks, n, &ord)) < 0 || (rc = servers_build(&m)) < 0 ||
+        (rc = maybe_check(&m, err)) < 0 || (rc = sim_loop(&m, &last, err)) < 0)
         goto out;
-
-    /* tasks by arrival, then id: the internal index is the first-arrival order */
-    if ((keys = lt_calloc(n + 1, sizeof(*keys))) == NULL) {
-        rc = LT_ENOMEM;
-        goto out;
-    }
-    for (size_t k = 0; k < n; k++)
-        keys[k] = (struct akey){tasks[k].arrival, tasks[k].id, (uint32_t)k};
-    qsort(keys, n, sizeof(*keys), by_arrival);
-    for (size_t k = 0; k < n; k++)
-        ord[k] = keys[k].k;
-    lt_free(keys);
-    keys = NULL;
-    for (size_t k = 0; k < n; k++) {
-        in[k] = tasks[ord[k]];
-        m.t[k].srv = NONE;
-        m.t[k].rem = in[k].demand;
-        m.out[k].finish = NAN;
-        m.out[k].server = UINT32_MAX;
-    }
-
-    /* servers by slot power, descending; one tier per group */
-    for (uint32_t g = 0; g < p->cfg->n; g++)
-        gorder[g] = (struct pkey){lt_slot_power(&p->cfg->g[g]), g};
-    qsort(gorder, p->cfg->n, sizeof(*gorder), by_power);
-    for (uint32_t a = 0; a < p->cfg->n; a++) {
-        const struct lt_slot_group *g = &p->cfg->g[gorder[a].g];
-        uint32_t first = 0;
-        for (uint32_t b = 0; b < gorder[a].g; b++)
-            first += p->cfg->g[b].count;
-        m.tier_lo[m.n_tiers++] = si;
-        for (uint32_t k = 0; k < g->count; k++, si++) {
-            struct srv *s = &m.s[si];
-            s->cfg_index = first + k;
-            s->type = g->type;
-            s->cpu = g->type->cpu;
-            s->mem_free = g->type->mem;
-            if (g->type->cpu / g->type->cores > m.max_core)
-                m.max_core = g->type->cpu / g->type->cores;
-            s->cores = g->type->cores;
-            s->slots = g->slots;
-            s->state = p->sleep ? SRV_SLEEP : SRV_ON;
-            if ((s->heap = lt_calloc(g->slots, sizeof(*s->heap))) == NULL) {
-                rc = LT_ENOMEM;
-                goto out;
-            }
-            fen_add(&m, si, (int)g->slots);
-        }
-    }
-    m.tier_lo[m.n_tiers] = si;
-    m.total_slots = lt_slot_config_slots(p->cfg);
-    /* the most powerful slots: the first tier and every tier of the same power */
-    for (uint32_t a = 0; a < m.n_tiers; a++) {
-        if (gorder[a].power < gorder[0].power)
-            break;
-        m.top_hi = m.tier_lo[a + 1];
-    }
-
-    /* the event loop */
-    for (uint64_t round = 1;; round++) {
-        double now = INFINITY;
-
-        while (m.evn > 0 && !ev_live(&m, &m.ev[0]))
-            ev_pop(&m); /* stale */
-        if (m.evn > 0)
-            now = m.ev[0].t;
-        if (next < n && in[next].arrival < now)
-            now = in[next].arrival;
-        if (!isfinite(now))
-            break;
-        last = now;
-        if (p->progress != NULL && (round & 0x3fff) == 0)
-            p->progress(p->progress_arg, now, sum->events);
-        while (m.evn > 0 && !(m.ev[0].t > now)) {
-            struct sev e = m.ev[0];
-            ev_pop(&m);
-            if (!ev_live(&m, &e))
-                continue;
-            rc = e.kind == EV_SERVER ? srv_event(&m, e.ref, now) : checkpoint(&m, e.ref, now);
-            if (rc < 0)
-                goto out;
-        }
-        while (next < n && !(in[next].arrival > now)) {
-            if ((rc = q_push(&m, (uint32_t)next++)) < 0)
-                goto out;
-            sum->events++;
-        }
-        if ((rc = schedule(&m, now)) < 0)
-            goto out;
-    }
     sum->end = last > p->horizon ? last : p->horizon;
     for (uint32_t k = 0; k < m.ns; k++)
         energy_to(&m, &m.s[k], sum->end);
@@ -1130,6 +1162,5 @@ out:
         lt_err_set(err, LT_ENOMEM, 0, 0, "slot simulator: out of memory");
     sim_free(&m);
     lt_free(ord);
-    lt_free(keys);
     return rc;
 }

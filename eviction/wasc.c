@@ -274,20 +274,9 @@ int lt_wasc_table_8_1(const struct lt_slot_group *inv, size_t n_inv, struct lt_s
     return 0;
 }
 
-int lt_wasc(const struct lt_class_stats *cls, size_t n, const struct lt_slot_group *inv,
-            size_t n_inv, const struct lt_wasc_params *p, struct lt_wasc_result *out,
-            struct lt_err *err)
+/* lt_wasc's parameter checks. */
+static int check_params(const struct lt_wasc_params *p, struct lt_err *err)
 {
-    double occ_p = 0.0, occ_all = 0.0, total_cpu = 0.0, budget;
-    size_t order[LT_SLOT_MAX_GROUPS] = {0};
-    uint32_t prod_count[LT_SLOT_MAX_GROUPS] = {0};
-    int rc;
-
-    if (out == NULL || p == NULL)
-        return lt_err_set(err, LT_EINVAL, 0, 0, "lt_wasc: NULL argument");
-    memset(out, 0, sizeof(*out));
-    if ((rc = check_classes(cls, n, err)) < 0 || (rc = check_inventory(inv, n_inv, err)) < 0)
-        return rc;
     if (!(p->c > 0.0) || !isfinite(p->c) || p->min_cores == 0)
         return lt_err_set(err, LT_EINVAL, 0, 0,
                           "WASC: c (%g) and the minimum core count (%u) "
@@ -302,8 +291,19 @@ int lt_wasc(const struct lt_class_stats *cls, size_t n, const struct lt_slot_gro
         (!stat_ok(p->sd_p) || isnan(p->sd_p) || !stat_ok(p->sd_np) || isnan(p->sd_np)))
         return lt_err_set(err, LT_EINVAL, 0, 0, "WASC: given deviations %g and %g are not >= 0",
                           p->sd_p, p->sd_np);
+    return 0;
+}
 
-    /* Phase I: CPU occupancy per class, eq. 8.1-8.2. */
+/* Phase I: CPU occupancy per class (eq. 8.1-8.2), each group's pooled usage and slot size
+ * theta, the most powerful server, and the slot counts on it (eq. 8.4). *total_cpu receives
+ * the inventory's CPU. */
+static int phase_1(const struct lt_class_stats *cls, size_t n, const struct lt_slot_group *inv,
+                   size_t n_inv, const struct lt_wasc_params *p, struct lt_wasc_result *out,
+                   double *total_cpu, struct lt_err *err)
+{
+    double occ_p = 0.0, occ_all = 0.0;
+    int rc;
+
     for (size_t k = 0; k < n; k++) {
         if (isnan(cls[k].cpu_demand)) {
             if (cls[k].arrivals > 0.0)
@@ -324,8 +324,9 @@ int lt_wasc(const struct lt_class_stats *cls, size_t n, const struct lt_slot_gro
             return rc;
         out->theta[g] = out->delta[g] * (out->xi[g] + p->c * out->sd[g]);
     }
+    *total_cpu = 0.0;
     for (size_t k = 0; k < n_inv; k++) {
-        total_cpu += inv[k].type->cpu * inv[k].count;
+        *total_cpu += inv[k].type->cpu * inv[k].count;
         if (inv[k].type->cpu > out->c_max)
             out->c_max = inv[k].type->cpu;
     }
@@ -342,8 +343,17 @@ int lt_wasc(const struct lt_class_stats *cls, size_t n, const struct lt_slot_gro
                               "deviation): its slot count is unbounded",
                               g == 0 ? "production" : "non-production");
     }
+    return 0;
+}
 
-    /* Phase II: production slots on the fastest cores first, within phi_p of the CPU. */
+/* Phase II: production servers on the fastest cores first, within phi_p of total_cpu;
+ * prod_count[k] receives the production servers of inventory group k. */
+static void phase_2(const struct lt_slot_group *inv, size_t n_inv, double total_cpu,
+                    struct lt_wasc_result *out, uint32_t *prod_count)
+{
+    size_t order[LT_SLOT_MAX_GROUPS] = {0};
+    double budget;
+
     for (size_t k = 0; k < n_inv; k++)
         order[k] = k;
     for (size_t a = 1; a < n_inv; a++) { /* insertion sort, stable: by core speed, descending */
@@ -371,6 +381,24 @@ int lt_wasc(const struct lt_class_stats *cls, size_t n, const struct lt_slot_gro
         out->prod_servers = 1;
         out->prod_cpu = inv[order[0]].type->cpu;
     }
+}
+
+int lt_wasc(const struct lt_class_stats *cls, size_t n, const struct lt_slot_group *inv,
+            size_t n_inv, const struct lt_wasc_params *p, struct lt_wasc_result *out,
+            struct lt_err *err)
+{
+    double total_cpu = 0.0;
+    uint32_t prod_count[LT_SLOT_MAX_GROUPS] = {0};
+    int rc;
+
+    if (out == NULL || p == NULL)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "lt_wasc: NULL argument");
+    memset(out, 0, sizeof(*out));
+    if ((rc = check_classes(cls, n, err)) < 0 || (rc = check_inventory(inv, n_inv, err)) < 0 ||
+        (rc = check_params(p, err)) < 0 ||
+        (rc = phase_1(cls, n, inv, n_inv, p, out, &total_cpu, err)) < 0)
+        return rc;
+    phase_2(inv, n_inv, total_cpu, out, prod_count);
     for (size_t k = 0; k < n_inv; k++) {
         const struct lt_server_type *t = inv[k].type;
         uint32_t split[2] = {prod_count[k], inv[k].count - prod_count[k]};

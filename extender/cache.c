@@ -74,7 +74,11 @@ static int64_t wall_ms(void)
 
 /* ---- string-keyed intrusive hash table -------------------------------------------------- */
 
-/* The first member of every record. key points into the record itself. */
+/* Chained and intrusive, not an lt_map (lt_map.h): records of several kinds are linked in
+ * place (a record is its own entry, freed when replaced or deleted), keys are strings
+ * compared in full, and two maps are swapped whole on a relist.
+ *
+ * The first member of every record. key points into the record itself. */
 struct hent {
     struct hent *next;
     uint64_t hash;
@@ -523,75 +527,54 @@ static void draft_release(struct draft *d)
     memset(d, 0, sizeof(*d));
 }
 
-/* Step (1), under c->lock: drops expired assumed pods, copies the feed into d. */
-static int collect_locked(struct ext_cache *c, struct draft *d, struct lt_err *err)
+/* Under c->lock: drops the assumed pods older than the assume TTL (never offline). */
+static void expire_assumed_locked(struct ext_cache *c, int64_t now)
 {
-    size_t bytes = 0, np = 0, k = 0;
-    int64_t now = mono_ms();
-    char *at;
-    struct snap *s;
+    if (c->offline)
+        return;
+    for (size_t i = 0; i < c->assumed.nb; i++) {
+        struct hent **pp = &c->assumed.b[i];
 
-    memset(d, 0, sizeof(*d));
-    if (!c->offline) {
-        for (size_t i = 0; i < c->assumed.nb; i++) {
-            struct hent **pp = &c->assumed.b[i];
+        while (*pp) {
+            struct assumed_rec *a = (struct assumed_rec *)*pp;
 
-            while (*pp) {
-                struct assumed_rec *a = (struct assumed_rec *)*pp;
-
-                if (now - a->at_ms >= c->cfg.assume_ttl_ms) {
-                    *pp = a->h.next;
-                    c->assumed.n--;
-                    lt_free(a);
-                } else {
-                    pp = &(*pp)->next;
-                }
+            if (now - a->at_ms >= c->cfg.assume_ttl_ms) {
+                *pp = a->h.next;
+                c->assumed.n--;
+                lt_free(a);
+            } else {
+                pp = &(*pp)->next;
             }
         }
     }
-    HMAP_FOREACH(&c->nodes, e)
-    bytes += strlen(e->key) + 1;
-    HMAP_FOREACH(&c->pods, e)
-    {
-        const struct pod_rec *p = (const struct pod_rec *)e;
+}
 
-        if (p->node[0]) {
-            bytes += p->slen;
-            np++;
-        }
-    }
-    HMAP_FOREACH(&c->assumed, e)
-    {
-        bytes += ((const struct assumed_rec *)e)->slen;
-        np++;
-    }
-    s = lt_calloc(1, sizeof(*s));
-    d->s = s;
-    d->nodes = lt_calloc(c->nodes.n, sizeof(*d->nodes));
-    d->max_pods = lt_calloc(c->nodes.n ? c->nodes.n : 1, sizeof(*d->max_pods));
-    if (s == NULL || d->nodes == NULL || d->max_pods == NULL)
-        goto nomem;
-    atomic_init(&s->refs, 1);
-    s->strings = lt_malloc(bytes);
-    s->pods = lt_calloc(np, sizeof(*s->pods));
-    s->uid_hash = lt_calloc(np, sizeof(*s->uid_hash));
-    if (s->strings == NULL || s->pods == NULL || s->uid_hash == NULL)
-        goto nomem;
-    at = s->strings;
+/* Under c->lock: copies the feed's nodes into d (names into *at) and numbers them (idx). */
+static void copy_nodes_locked(struct ext_cache *c, struct draft *d, char **at)
+{
+    size_t k = 0;
+
     HMAP_FOREACH(&c->nodes, e)
     {
         struct node_rec *n = (struct node_rec *)e;
         size_t len = strlen(n->name) + 1;
 
-        memcpy(at, n->name, len);
-        d->nodes[k].name = at;
+        memcpy(*at, n->name, len);
+        d->nodes[k].name = *at;
         d->nodes[k].cap = n->cap;
         d->max_pods[k] = n->max_pods;
         n->idx = k++;
-        at += len;
+        *at += len;
     }
     d->n_nodes = k;
-    k = 0;
+}
+
+/* Under c->lock, after copy_nodes_locked: copies the bound pods of the feed, then the assumed
+ * pods, into s (strings into at). Returns the number of pods copied. */
+static size_t copy_pods_locked(struct ext_cache *c, struct snap *s, char *at)
+{
+    size_t k = 0;
+
     HMAP_FOREACH(&c->pods, e)
     {
         const struct pod_rec *p = (const struct pod_rec *)e;
@@ -646,7 +629,50 @@ static int collect_locked(struct ext_cache *c, struct draft *d, struct lt_err *e
         s->n_assumed++;
         k++;
     }
-    d->n_pods = k;
+    return k;
+}
+
+/* Step (1), under c->lock: drops expired assumed pods, copies the feed into d. */
+static int collect_locked(struct ext_cache *c, struct draft *d, struct lt_err *err)
+{
+    size_t bytes = 0, np = 0;
+    int64_t now = mono_ms();
+    char *at;
+    struct snap *s;
+
+    memset(d, 0, sizeof(*d));
+    expire_assumed_locked(c, now);
+    HMAP_FOREACH(&c->nodes, e)
+    bytes += strlen(e->key) + 1;
+    HMAP_FOREACH(&c->pods, e)
+    {
+        const struct pod_rec *p = (const struct pod_rec *)e;
+
+        if (p->node[0]) {
+            bytes += p->slen;
+            np++;
+        }
+    }
+    HMAP_FOREACH(&c->assumed, e)
+    {
+        bytes += ((const struct assumed_rec *)e)->slen;
+        np++;
+    }
+    s = lt_calloc(1, sizeof(*s));
+    d->s = s;
+    d->nodes = lt_calloc(c->nodes.n, sizeof(*d->nodes));
+    d->max_pods = lt_calloc(c->nodes.n ? c->nodes.n : 1, sizeof(*d->max_pods));
+    if (s == NULL || d->nodes == NULL || d->max_pods == NULL)
+        goto nomem;
+    atomic_init(&s->refs, 1);
+    s->strings = lt_malloc(bytes);
+    s->pods = lt_calloc(np, sizeof(*s->pods));
+    s->uid_hash = lt_calloc(np, sizeof(*s->uid_hash));
+    if (s->strings == NULL || s->pods == NULL || s->uid_hash == NULL)
+        goto nomem;
+    at = s->strings;
+    copy_nodes_locked(c, d, &at);
+    d->n_pods = copy_pods_locked(c, s, at);
     s->pub.version = ++c->next_version;
     s->pub.feed_ms = c->feed_ms;
     s->covers = c->assume_seq;
@@ -721,6 +747,89 @@ static int sort_group(struct ext_snap_pod *p, uint64_t *h, size_t n)
     return 0;
 }
 
+/* Groups s's np pods by machine (a counting sort over perm, the machine of each collection
+ * index), each group by namespace, name, uid, into sorted and hashes, which s then owns.
+ * end (n + 1 entries, zeroed) is scratch. 0 or LT_ENOMEM (sorted and hashes still the
+ * caller's). */
+static int group_pods(struct snap *s, const size_t *perm, size_t *end, size_t n, size_t np,
+                      struct ext_snap_pod *sorted, uint64_t *hashes)
+{
+    for (size_t i = 0; i < np; i++)
+        end[perm[s->pods[i].node] + 1]++;
+    for (size_t m = 0; m < n; m++)
+        end[m + 1] += end[m];
+    for (size_t i = 0; i < np; i++) {
+        size_t m = perm[s->pods[i].node];
+
+        sorted[end[m]] = s->pods[i];
+        sorted[end[m]].node = m;
+        hashes[end[m]] = s->uid_hash[i];
+        end[m]++;
+    }
+    for (size_t m = 0, lo = 0; m < n; m++) { /* end[m] is now the end of group m */
+        if (end[m] - lo > 1 && sort_group(sorted + lo, hashes + lo, end[m] - lo) < 0)
+            return LT_ENOMEM;
+        lo = end[m];
+    }
+    lt_free(s->uid_hash);
+    s->uid_hash = hashes;
+    lt_free(s->pods);
+    s->pods = sorted;
+    s->pub.pods = s->pods;
+    s->pub.n_pods = np;
+    return 0;
+}
+
+/* Places s's pods on its cluster and attaches the configured policies. */
+static int place_and_attach(const struct ext_cache *c, struct snap *s, struct lt_err *err)
+{
+    int rc;
+
+    for (size_t i = 0; i < s->pub.n_pods; i++) {
+        struct ext_snap_pod *p = &s->pods[i];
+        struct lt_task t = {0};
+
+        t.id = (int64_t)i;
+        t.priority = p->priority;
+        t.req = p->req;
+        t.arrival_us = p->start_ms * 1000;
+        t.start_us = p->start_ms * 1000;
+        t.sticky = p->sticky;
+        rc = lt_cluster_place(s->cl, p->node, &t, LT_PLACE_FORCE, &p->pid, err);
+        if (rc < 0)
+            return rc;
+    }
+    for (size_t i = 0; i < sizeof(c->cfg.policies) / sizeof(c->cfg.policies[0]); i++) {
+        if (c->cfg.policies[i] == NULL)
+            continue;
+        rc = lt_policy_attach(c->cfg.policies[i], s->cl, err);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* The uid index of s's pods, at most half full. 0 or LT_ENOMEM. */
+static int uid_index_build(struct snap *s)
+{
+    size_t np = s->pub.n_pods;
+
+    s->uid_mask = 15;
+    while (s->uid_mask + 1 < 2 * np)
+        s->uid_mask = s->uid_mask * 2 + 1;
+    s->uid_ix = lt_calloc(s->uid_mask + 1, sizeof(*s->uid_ix));
+    if (s->uid_ix == NULL)
+        return LT_ENOMEM;
+    for (size_t i = 0; i < np; i++) {
+        size_t j = s->uid_hash[i] & s->uid_mask;
+
+        while (s->uid_ix[j] != 0)
+            j = (j + 1) & s->uid_mask;
+        s->uid_ix[j] = i + 1;
+    }
+    return 0;
+}
+
 /* Step (2), no lock: turns d into a finished snapshot (d->s), consuming d->nodes. */
 static int build_draft(const struct ext_cache *c, struct draft *d, struct lt_err *err)
 {
@@ -760,67 +869,15 @@ static int build_draft(const struct ext_cache *c, struct draft *d, struct lt_err
         s->max_pods[perm[i]] = d->max_pods[i];
     }
     s->pub.max_pods = s->max_pods;
-    /* Pods grouped by machine (a counting sort), each group by namespace, name, uid. */
-    for (size_t i = 0; i < np; i++)
-        end[perm[s->pods[i].node] + 1]++;
-    for (size_t m = 0; m < n; m++)
-        end[m + 1] += end[m];
-    for (size_t i = 0; i < np; i++) {
-        size_t m = perm[s->pods[i].node];
-
-        sorted[end[m]] = s->pods[i];
-        sorted[end[m]].node = m;
-        hashes[end[m]] = s->uid_hash[i];
-        end[m]++;
-    }
-    lt_free(s->uid_hash);
-    s->uid_hash = hashes;
-    hashes = NULL;
-    for (size_t m = 0, lo = 0; m < n; m++) { /* end[m] is now the end of group m */
-        if (end[m] - lo > 1 && sort_group(sorted + lo, s->uid_hash + lo, end[m] - lo) < 0)
-            goto fail_nomem;
-        lo = end[m];
-    }
-    lt_free(s->pods);
-    s->pods = sorted;
-    sorted = NULL;
-    s->pub.pods = s->pods;
-    s->pub.n_pods = np;
-    for (size_t i = 0; i < np; i++) {
-        struct ext_snap_pod *p = &s->pods[i];
-        struct lt_task t = {0};
-
-        t.id = (int64_t)i;
-        t.priority = p->priority;
-        t.req = p->req;
-        t.arrival_us = p->start_ms * 1000;
-        t.start_us = p->start_ms * 1000;
-        t.sticky = p->sticky;
-        rc = lt_cluster_place(s->cl, p->node, &t, LT_PLACE_FORCE, &p->pid, err);
-        if (rc < 0)
-            goto fail;
-    }
-    for (size_t i = 0; i < sizeof(c->cfg.policies) / sizeof(c->cfg.policies[0]); i++) {
-        if (c->cfg.policies[i] == NULL)
-            continue;
-        rc = lt_policy_attach(c->cfg.policies[i], s->cl, err);
-        if (rc < 0)
-            goto fail;
-    }
-    /* The uid index, at most half full. */
-    s->uid_mask = 15;
-    while (s->uid_mask + 1 < 2 * np)
-        s->uid_mask = s->uid_mask * 2 + 1;
-    s->uid_ix = lt_calloc(s->uid_mask + 1, sizeof(*s->uid_ix));
-    if (s->uid_ix == NULL)
+    /* Pods grouped by machine, each group by namespace, name, uid. */
+    if (group_pods(s, perm, end, n, np, sorted, hashes) < 0)
         goto fail_nomem;
-    for (size_t i = 0; i < np; i++) {
-        size_t j = s->uid_hash[i] & s->uid_mask;
-
-        while (s->uid_ix[j] != 0)
-            j = (j + 1) & s->uid_mask;
-        s->uid_ix[j] = i + 1;
-    }
+    sorted = NULL;
+    hashes = NULL;
+    if ((rc = place_and_attach(c, s, err)) < 0)
+        goto fail;
+    if (uid_index_build(s) < 0)
+        goto fail_nomem;
     s->pub.built_ms = wall_ms();
     lt_free(byname);
     lt_free(perm);

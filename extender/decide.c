@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "lt_mem.h"
+#include "lt_vec.h"
 #include "lt_slots.h"
 
 struct lt_task ext_pod_task(const struct ext_pod *p)
@@ -561,18 +562,11 @@ static size_t gather(const struct ext_snapshot *s, size_t m, const char *self,
     return n;
 }
 
-/* Appends uid to d->uids (grown by half); the nodes' pointers are fixed up at the end. */
+/* Appends uid to d->uids; the nodes' pointers are fixed up at the end. */
 static int uid_push(struct ext_preempt_decision *d, size_t *len, size_t *cap, const char *uid)
 {
-    if (*len == *cap) {
-        size_t nc = *cap ? *cap + *cap / 2 + 1 : 16;
-        const char **u = lt_reallocarray(d->uids, nc, sizeof(*u));
-
-        if (u == NULL)
-            return LT_ENOMEM;
-        d->uids = u;
-        *cap = nc;
-    }
+    if (LT_VEC_RESERVE(d->uids, *cap, *len + 1) != 0)
+        return LT_ENOMEM;
     d->uids[(*len)++] = uid;
     return 0;
 }

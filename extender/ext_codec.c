@@ -41,6 +41,7 @@
 
 #include "json_scan.h"
 #include "lt_mem.h"
+#include "lt_vec.h"
 
 /* Longest JSON path built here, e.g.
  * NodeNameToVictims["<40 bytes>"].Pods[9999].spec.initContainers[1023].resources.limits.cpu
@@ -796,28 +797,6 @@ static void walk_release(struct args_walk *w)
     lt_free(w->name);
 }
 
-/* Returns arr (of `size`-byte entries, *cap of them) with room for entry n, doubling it up
- * to EXT_MAX_NODES entries (n < EXT_MAX_NODES). On failure returns arr unchanged and sets *rc
- * to LT_ENOMEM. */
-static void *grow(void *arr, size_t *cap, size_t n, size_t size, int *rc)
-{
-    size_t nc;
-    void *p;
-
-    assert(n < EXT_MAX_NODES);
-    if (n < *cap)
-        return arr;
-    nc = *cap ? *cap * 2 : 64;
-    nc = nc > EXT_MAX_NODES ? EXT_MAX_NODES : nc;
-    p = lt_reallocarray(arr, nc, size);
-    if (p == NULL) {
-        *rc = LT_ENOMEM;
-        return arr;
-    }
-    *cap = nc;
-    return p;
-}
-
 /* Which field top-level key `key` names (F_N: none), and whether this occurrence's value is
  * the one the field resolves to (*win).
  *
@@ -926,7 +905,7 @@ static int walk_items(struct args_walk *w)
     while (rc == 0 && (rc = ext_jscan_element(&w->sc, &first, &w->items)) == 1) {
         rc = 0;
         if (w->n_items < EXT_MAX_NODES) {
-            w->item = grow(w->item, &w->cap_items, w->n_items, sizeof(w->item[0]), &rc);
+            rc = LT_VEC_RESERVE(w->item, w->cap_items, w->n_items + 1);
             if (rc == 0)
                 rc = walk_item(w, &w->item[w->n_items]);
         } else {
@@ -972,7 +951,7 @@ static int walk_names(struct args_walk *w, struct ext_jval *v)
     while (rc == 0 && (rc = ext_jscan_element(&w->sc, &first, v)) == 1) {
         rc = 0;
         if (w->n_names < EXT_MAX_NODES) {
-            w->name = grow(w->name, &w->cap_names, w->n_names, sizeof(w->name[0]), &rc);
+            rc = LT_VEC_RESERVE(w->name, w->cap_names, w->n_names + 1);
             if (rc == 0)
                 rc = ext_jscan_value(&w->sc, 3, &w->name[w->n_names]);
         } else {

@@ -14,7 +14,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "lt_heap.h"
 #include "lt_mem.h"
+#include "lt_vec.h"
 
 #define NIL           UINT32_MAX
 #define PROGRESS_MASK 0xffffu
@@ -40,6 +42,10 @@ struct ev {
     uint32_t task;
 };
 
+struct sim;
+static bool ev_before(const struct sim *s, const struct ev *a, const struct ev *b);
+LT_HEAP_DEFINE(evheap, struct ev, const struct sim, ev_before, LT_HEAP_NO_MOVED);
+
 struct sim {
     const struct lt_lotes_sim_params *p;
     const struct lt_lotes_tables *t;
@@ -48,11 +54,12 @@ struct sim {
     uint32_t *qhead, *qtail;
     size_t n;
     struct task *tk;
-    uint32_t n_tk, cap_tk, free_tk;
+    uint32_t n_tk, free_tk;
+    size_t cap_tk;
     struct job *jb;
-    uint32_t n_jb, cap_jb, free_jb;
-    struct ev *heap;
-    size_t n_heap, cap_heap;
+    uint32_t n_jb, free_jb;
+    size_t cap_jb;
+    struct evheap heap; /* completions by time */
     struct lt_rng work, disp;
     uint64_t in_system, outstanding;
     double cls_resp[LT_LOTES_MAX_CLASSES], cls_wait[LT_LOTES_MAX_CLASSES];
@@ -102,21 +109,6 @@ static double draw_req(struct lt_rng *r, double m, double cv)
     return m;
 }
 
-static int grow(void **arr, uint32_t *cap, size_t size)
-{
-    uint32_t c = *cap ? 2 * *cap : 1024;
-    void *a;
-
-    if (*cap >= UINT32_MAX / 2)
-        return LT_ENOMEM;
-    a = lt_reallocarray(*arr, c, size);
-    if (a == NULL)
-        return LT_ENOMEM;
-    *arr = a;
-    *cap = c;
-    return 0;
-}
-
 static int task_new(struct sim *s, uint32_t *out)
 {
     if (s->free_tk != NIL) {
@@ -124,7 +116,8 @@ static int task_new(struct sim *s, uint32_t *out)
         s->free_tk = s->tk[*out].next;
         return 0;
     }
-    if (s->n_tk == s->cap_tk && grow((void **)&s->tk, &s->cap_tk, sizeof(*s->tk)) < 0)
+    /* indexes are uint32_t, NIL the largest */
+    if (s->n_tk >= NIL - 1 || LT_VEC_RESERVE(s->tk, s->cap_tk, (size_t)s->n_tk + 1) < 0)
         return LT_ENOMEM;
     *out = s->n_tk++;
     return 0;
@@ -137,52 +130,21 @@ static int job_new(struct sim *s, uint32_t *out)
         s->free_jb = s->jb[*out].next_free;
         return 0;
     }
-    if (s->n_jb == s->cap_jb && grow((void **)&s->jb, &s->cap_jb, sizeof(*s->jb)) < 0)
+    if (s->n_jb >= NIL - 1 || LT_VEC_RESERVE(s->jb, s->cap_jb, (size_t)s->n_jb + 1) < 0)
         return LT_ENOMEM;
     *out = s->n_jb++;
     return 0;
 }
 
-static int heap_push(struct sim *s, double t, uint32_t task)
+static bool ev_before(const struct sim *s, const struct ev *a, const struct ev *b)
 {
-    size_t i;
-
-    if (s->n_heap == s->cap_heap) {
-        size_t c = s->cap_heap ? 2 * s->cap_heap : 1024;
-        struct ev *h = lt_reallocarray(s->heap, c, sizeof(*h));
-        if (h == NULL)
-            return LT_ENOMEM;
-        s->heap = h;
-        s->cap_heap = c;
-    }
-    i = s->n_heap++;
-    while (i > 0 && s->heap[(i - 1) / 2].t > t) {
-        s->heap[i] = s->heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    s->heap[i] = (struct ev){t, task};
-    return 0;
+    (void)s;
+    return a->t < b->t;
 }
 
-static struct ev heap_pop(struct sim *s)
+static int heap_push(struct sim *s, double t, uint32_t task)
 {
-    struct ev top = s->heap[0], last = s->heap[--s->n_heap];
-    size_t i = 0;
-
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= s->n_heap)
-            break;
-        if (c + 1 < s->n_heap && s->heap[c + 1].t < s->heap[c].t)
-            c++;
-        if (!(s->heap[c].t < last.t))
-            break;
-        s->heap[i] = s->heap[c];
-        i = c;
-    }
-    if (s->n_heap > 0)
-        s->heap[i] = last;
-    return top;
+    return evheap_push(s, &s->heap, (struct ev){t, task});
 }
 
 static bool fits(const struct lt_res *r, const struct lt_res *f)
@@ -394,7 +356,7 @@ static void sim_free(struct sim *s)
     lt_free(s->qtail);
     lt_free(s->tk);
     lt_free(s->jb);
-    lt_free(s->heap);
+    evheap_free(&s->heap);
 }
 
 static int setup(struct sim *s, struct lt_err *err)
@@ -457,8 +419,8 @@ int lt_lotes_sim_run(const struct lt_lotes_sim_params *p, struct lt_lotes_sim_su
            (p->mapreduce ? (double)(p->maps + p->reduces) : 1.0);
     next_arrival = expo(&s.work, 1.0 / rate);
     for (;;) {
-        bool arrival = next_arrival < p->hours && (s.n_heap == 0 || next_arrival <= s.heap[0].t);
-        double now = arrival ? next_arrival : (s.n_heap > 0 ? s.heap[0].t : INFINITY);
+        bool arrival = next_arrival < p->hours && (s.heap.n == 0 || next_arrival <= s.heap.a[0].t);
+        double now = arrival ? next_arrival : (s.heap.n > 0 ? s.heap.a[0].t : INFINITY);
 
         if (!isfinite(now) || now > p->hours + p->drain || (now >= p->hours && s.outstanding == 0))
             break;
@@ -476,7 +438,7 @@ int lt_lotes_sim_run(const struct lt_lotes_sim_params *p, struct lt_lotes_sim_su
             rc = arrive(&s, now, err);
             next_arrival = now + expo(&s.work, 1.0 / rate);
         } else {
-            rc = complete(&s, heap_pop(&s).task, now, err);
+            rc = complete(&s, evheap_pop(&s, &s.heap).task, now, err);
         }
         if (rc < 0)
             goto done;

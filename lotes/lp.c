@@ -46,6 +46,7 @@ void lt__lotes_mat_release(struct lt__lotes_mat *m)
     lt__lotes_mat_init(m);
 }
 
+/* Three parallel 1-based arrays under one int capacity (GLPK counts in int), so not lt_vec.h. */
 static int mat_grow(struct lt__lotes_mat *m, const char *what, struct lt_err *err)
 {
     int cap = m->cap < 64 ? 64 : m->cap;

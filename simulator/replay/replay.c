@@ -29,7 +29,11 @@
 #include <unistd.h>
 
 #include "lt_cluster.h"
+#include "lt_heap.h"
+#include "lt_map.h"
+#include "lt_mem.h"
 #include "lt_rng.h"
+#include "lt_vec.h"
 #include "replay/squeue.h"
 
 #define NIL           UINT32_MAX
@@ -69,7 +73,9 @@ struct task_rec {
  * the id and 32 bits of the key's hash; the key itself is engine.rec[id], read only when the
  * fingerprint matches. 8 bytes a slot at a load of 1/2 to 3/4 (the table grows by half):
  * 11-16 bytes a task. Growing frees the old table first and re-inserts every task from rec,
- * so the old and the new table never coexist. */
+ * so the old and the new table never coexist. This is not an lt_map (lt_map.h) on purpose:
+ * lt_map keeps a 64-bit key beside each value (16+ bytes a slot, the key being 96 bits here
+ * would not fit), where this one reuses rec as its keys; at 25 M tasks that is 0.2-0.3 GB. */
 struct map_slot {
     uint32_t id; /* NIL: empty */
     uint32_t fp; /* low 32 bits of map_hash of the key */
@@ -81,9 +87,9 @@ struct task_map {
     size_t n;
 };
 
-/* Jobs, for "jobs completed" (the T(x) of the slides counts jobs): job ID -> tasks. */
+/* Jobs, for "jobs completed" (the T(x) of the slides counts jobs): the value of job ID in
+ * engine.jobs. */
 struct job_slot {
-    uint64_t job_id;    /* UINT64_MAX: empty */
     uint32_t arrived;   /* simulated tasks that arrived */
     uint32_t completed; /* of them, completed (FINISH outcome) */
 };
@@ -167,6 +173,13 @@ struct heap_item {
     uint32_t live;
 };
 
+struct engine;
+static bool heap_less(const struct engine *e, const struct heap_item *a, const struct heap_item *b);
+static void heap_moved(struct engine *e, const struct heap_item *it, size_t k);
+
+/* Completions of running tasks by (time, seq); each live task keeps its position (heap_pos). */
+LT_HEAP_DEFINE(comp_heap, struct heap_item, struct engine, heap_less, heap_moved);
+
 /* ---- machines ------------------------------------------------------------------------- */
 
 struct mrow {
@@ -217,8 +230,7 @@ struct engine {
     struct reqfix *fix;
     size_t n_fix, cap_fix;
 
-    struct job_slot *jobs; /* open addressing, cap_jobs a power of two */
-    size_t n_jobs, cap_jobs;
+    struct lt_map jobs; /* job ID -> struct job_slot */
 
     struct lt_cluster *cluster;
     struct lt_rng rng;
@@ -228,8 +240,7 @@ struct engine {
     size_t n_live, cap_live;
     uint32_t free_live; /* free list through q_next */
 
-    struct heap_item *heap;
-    size_t n_heap, cap_heap;
+    struct comp_heap heap;
 
     struct sq q;                /* tasks that fit nowhere */
     struct lt_choose_hint hint; /* what each choose leaves for the next (zeroed: none) */
@@ -253,21 +264,6 @@ struct engine {
 static int oom(struct engine *e)
 {
     return lt_err_set(e->err, LT_ENOMEM, 0, 0, "out of memory");
-}
-
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 1024;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * size);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = n;
-    return 0;
 }
 
 static double secs(int64_t t_us)
@@ -303,8 +299,8 @@ static size_t map_pos(uint64_t h, size_t cap)
  * old table is freed first: on failure (-1) the map has no table and the run must end. */
 static int map_alloc(struct task_map *m, size_t cap, const struct task_rec *rec, size_t n_rec)
 {
-    free(m->slot);
-    m->slot = malloc(cap * sizeof(*m->slot));
+    lt_free(m->slot);
+    m->slot = lt_malloc(cap * sizeof(*m->slot));
     if (!m->slot)
         return -1;
     memset(m->slot, 0xff, cap * sizeof(*m->slot)); /* id NIL everywhere */
@@ -371,40 +367,18 @@ static int map_upsert(struct task_map *m, const struct task_rec *rec, size_t n_r
 
 /* ---- machines --------------------------------------------------------------------------- */
 
-static struct job_slot *job_find(struct job_slot *jobs, size_t cap, uint64_t job_id)
-{
-    if (cap == 0)
-        return NULL;
-    size_t h = (size_t)mix64(job_id) & (cap - 1);
-    while (jobs[h].job_id != UINT64_MAX && jobs[h].job_id != job_id)
-        h = (h + 1) & (cap - 1);
-    return &jobs[h];
-}
-
-/* The job slot of job_id, inserted if new; NULL when out of memory. A job that is already
- * there is found without allocating. */
+/* The counts of job_id, inserted (zero) if new; NULL when out of memory. A job that is
+ * already there is found without allocating. */
 static struct job_slot *job_get(struct engine *e, uint64_t job_id)
 {
-    struct job_slot *js = job_find(e->jobs, e->cap_jobs, job_id);
-    if (js && js->job_id == job_id)
+    struct job_slot *js = lt_map_get(&e->jobs, job_id);
+    bool fresh;
+
+    if (js)
         return js;
-    if ((e->n_jobs + 1) * 2 > e->cap_jobs) {
-        size_t ncap = e->cap_jobs ? e->cap_jobs * 2 : 1024;
-        struct job_slot *nj = malloc(ncap * sizeof(*nj));
-        if (!nj)
-            return NULL;
-        for (size_t k = 0; k < ncap; k++)
-            nj[k].job_id = UINT64_MAX;
-        for (size_t k = 0; k < e->cap_jobs; k++)
-            if (e->jobs[k].job_id != UINT64_MAX)
-                *job_find(nj, ncap, e->jobs[k].job_id) = e->jobs[k];
-        free(e->jobs);
-        e->jobs = nj;
-        e->cap_jobs = ncap;
-        js = job_find(e->jobs, e->cap_jobs, job_id);
-    }
-    *js = (struct job_slot){job_id, 0, 0};
-    e->n_jobs++;
+    if (lt_map_put(&e->jobs, job_id, (void **)&js, &fresh) != 0)
+        return NULL;
+    *js = (struct job_slot){0, 0};
     return js;
 }
 
@@ -432,7 +406,8 @@ static bool same_cap(double a, double b)
     return !(a < b) && !(a > b);
 }
 
-static int machines_load(struct engine *e)
+/* Reads machine_events whole into e->mrows (capacities as given, no incarnation yet). */
+static int mrows_read(struct engine *e)
 {
     struct tr_opts o = {.skip_bad_lines = e->cfg->skip_bad_lines};
     struct tr_reader *r = tr_open(e->cfg->trace_dir, TR_MACHINE_EVENTS, &o, e->err);
@@ -446,7 +421,7 @@ static int machines_load(struct engine *e)
         rc = tr_next(r, &row, e->err);
         if (rc <= 0)
             break;
-        if (grow((void **)&e->mrows, &cap_rows, e->n_mrows + 1, sizeof(*e->mrows)) != 0) {
+        if (LT_VEC_RESERVE(e->mrows, cap_rows, e->n_mrows + 1) != 0) {
             rc = oom(e);
             break;
         }
@@ -466,27 +441,28 @@ static int machines_load(struct engine *e)
     if (e->n_mrows == 0)
         return lt_err_set(e->err, LT_EINVAL, 0, 0, "machine_events under '%s' has no rows",
                           e->cfg->trace_dir);
+    return 0;
+}
 
-    /* Per machine, in row order: fill missing capacities from the next row that has them,
-     * else from the previous one. */
-    struct row_ref *ref = malloc(e->n_mrows * sizeof(*ref));
-    uint64_t *ids = malloc(e->n_mrows * sizeof(*ids));
-    if (!ref || !ids) {
-        free(ref);
-        free(ids);
+/* Per machine, in row order: fills missing capacities from the next row that has them, else
+ * from the previous one. ids (n_mrows entries) receives the distinct machine IDs, sorted;
+ * *n_ids their number. */
+static int mrows_fill_caps(struct engine *e, uint64_t *ids, size_t *n_ids)
+{
+    struct row_ref *ref = lt_calloc(e->n_mrows, sizeof(*ref));
+    if (!ref)
         return oom(e);
-    }
     for (size_t k = 0; k < e->n_mrows; k++) {
         ref[k].id = e->mrows[k].id;
         ref[k].row = (uint32_t)k;
     }
     qsort(ref, e->n_mrows, sizeof(*ref), cmp_row_ref);
-    size_t n_ids = 0;
+    *n_ids = 0;
     for (size_t a = 0; a < e->n_mrows;) {
         size_t b = a;
         while (b < e->n_mrows && ref[b].id == ref[a].id)
             b++;
-        ids[n_ids++] = ref[a].id;
+        ids[(*n_ids)++] = ref[a].id;
         for (size_t k = a; k < b; k++) {
             struct mrow *m = &e->mrows[ref[k].row];
             if (m->has_cap)
@@ -506,10 +482,14 @@ static int machines_load(struct engine *e)
         }
         a = b;
     }
-    free(ref);
-    e->res->machines_total = n_ids;
+    lt_free(ref);
+    return 0;
+}
 
-    /* T(x): keep a seeded random share of the machine IDs (ids is sorted: deterministic). */
+/* T(x): keeps a seeded random share of the n_ids machine IDs at the front of ids, sorted (ids
+ * is sorted on entry: deterministic). Returns how many are kept. */
+static size_t machines_subset(const struct engine *e, uint64_t *ids, size_t n_ids)
+{
     size_t keep = n_ids;
     if (e->cfg->machines_pct < 100.0) {
         keep = (size_t)(e->cfg->machines_pct * (double)n_ids / 100.0 + 0.5);
@@ -523,22 +503,51 @@ static int machines_load(struct engine *e)
         }
         qsort(ids, keep, sizeof(*ids), cmp_u64);
     }
-    e->res->machines_kept = keep;
+    return keep;
+}
 
-    /* Incarnations: the first capacity of each kept machine, in ID order; a later different
-     * capacity appends a new one. cur[k] is machine k's current incarnation. */
-    uint32_t *cur = malloc((keep ? keep : 1) * sizeof(*cur));
-    size_t cap_inc = 0;
-    if (!cur) {
-        free(ids);
+/* After the first incarnation pass (row order): rebuilds e->inc in ID order (inc index =
+ * position of the ID among the kept IDs) and records the primary IDs. */
+static int incarnations_by_id(struct engine *e, uint32_t *cur, size_t keep)
+{
+    struct incarnation *byid = lt_calloc(e->n_inc, sizeof(*byid));
+    if (!byid)
         return oom(e);
+    size_t n = 0;
+    for (size_t k = 0; k < keep; k++) {
+        if (cur[k] == NIL)
+            continue; /* a kept machine that never has capacities: never simulated */
+        byid[n] = e->inc[cur[k]];
+        cur[k] = (uint32_t)n++;
     }
+    memcpy(e->inc, byid, n * sizeof(*byid));
+    lt_free(byid);
+    e->n_inc = n;
+    e->n_primary = n;
+    e->primary_ids = lt_calloc(n, sizeof(uint64_t));
+    if (!e->primary_ids)
+        return oom(e);
+    for (size_t k = 0; k < n; k++)
+        e->primary_ids[k] = e->inc[k].id;
+    return 0;
+}
+
+/* Incarnations: the first capacity of each kept machine (ids[0..keep-1]), in ID order; a later
+ * different capacity appends a new one. cur[k] is machine k's current incarnation. */
+static int incarnations_build(struct engine *e, const uint64_t *ids, size_t keep)
+{
+    uint32_t *cur = lt_calloc(keep, sizeof(*cur));
+    size_t cap_inc = 0;
+    int rc = 0;
+
+    if (!cur)
+        return oom(e);
     for (size_t k = 0; k < keep; k++)
         cur[k] = NIL;
-    for (size_t pass = 0; pass < 2; pass++) {
+    for (size_t pass = 0; pass < 2 && rc == 0; pass++) {
         for (size_t k = 0; k < e->n_mrows; k++) {
             struct mrow *m = &e->mrows[k];
-            uint64_t *hit = bsearch(&m->id, ids, keep, sizeof(*ids), cmp_u64);
+            const uint64_t *hit = bsearch(&m->id, ids, keep, sizeof(*ids), cmp_u64);
             if (!hit || !m->has_cap)
                 continue;
             size_t mk = (size_t)(hit - ids);
@@ -555,10 +564,9 @@ static int machines_load(struct engine *e)
                     continue;
                 }
             }
-            if (grow((void **)&e->inc, &cap_inc, e->n_inc + 1, sizeof(*e->inc)) != 0) {
-                free(cur);
-                free(ids);
-                return oom(e);
+            if (LT_VEC_RESERVE(e->inc, cap_inc, e->n_inc + 1) != 0) {
+                rc = oom(e);
+                break;
             }
             struct incarnation *ni = &e->inc[e->n_inc];
             ni->id = m->id;
@@ -572,44 +580,17 @@ static int machines_load(struct engine *e)
             if (pass == 1)
                 m->inc = cur[mk];
         }
-        if (pass == 0) { /* first pass went in row order; re-sort incarnations by ID */
-            /* Rebuild in ID order: inc index = position of the ID among kept IDs. */
-            struct incarnation *byid = malloc((e->n_inc ? e->n_inc : 1) * sizeof(*byid));
-            if (!byid) {
-                free(cur);
-                free(ids);
-                return oom(e);
-            }
-            size_t n = 0;
-            for (size_t k = 0; k < keep; k++) {
-                if (cur[k] == NIL)
-                    continue; /* a kept machine that never has capacities: never simulated */
-                byid[n] = e->inc[cur[k]];
-                cur[k] = (uint32_t)n++;
-            }
-            memcpy(e->inc, byid, n * sizeof(*byid));
-            free(byid);
-            e->n_inc = n;
-            e->n_primary = n;
-            e->primary_ids = malloc((n ? n : 1) * sizeof(uint64_t));
-            if (!e->primary_ids) {
-                free(cur);
-                free(ids);
-                return oom(e);
-            }
-            for (size_t k = 0; k < n; k++)
-                e->primary_ids[k] = e->inc[k].id;
-        }
+        if (pass == 0 && rc == 0) /* the first pass went in row order; re-sort by ID */
+            rc = incarnations_by_id(e, cur, keep);
     }
-    free(cur);
-    free(ids);
-    if (e->n_inc == 0)
-        return lt_err_set(e->err, LT_EINVAL, 0, 0,
-                          "no machine of '%s' has capacities (machines kept: %zu)",
-                          e->cfg->trace_dir, keep);
+    lt_free(cur);
+    return rc;
+}
 
-    /* Distinct capacities, for "larger than every machine". */
-    e->caps = malloc(e->n_inc * sizeof(*e->caps));
+/* Distinct capacities of the incarnations, for "larger than every machine". */
+static int caps_distinct(struct engine *e)
+{
+    e->caps = lt_calloc(e->n_inc, sizeof(*e->caps));
     if (!e->caps)
         return oom(e);
     for (size_t k = 0; k < e->n_inc; k++) {
@@ -623,6 +604,35 @@ static int machines_load(struct engine *e)
     return 0;
 }
 
+static int machines_load(struct engine *e)
+{
+    uint64_t *ids;
+    size_t n_ids = 0, keep;
+    int rc;
+
+    if ((rc = mrows_read(e)) < 0)
+        return rc;
+    if ((ids = lt_calloc(e->n_mrows, sizeof(*ids))) == NULL)
+        return oom(e);
+    if ((rc = mrows_fill_caps(e, ids, &n_ids)) < 0)
+        goto out;
+    e->res->machines_total = n_ids;
+    keep = machines_subset(e, ids, n_ids);
+    e->res->machines_kept = keep;
+    if ((rc = incarnations_build(e, ids, keep)) < 0)
+        goto out;
+    if (e->n_inc == 0) {
+        rc = lt_err_set(e->err, LT_EINVAL, 0, 0,
+                        "no machine of '%s' has capacities (machines kept: %zu)", e->cfg->trace_dir,
+                        keep);
+        goto out;
+    }
+    rc = caps_distinct(e);
+out:
+    lt_free(ids);
+    return rc;
+}
+
 /* LoTES: the tables of the cell's machine configurations (every machine of the cluster,
  * online or not, by its capacity) and the configured classes, and the view of the machines in
  * index order (lt_lotes_map_machines: machines of a capacity no configuration has, such as
@@ -630,13 +640,13 @@ static int machines_load(struct engine *e)
 static int lotes_setup(struct engine *e)
 {
     size_t n = lt_cluster_size(e->cluster), nc = 0, *config = NULL, *bin = NULL;
-    struct lt_lotes_config *cf = calloc(LT_LOTES_MAX_CONFIGS, sizeof(*cf));
-    struct lt_res *cap = calloc(n + 1, sizeof(*cap));
+    struct lt_lotes_config *cf = lt_calloc(LT_LOTES_MAX_CONFIGS, sizeof(*cf));
+    struct lt_res *cap = lt_calloc(n + 1, sizeof(*cap));
     int rc;
 
-    e->lview = calloc(n + 1, sizeof(*e->lview));
-    config = calloc(n + 1, sizeof(*config));
-    bin = calloc(n + 1, sizeof(*bin));
+    e->lview = lt_calloc(n + 1, sizeof(*e->lview));
+    config = lt_calloc(n + 1, sizeof(*config));
+    bin = lt_calloc(n + 1, sizeof(*bin));
     if (cf == NULL || cap == NULL || e->lview == NULL || config == NULL || bin == NULL) {
         rc = oom(e);
         goto out;
@@ -656,10 +666,10 @@ static int lotes_setup(struct engine *e)
         e->lview[i].bin = bin[i];
     }
 out:
-    free(cf);
-    free(cap);
-    free(config);
-    free(bin);
+    lt_free(cf);
+    lt_free(cap);
+    lt_free(config);
+    lt_free(bin);
     return rc;
 }
 
@@ -683,7 +693,7 @@ static int lotes_choose(struct engine *e, const struct lt_res *req, size_t *m)
 
 static int cluster_build(struct engine *e)
 {
-    struct lt_machine_spec *ms = malloc(e->n_inc * sizeof(*ms));
+    struct lt_machine_spec *ms = lt_malloc(e->n_inc * sizeof(*ms));
     if (!ms)
         return oom(e);
     for (size_t k = 0; k < e->n_inc; k++) {
@@ -693,7 +703,7 @@ static int cluster_build(struct engine *e)
     struct lt_cluster_spec spec = {
         .machines = ms, .n_machines = e->n_inc, .ref = {1.0, 1.0, 1.0}, .seed = e->cfg->seed};
     e->cluster = lt_cluster_new(&spec, e->err);
-    free(ms);
+    lt_free(ms);
     if (!e->cluster)
         return e->err->code;
     for (size_t k = 0; k < e->n_inc; k++) {
@@ -797,7 +807,7 @@ static int cache_row(struct engine *e, const struct tr_task_row *row, uint32_t i
         e->cache_full = true;
         return 0;
     }
-    if (grow((void **)&e->cache, &e->cap_cache, e->n_cache + n, 1) != 0)
+    if (LT_VEC_RESERVE(e->cache, e->cap_cache, e->n_cache + n) != 0)
         return oom(e);
     memcpy(e->cache + e->n_cache, buf, n);
     e->n_cache += n;
@@ -858,7 +868,7 @@ static int pass1_row(struct engine *e, const struct tr_task_row *row)
                    &is_new) != 0)
         return oom(e);
     if (is_new) {
-        if (grow((void **)&e->rec, &e->cap_rec, e->n_rec + 1, sizeof(*e->rec)) != 0)
+        if (LT_VEC_RESERVE(e->rec, e->cap_rec, e->n_rec + 1) != 0)
             return oom(e);
         struct task_rec *n = &e->rec[e->n_rec++];
         memset(n, 0, sizeof(*n));
@@ -873,7 +883,7 @@ static int pass1_row(struct engine *e, const struct tr_task_row *row)
         else if (!row->has_req)
             t->flags |= F_REQ_PENDING;
     } else if ((t->flags & F_REQ_PENDING) && row->has_req) {
-        if (grow((void **)&e->fix, &e->cap_fix, e->n_fix + 1, sizeof(*e->fix)) != 0)
+        if (LT_VEC_RESERVE(e->fix, e->cap_fix, e->n_fix + 1) != 0)
             return oom(e);
         e->fix[e->n_fix++] = (struct reqfix){id, {row->cpu, row->mem, row->disk}};
         t->flags &= (uint8_t)~F_REQ_PENDING;
@@ -983,7 +993,7 @@ static int pass1(struct engine *e)
     e->res->cache_bytes = e->n_cache;
     e->res->cache_rows = e->cache_rows;
     if (!e->cache_full) { /* pass 2 takes every row from the cache: no lookup by key */
-        free(e->map.slot);
+        lt_free(e->map.slot);
         e->map.slot = NULL;
     }
     return 0;
@@ -1021,53 +1031,21 @@ static int count_jobs(struct engine *e)
 
 /* ---- pass 2: the heap, the queue, the books ---------------------------------------------- */
 
-static bool heap_less(const struct heap_item *a, const struct heap_item *b)
+static bool heap_less(const struct engine *e, const struct heap_item *a, const struct heap_item *b)
 {
+    (void)e;
     return a->time < b->time || (a->time == b->time && a->seq < b->seq);
 }
 
-static void heap_set(struct engine *e, size_t k, struct heap_item it)
+static void heap_moved(struct engine *e, const struct heap_item *it, size_t k)
 {
-    e->heap[k] = it;
-    e->live[it.live].heap_pos = (uint32_t)k;
-}
-
-static void heap_up(struct engine *e, size_t k)
-{
-    struct heap_item it = e->heap[k];
-    while (k > 0) {
-        size_t p = (k - 1) / 2;
-        if (!heap_less(&it, &e->heap[p]))
-            break;
-        heap_set(e, k, e->heap[p]);
-        k = p;
-    }
-    heap_set(e, k, it);
-}
-
-static void heap_down(struct engine *e, size_t k)
-{
-    struct heap_item it = e->heap[k];
-    for (;;) {
-        size_t c = 2 * k + 1;
-        if (c >= e->n_heap)
-            break;
-        if (c + 1 < e->n_heap && heap_less(&e->heap[c + 1], &e->heap[c]))
-            c++;
-        if (!heap_less(&e->heap[c], &it))
-            break;
-        heap_set(e, k, e->heap[c]);
-        k = c;
-    }
-    heap_set(e, k, it);
+    e->live[it->live].heap_pos = (uint32_t)k;
 }
 
 static int heap_push(struct engine *e, int64_t time, uint32_t l)
 {
-    if (grow((void **)&e->heap, &e->cap_heap, e->n_heap + 1, sizeof(*e->heap)) != 0)
+    if (comp_heap_push(e, &e->heap, (struct heap_item){time, e->live[l].seq, l}) != 0)
         return oom(e);
-    e->heap[e->n_heap] = (struct heap_item){time, e->live[l].seq, l};
-    heap_up(e, e->n_heap++);
     return 0;
 }
 
@@ -1077,14 +1055,7 @@ static void heap_remove(struct engine *e, uint32_t l)
     if (k == NIL)
         return;
     e->live[l].heap_pos = NIL;
-    e->n_heap--;
-    if (k == e->n_heap)
-        return;
-    heap_set(e, k, e->heap[e->n_heap]);
-    if (k > 0 && heap_less(&e->heap[k], &e->heap[(k - 1) / 2]))
-        heap_up(e, k);
-    else
-        heap_down(e, k);
+    comp_heap_remove(e, &e->heap, k);
 }
 
 static bool queue_before(const struct live *a, const struct live *b)
@@ -1266,7 +1237,7 @@ static uint32_t live_alloc(struct engine *e)
         e->free_live = e->live[l].q_next;
         return l;
     }
-    if (grow((void **)&e->live, &e->cap_live, e->n_live + 1, sizeof(*e->live)) != 0)
+    if (LT_VEC_RESERVE(e->live, e->cap_live, e->n_live + 1) != 0)
         return NIL;
     return (uint32_t)e->n_live++;
 }
@@ -1418,12 +1389,12 @@ static int stop_run(struct engine *e, uint32_t l, size_t *machine)
 
 static int on_completion(struct engine *e)
 {
-    uint32_t l = e->heap[0].live;
+    uint32_t l = e->heap.a[0].live;
     struct live *t = &e->live[l];
     size_t m;
     int rc;
 
-    e->now = e->heap[0].time;
+    e->now = e->heap.a[0].time;
     if ((rc = stop_run(e, l, &m)) < 0)
         return rc;
     if (t->outcome == TR_FINISH) {
@@ -1495,8 +1466,7 @@ static int arrive(struct engine *e, size_t h, const struct crow *row, const stru
     if (sq_add(&e->q, t->prio, l, &t->slot) != 0)
         return oom(e);
     if (e->t0_phase && !(r->flags & F_SCHED_AT_0)) {
-        if (grow((void **)&e->deferred, &e->cap_deferred, e->n_deferred + 1,
-                 sizeof(*e->deferred)) != 0)
+        if (LT_VEC_RESERVE(e->deferred, e->cap_deferred, e->n_deferred + 1) != 0)
             return oom(e);
         e->deferred[e->n_deferred++] = l;
         t->state = L_DEFERRED;
@@ -1566,13 +1536,13 @@ static int machine_down(struct engine *e, size_t k)
         size_t next = lt_cluster_next_placement(e->cluster, p);
         uint32_t l = (uint32_t)lt_cluster_placement_task(e->cluster, p)->id;
         size_t m;
-        if (grow((void **)&moved, &cap, n + 1, sizeof(*moved)) != 0) {
-            free(moved);
+        if (LT_VEC_RESERVE(moved, cap, n + 1) != 0) {
+            lt_free(moved);
             return oom(e);
         }
         moved[n++] = l;
         if ((rc = stop_run(e, l, &m)) < 0) {
-            free(moved);
+            lt_free(moved);
             return rc;
         }
         struct live *t = &e->live[l];
@@ -1583,7 +1553,7 @@ static int machine_down(struct engine *e, size_t k)
         p = next;
     }
     if ((rc = lt_cluster_set_online(e->cluster, k, false, e->err)) < 0) {
-        free(moved);
+        lt_free(moved);
         return rc;
     }
     e->online--;
@@ -1601,7 +1571,7 @@ static int machine_down(struct engine *e, size_t k)
     }
     for (size_t a = 0; a < n && rc == 0; a++)
         rc = place_or_queue(e, moved[a], false);
-    free(moved);
+    lt_free(moved);
     return rc;
 }
 
@@ -1797,7 +1767,7 @@ static int pass2(struct engine *e)
         int64_t t_task = have_row ? row.time : T_INF;
         int64_t t_mach =
             mi < e->n_mrows && e->mrows[mi].time <= e->t_end ? e->mrows[mi].time : T_INF;
-        int64_t t_comp = e->n_heap && e->heap[0].time <= e->t_end ? e->heap[0].time : T_INF;
+        int64_t t_comp = e->heap.n && e->heap.a[0].time <= e->t_end ? e->heap.a[0].time : T_INF;
         int64_t t_row = t_task < t_mach ? t_task : t_mach;
         int64_t t_ev = t_row < t_comp ? t_row : t_comp;
         if (e->t0_phase && t_ev > 0) {
@@ -1853,7 +1823,7 @@ static int pass2(struct engine *e)
 static char *path_join(const char *dir, const char *name)
 {
     size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = malloc(n);
+    char *p = lt_malloc(n);
     if (p)
         snprintf(p, n, "%s/%s", dir, name);
     return p;
@@ -1982,7 +1952,7 @@ static int write_outputs(struct engine *e)
         return oom(e);
     FILE *f = sim_tmp_open(final, &tmp, e->err);
     if (!f) {
-        free(final);
+        lt_free(final);
         return e->err->code;
     }
     json_t *j = sim_replay_summary_json(e->cfg, e->res);
@@ -1991,7 +1961,7 @@ static int write_outputs(struct engine *e)
         rc = lt_err_set(e->err, LT_EIO, 0, 0, "cannot write '%s'", tmp);
     json_decref(j);
     rc = sim_tmp_commit(f, tmp, final, rc, e->err);
-    free(final);
+    lt_free(final);
     if (rc < 0)
         return rc;
 
@@ -2000,7 +1970,7 @@ static int write_outputs(struct engine *e)
         return oom(e);
     f = sim_tmp_open(final, &tmp, e->err);
     if (!f) {
-        free(final);
+        lt_free(final);
         return e->err->code;
     }
     fprintf(f, "priority,quantile,waiting_s\n");
@@ -2011,7 +1981,7 @@ static int write_outputs(struct engine *e)
             fprintf(f, "%d,%.2f,%.6f\n", p, q / 100.0, q_s(&e->res->wait[p].hist, q / 100.0));
     }
     rc = sim_tmp_commit(f, tmp, final, 0, e->err);
-    free(final);
+    lt_free(final);
     return rc;
 }
 
@@ -2026,7 +1996,7 @@ static int open_streams(struct engine *e)
         if (!final)
             return oom(e);
         e->tasks_csv = sim_tmp_open(final, &e->path_tasks, e->err);
-        free(final);
+        lt_free(final);
         if (!e->tasks_csv)
             return e->err->code;
         fprintf(e->tasks_csv, "job_id,task_index,priority,sched_class,cpu,mem,disk,arrival_s,"
@@ -2036,7 +2006,7 @@ static int open_streams(struct engine *e)
     if (!final)
         return oom(e);
     e->ts_csv = sim_tmp_open(final, &e->path_ts, e->err);
-    free(final);
+    lt_free(final);
     if (!e->ts_csv)
         return e->err->code;
     fprintf(e->ts_csv, "time_s,machines_online,tasks_running,tasks_queued,util_cpu,util_mem,"
@@ -2054,17 +2024,17 @@ static int close_streams(struct engine *e, int rc)
             continue;
         char *tmp = *tmps[k];
         size_t n = strlen(tmp) - 4; /* final name: without ".tmp" */
-        char *final = malloc(n + 1);
+        char *final = lt_malloc(n + 1);
         if (!final) {
             fclose(fs[k]);
             remove(tmp);
-            free(tmp);
+            free(tmp); /* sim_tmp_open's, from malloc */
             rc = rc < 0 ? rc : oom(e);
         } else {
             memcpy(final, tmp, n);
             final[n] = '\0';
             rc = sim_tmp_commit(fs[k], tmp, final, rc, e->err);
-            free(final);
+            lt_free(final);
         }
         *tmps[k] = NULL;
     }
@@ -2076,21 +2046,21 @@ static int close_streams(struct engine *e, int rc)
 
 static void engine_free(struct engine *e)
 {
-    free(e->mrows);
-    free(e->inc);
-    free(e->primary_ids);
-    free(e->caps);
-    free(e->map.slot);
-    free(e->fix);
-    free(e->jobs);
-    free(e->rec);
-    free(e->cache);
+    lt_free(e->mrows);
+    lt_free(e->inc);
+    lt_free(e->primary_ids);
+    lt_free(e->caps);
+    lt_free(e->map.slot);
+    lt_free(e->fix);
+    lt_map_release(&e->jobs);
+    lt_free(e->rec);
+    lt_free(e->cache);
     lt_cluster_free(e->cluster);
     lt_lotes_tables_free(e->lotes);
-    free(e->lview);
-    free(e->live);
-    free(e->heap);
-    free(e->deferred);
+    lt_free(e->lview);
+    lt_free(e->live);
+    comp_heap_free(&e->heap);
+    lt_free(e->deferred);
     sq_free(&e->q);
 }
 
@@ -2110,9 +2080,13 @@ int sim_replay_run(const struct sim_replay_config *cfg, struct sim_replay_result
     if (!cfg->trace_dir || (!cfg->policy) == (!cfg->lotes_classes) || !(cfg->machines_pct > 0.0) ||
         cfg->machines_pct > 100.0 || cfg->interval_us <= 0)
         return lt_err_set(err, LT_EINVAL, 0, 0, "bad replay configuration");
+    lt_map_init(&e.jobs, sizeof(struct job_slot));
     if (map_alloc(&e.map, MAP_MIN_CAP, NULL, 0) != 0 ||
-        sq_init(&e.q, SIM_N_PRIO, slot_moved, &e) != 0)
-        return oom(&e);
+        sq_init(&e.q, SIM_N_PRIO, slot_moved, &e) != 0) {
+        rc = oom(&e);
+        engine_free(&e);
+        return rc;
+    }
     if (cfg->progress)
         cfg->progress->pass = 1;
     rc = machines_load(&e);
@@ -2128,10 +2102,13 @@ int sim_replay_run(const struct sim_replay_config *cfg, struct sim_replay_result
         rc = pass2(&e);
     if (rc == 0) {
         res->end_time_us = e.t_end;
-        res->jobs_submitted = e.n_jobs;
-        for (size_t k = 0; k < e.cap_jobs; k++)
-            if (e.jobs[k].job_id != UINT64_MAX && e.jobs[k].completed == e.jobs[k].arrived)
+        res->jobs_submitted = e.jobs.n;
+        void *v;
+        for (size_t it = 0; lt_map_next(&e.jobs, &it, NULL, &v);) {
+            const struct job_slot *js = v;
+            if (js->completed == js->arrived)
                 res->jobs_completed++;
+        }
         if (res->samples) {
             double n = (double)res->samples;
             res->queue_mean = e.sum_queue / n;
@@ -2153,7 +2130,7 @@ int sim_replay_run(const struct sim_replay_config *cfg, struct sim_replay_result
                 char *p = path_join(cfg->out_dir, names[k]);
                 if (p)
                     remove(p);
-                free(p);
+                lt_free(p);
             }
         }
     }

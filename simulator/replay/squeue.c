@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lt_mem.h"
+
 _Static_assert(SQ_GROUP == 8, "sq_level.active holds a group's bits in one byte");
 
 static const struct lt_res none = {HUGE_VAL, HUGE_VAL, HUGE_VAL};
@@ -33,7 +35,7 @@ static bool fits(const struct lt_res *req, const struct lt_res *f)
 int sq_init(struct sq *q, unsigned n_prio, sq_moved_fn moved, void *ctx)
 {
     memset(q, 0, sizeof(*q));
-    q->lv = calloc(n_prio, sizeof(*q->lv));
+    q->lv = lt_calloc(n_prio, sizeof(*q->lv));
     if (!q->lv)
         return -1;
     q->n_prio = n_prio;
@@ -45,12 +47,12 @@ int sq_init(struct sq *q, unsigned n_prio, sq_moved_fn moved, void *ctx)
 void sq_free(struct sq *q)
 {
     for (unsigned p = 0; p < q->n_prio && q->lv; p++) {
-        free(q->lv[p].item);
-        free(q->lv[p].req);
-        free(q->lv[p].active);
-        free(q->lv[p].mn);
+        lt_free(q->lv[p].item);
+        lt_free(q->lv[p].req);
+        lt_free(q->lv[p].active);
+        lt_free(q->lv[p].mn);
     }
-    free(q->lv);
+    lt_free(q->lv);
     memset(q, 0, sizeof(*q));
 }
 
@@ -84,27 +86,28 @@ static void tree_build(struct sq_level *L)
         L->mn[k] = rmin(&L->mn[2 * k], &L->mn[2 * k + 1]);
 }
 
-/* Grows L to cap slots in place (realloc: the requests of slots never activated stay
- * untouched memory), then rebuilds the tree. */
+/* Grows L to cap slots in place (lt_reallocarray: the requests of slots never activated stay
+ * untouched memory), then rebuilds the tree. Not lt_vec.h: four parallel arrays grow to one
+ * capacity together, and the tree over them is rebuilt for it. */
 static int grow(struct sq_level *L, uint32_t cap)
 {
-    uint32_t *item = realloc(L->item, (size_t)cap * sizeof(*item));
+    uint32_t *item = lt_reallocarray(L->item, (size_t)cap, sizeof(*item));
     if (!item)
         return -1;
     L->item = item;
-    struct lt_res *req = realloc(L->req, (size_t)cap * sizeof(*req));
+    struct lt_res *req = lt_reallocarray(L->req, (size_t)cap, sizeof(*req));
     if (!req)
         return -1;
     L->req = req;
-    uint8_t *active = realloc(L->active, cap / SQ_GROUP);
+    uint8_t *active = lt_reallocarray(L->active, cap / SQ_GROUP, 1);
     if (!active)
         return -1;
     memset(active + L->cap / SQ_GROUP, 0, (cap - L->cap) / SQ_GROUP);
     L->active = active;
-    struct lt_res *mn = malloc(2 * (size_t)(cap / SQ_GROUP) * sizeof(*mn));
+    struct lt_res *mn = lt_reallocarray(NULL, 2 * (size_t)(cap / SQ_GROUP), sizeof(*mn));
     if (!mn)
         return -1;
-    free(L->mn);
+    lt_free(L->mn);
     L->mn = mn;
     L->cap = cap;
     tree_build(L);
@@ -114,15 +117,15 @@ static int grow(struct sq_level *L, uint32_t cap)
 /* Drops L's released slots into new arrays of cap slots (>= the slots kept). */
 static int compact(struct sq *q, struct sq_level *L, uint32_t cap)
 {
-    uint32_t *item = malloc((size_t)cap * sizeof(*item));
-    struct lt_res *req = malloc((size_t)cap * sizeof(*req));
-    uint8_t *active = calloc(cap / SQ_GROUP, 1);
-    struct lt_res *mn = malloc(2 * (size_t)(cap / SQ_GROUP) * sizeof(*mn));
+    uint32_t *item = lt_reallocarray(NULL, cap, sizeof(*item));
+    struct lt_res *req = lt_reallocarray(NULL, cap, sizeof(*req));
+    uint8_t *active = lt_calloc(cap / SQ_GROUP, 1);
+    struct lt_res *mn = lt_reallocarray(NULL, 2 * (size_t)(cap / SQ_GROUP), sizeof(*mn));
     if (!item || !req || !active || !mn) {
-        free(item);
-        free(req);
-        free(active);
-        free(mn);
+        lt_free(item);
+        lt_free(req);
+        lt_free(active);
+        lt_free(mn);
         return -1;
     }
     uint32_t n = 0;
@@ -138,10 +141,10 @@ static int compact(struct sq *q, struct sq_level *L, uint32_t cap)
             q->moved(q->ctx, item[n], n);
         n++;
     }
-    free(L->item);
-    free(L->req);
-    free(L->active);
-    free(L->mn);
+    lt_free(L->item);
+    lt_free(L->req);
+    lt_free(L->active);
+    lt_free(L->mn);
     L->item = item;
     L->req = req;
     L->active = active;

@@ -31,6 +31,10 @@ struct wa_rec {
     double cpu, mem;
 };
 
+/* (job, index) -> record, open addressing. Not an lt_map (lt_map.h): the key is 96 bits, and
+ * the W-A tasks are numbered in this table's slot order before the stable sort by submit
+ * time, so equal submit times keep the order this hash and growth give (the outputs depend
+ * on it). */
 struct wa_map {
     struct wa_rec *r;
     size_t cap, n; /* cap a power of two */

@@ -1,18 +1,29 @@
 /* test_faults.c -- allocation-failure injection (STYLE.md R19): every allocation of a
  * scenario is made to fail in turn; each failure must surface as LT_ENOMEM (or NULL with
  * LT_ENOMEM), leave the cluster and its indexes consistent (the checker passes) and leak
- * nothing (this test runs under ASan in the sanitizer build). Linked with lotus_faults.
+ * nothing (this test runs under ASan in the sanitizer build). Linked with lotus_faults; the
+ * replay engine (simulator/replay, simulator/trace) is compiled into this test against it.
+ * Scenarios: the cluster and every policy; a replay of a small hand-written trace; a slot
+ * simulator run (HYBRID, memory-limited, checked after every event); a LoTES build and
+ * simulation.
  *
  * SPDX-License-Identifier: MIT
  */
 #include "lt_test.h"
+#include "lt_test_dir.h"
+#include "replay/replay.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "lt_cluster.h"
+#include "lt_lotes.h"
+#include "lt_lotes_sim.h"
 #include "lt_mem.h"
+#include "lt_rng.h"
 #include "lt_score.h"
+#include "lt_slotsim.h"
 
 #define N_MACHINES 40
 
@@ -112,10 +123,187 @@ static void test_every_allocation_failure_is_reported_and_leaks_nothing(void **s
     print_message("allocation points exercised: %d\n", failures);
 }
 
+/* Makes allocation k fail for k = 0, 1, ... until run() succeeds; every failing run must
+ * return LT_ENOMEM with err naming it. Returns the number of failing runs. */
+static int every_failure(int (*run)(void *arg, struct lt_err *err), void *arg)
+{
+    int failures = 0;
+
+    for (int64_t k = 0;; k++) {
+        struct lt_err err;
+        int rc;
+        lt_err_init(&err, NULL);
+        lt_mem_fail_after(k);
+        rc = run(arg, &err);
+        lt_mem_fail_after(-1);
+        if (rc == 0)
+            break;
+        if (rc != LT_ENOMEM || err.code != LT_ENOMEM) {
+            print_error("allocation %" PRId64 ": rc %d, err %d '%s'\n", k, rc, err.code, err.text);
+            fail();
+        }
+        failures++;
+    }
+    return failures;
+}
+
+/* ---- the replay engine ---- */
+
+static void write_text(const char *dir, const char *table, const char *text)
+{
+    char p[256];
+    FILE *f;
+
+    snprintf(p, sizeof(p), "%s/%s", dir, table);
+    assert_int_equal(mkdir(p, 0700), 0);
+    snprintf(p, sizeof(p), "%s/%s/part-00000-of-00001.csv", dir, table);
+    assert_non_null(f = fopen(p, "wb"));
+    assert_int_equal(fputs(text, f) >= 0, 1);
+    assert_int_equal(fclose(f), 0);
+}
+
+static int replay_run(void *arg, struct lt_err *err)
+{
+    struct sim_replay_config c;
+    struct sim_replay_result *res = lt_calloc(1, sizeof(*res));
+    int rc;
+
+    if (res == NULL)
+        return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory (test result)");
+    memset(&c, 0, sizeof(c));
+    c.trace_dir = arg;
+    c.policy = lt_policy_find("bestfit1", NULL);
+    c.seed = 1;
+    c.machines_pct = 100.0;
+    c.until_us = INT64_MAX;
+    c.interval_us = 300 * 1000000LL;
+    c.cache_bytes = (size_t)1 << 20;
+    rc = sim_replay_run(&c, res, err);
+    if (rc == 0)
+        assert_int_equal(res->tasks_submitted, 9);
+    lt_free(res);
+    return rc;
+}
+
+/* Three machines (one changes capacity, one leaves), nine tasks: some finish, one is killed,
+ * one is evicted by the machine's removal and queued, two wait for room. */
+static void test_replay_every_failure(void **state)
+{
+    char dir[64];
+    int failures;
+
+    (void)state;
+    assert_int_equal(lt_test_mkdtemp(dir, sizeof(dir), "lt_faults"), 0);
+    write_text(dir, "machine_events",
+               "0,1,0,,0.5,0.5\n0,2,0,,0.5,0.5\n0,3,0,,0.25,0.25\n"
+               "700000000,3,2,,0.5,0.5\n900000000,2,1,,,\n");
+    write_text(dir, "task_events",
+               "0,,10,0,,0,,0,2,0.1,0.1,0.01,\n"
+               "0,,10,0,,1,,0,2,,,,\n"
+               "610000000,,11,0,,0,,0,9,0.3,0.2,0.01,\n"
+               "620000000,,12,0,,0,,0,1,0.3,0.3,0.01,\n"
+               "620000000,,13,0,,0,,0,1,0.3,0.3,0.01,\n"
+               "630000000,,14,0,,0,,0,0,0.4,0.4,0.01,\n"
+               "630000000,,15,0,,0,,0,4,0.2,0.1,0.01,\n"
+               "650000000,,11,0,,1,,0,9,,,,\n"
+               "700000000,,12,0,,1,,0,1,,,,\n"
+               "800000000,,11,0,,4,,0,9,,,,\n"
+               "850000000,,16,0,,0,,0,2,0.1,0.1,0.01,\n"
+               "860000000,,17,0,,0,,0,2,0.1,0.1,0.01,\n"
+               "870000000,,17,0,,5,,0,2,,,,\n"
+               "1000000000,,18,0,,0,,0,0,0.05,0.05,0.01,\n"
+               "2000000000,,999,0,,7,,0,0,,,,\n");
+    failures = every_failure(replay_run, dir);
+    lt_test_rm_tree(dir);
+    assert_true(failures > 20);
+    print_message("replay: allocation points exercised: %d\n", failures);
+}
+
+/* ---- the slot simulator ---- */
+
+static int slots_run(void *arg, struct lt_err *err)
+{
+    const struct lt_slot_config *cfg = arg;
+    struct lt_slot_task t[40];
+    struct lt_slot_outcome out[40];
+    struct lt_slot_summary sum;
+    struct lt_slot_params p;
+    struct lt_rng rng;
+    int rc;
+
+    lt_rng_init(&rng, 5, 0);
+    for (size_t k = 0; k < 40; k++)
+        t[k] = (struct lt_slot_task){.id = (int64_t)k,
+                                     .prio = (int)lt_rng_below(&rng, 12),
+                                     .arrival = 0.5 * (double)k,
+                                     .demand = 1.0 + 20.0 * lt_rng_uniform(&rng),
+                                     .mem = 0.1 + 0.3 * lt_rng_uniform(&rng)};
+    lt_slot_params_default(&p, cfg);
+    if ((rc = lt_slot_policy_set(&p, "hybrid", 2, err)) < 0 ||
+        (rc = lt_slot_memory_set(&p, "lsf", err)) < 0)
+        return rc;
+    p.check = true;
+    return lt_slot_run(&p, t, 40, out, &sum, err);
+}
+
+static void test_slots_every_failure(void **state)
+{
+    struct lt_slot_group inv[2] = {{lt_server_type_at(0), 2, 0}, {lt_server_type_at(3), 1, 0}};
+    struct lt_slot_config cfg;
+    int failures;
+
+    (void)state;
+    assert_int_equal(lt_slot_config_sc(2, inv, 2, &cfg, NULL), 0);
+    failures = every_failure(slots_run, &cfg);
+    assert_true(failures > 10);
+    print_message("slots: allocation points exercised: %d\n", failures);
+}
+
+/* ---- LoTES ---- */
+
+static int lotes_run(void *arg, struct lt_err *err)
+{
+    const struct lt_lotes_problem *p = arg;
+    struct lt_lotes_tables *t = lt_lotes_build(p, err);
+    struct lt_lotes_sim_params sp;
+    struct lt_lotes_sim_summary sum;
+    int rc;
+
+    if (t == NULL)
+        return err->code;
+    lt_lotes_sim_params_default(&sp, t);
+    sp.hours = 30;
+    sp.warmup = 10;
+    sp.drain = 20;
+    sp.load = 0.8;
+    sp.mapreduce = true;
+    sp.maps = 3;
+    sp.reduces = 2;
+    rc = lt_lotes_sim_run(&sp, &sum, err);
+    lt_lotes_tables_free(t);
+    return rc;
+}
+
+static void test_lotes_every_failure(void **state)
+{
+    struct lt_lotes_class k[2] = {{"small", 0.7, 1.0, {1, 1, 0}}, {"big", 0.3, 0.5, {3, 2, 0}}};
+    struct lt_lotes_config c[2] = {{"eight", {8, 8, 1}, 3}, {"four", {4, 8, 1}, 2}};
+    struct lt_lotes_problem p = {k, 2, c, 2};
+    int failures;
+
+    (void)state;
+    failures = every_failure(lotes_run, &p);
+    assert_true(failures > 10);
+    print_message("lotes: allocation points exercised: %d\n", failures);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_allocation_failure_is_reported_and_leaks_nothing),
+        cmocka_unit_test(test_replay_every_failure),
+        cmocka_unit_test(test_slots_every_failure),
+        cmocka_unit_test(test_lotes_every_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
