@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lt_mem.h"
+
 #define MAX_TRACKED 32
 #define MAX_KEPT    64
 #define PATH_CAP    4096
@@ -123,7 +125,7 @@ int sim_out_interrupted(void)
 FILE *sim_tmp_open(const char *final, char **tmp_out, struct lt_err *err)
 {
     size_t n = strlen(final) + 5;
-    char *tmp = malloc(n);
+    char *tmp = lt_malloc(n);
     FILE *f;
 
     if (tmp == NULL) {
@@ -135,7 +137,7 @@ FILE *sim_tmp_open(const char *final, char **tmp_out, struct lt_err *err)
     if ((f = fopen(tmp, "w")) == NULL) {
         lt_err_set(err, LT_EIO, 0, 0, "cannot create '%s': %s", tmp, strerror(errno));
         sim_out_forget(tmp);
-        free(tmp);
+        lt_free(tmp);
         return NULL;
     }
     *tmp_out = tmp;
@@ -156,7 +158,7 @@ int sim_tmp_commit(FILE *f, char *tmp, const char *final, int rc, struct lt_err 
     else
         sim_out_kept(final);
     sim_out_forget(tmp);
-    free(tmp);
+    lt_free(tmp);
     return rc;
 }
 

@@ -2028,7 +2028,7 @@ static int close_streams(struct engine *e, int rc)
         if (!final) {
             fclose(fs[k]);
             remove(tmp);
-            free(tmp); /* sim_tmp_open's, from malloc */
+            lt_free(tmp); /* sim_tmp_open's, from lt_malloc */
             rc = rc < 0 ? rc : oom(e);
         } else {
             memcpy(final, tmp, n);

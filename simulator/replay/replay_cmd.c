@@ -33,6 +33,7 @@
 
 #include "cli/opt.h"
 #include "cli/outfile.h"
+#include "lt_mem.h"
 #include "trace/trace.h"
 
 #define MAX_POLICIES 64
@@ -422,7 +423,7 @@ static int child_run(const struct opts *o, struct run *r, struct sim_progress *p
 {
     struct lt_err err;
     lt_err_init(&err, o->trace);
-    struct sim_replay_result *res = malloc(sizeof(*res));
+    struct sim_replay_result *res = lt_malloc(sizeof(*res));
     if (!res) {
         fprintf(stderr, "lotus-sim: %s: out of memory\n", pol_name(r->policy));
         return SIM_EXIT_INPUT;
@@ -454,7 +455,7 @@ static int child_run(const struct opts *o, struct run *r, struct sim_progress *p
         lt_err_set_source(&err, NULL);
         rc = lt_err_set(&err, LT_EIO, 0, 0, "failure injected by LOTUS_SIM_TEST_FAIL");
     }
-    free(res);
+    lt_free(res);
     if (rc < 0) {
         if (bar)
             fputs("\r\033[K", stderr); /* the progress bar's line */
@@ -729,15 +730,15 @@ static void print_table(json_t **sum, const struct run *runs, size_t n)
 static struct run *runs_make(const struct opts *o, bool tx, size_t *n_out)
 {
     size_t n_x = tx ? o->n_x : 1, n = o->n_policy * n_x;
-    struct run *runs = calloc(n, sizeof(*runs));
-    const char **dirs = calloc(n, sizeof(*dirs));
+    struct run *runs = lt_calloc(n, sizeof(*runs));
+    const char **dirs = lt_calloc(n, sizeof(*dirs));
     struct lt_err err;
 
     lt_err_init(&err, NULL);
     if (!runs || !dirs) {
         fprintf(stderr, "lotus-sim: out of memory\n");
-        free(runs);
-        free(dirs);
+        lt_free(runs);
+        lt_free(dirs);
         return NULL;
     }
     for (size_t xi = 0; xi < n_x; xi++) {
@@ -754,10 +755,10 @@ static struct run *runs_make(const struct opts *o, bool tx, size_t *n_out)
     }
     if (sim_out_refuse_existing(dirs, n, o->force, &err) < 0 || sim_make_dirs(o->out, &err) < 0) {
         sim_err_print(&err);
-        free(runs);
+        lt_free(runs);
         runs = NULL;
     }
-    free(dirs);
+    lt_free(dirs);
     *n_out = n;
     return runs;
 }
@@ -904,10 +905,10 @@ static int replay_main(int argc, char **argv, bool tx)
         return SIM_EXIT_INPUT;
     failed = run_all(&o, runs, n);
     if (failed < 0) {
-        free(runs);
+        lt_free(runs);
         return (int)-failed;
     }
-    sum = calloc(n, sizeof(*sum));
+    sum = lt_calloc(n, sizeof(*sum));
     status = sum != NULL && summaries_load(runs, n, sum) ? SIM_EXIT_OK : SIM_EXIT_INPUT;
     if (status == SIM_EXIT_OK && (size_t)failed < n) {
         warn_until(&o, sum, n);
@@ -919,8 +920,8 @@ static int replay_main(int argc, char **argv, bool tx)
     }
     for (size_t k = 0; sum != NULL && k < n; k++)
         json_decref(sum[k]);
-    free(sum);
-    free(runs);
+    lt_free(sum);
+    lt_free(runs);
     return status;
 }
 
