@@ -94,8 +94,7 @@ struct run {
             "--list-policies",                                                                     \
             NULL),                                                                                 \
         OPT("--list-policies", SIM_OPT_FLAG, list_policies, NULL,                                  \
-            "print the names --policy takes, one per line,\nand exit",                             \
-            NULL),                                                                                 \
+            "print the names --policy takes, one per line,\nand exit", NULL),                      \
         OPT("-j", SIM_OPT_U64, jobs, "N", "runs in parallel processes, 1..256", "2"),              \
         OPT("--until", SIM_OPT_SECS, until_s, "DURATION",                                          \
             "replay trace time [0, DURATION] only (seconds,\nor 90s, 5m, 1h, 2d)",                 \
@@ -257,7 +256,8 @@ static int opts_finish(struct opts *o, bool tx, struct lt_err *err)
     return parse_policies(o->policy_list, o, err);
 }
 
-/* Returns 0 to run, 1 after --help or --list-policies, or SIM_EXIT_USAGE + 100 on a usage error (printed). */
+/* Returns 0 to run, 1 after --help or --list-policies, or SIM_EXIT_USAGE + 100 on a usage error
+ * (printed). */
 static int parse_args(int argc, char **argv, bool tx, struct opts *o)
 {
     const struct sim_cmd_spec *spec = tx ? &tx_spec : &replay_spec;

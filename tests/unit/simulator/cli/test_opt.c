@@ -24,8 +24,8 @@ static const struct sim_opt rows[] = {
     {"--hours", SIM_OPT_HOURS, offsetof(struct o, hours), "D", "hours", NULL},
     {"--flag", SIM_OPT_FLAG, offsetof(struct o, flag), NULL, "a flag", NULL},
 };
-static const struct sim_cmd_spec spec = {"t", "[options]", "about", "lotus-sim t -j 2", NULL, rows,
-                                         sizeof(rows) / sizeof(rows[0])};
+static const struct sim_cmd_spec spec = {
+    "t", "[options]", "about", "lotus-sim t -j 2", NULL, rows, sizeof(rows) / sizeof(rows[0])};
 
 /* Parses the n strings of args (argv[0] first), copied: sim_opt_parse takes char **. */
 static int parse(struct o *o, bool *seen, struct lt_err *err, int n, const char *const *args)
@@ -44,7 +44,8 @@ static int parse(struct o *o, bool *seen, struct lt_err *err, int n, const char 
 
 static void test_values_and_forms(void **state)
 {
-    static const char *const argv[] = {"t", "--name=x", "-j4", "--until", "1h", "--hours", "90m", "--flag"};
+    static const char *const argv[] = {"t",  "--name=x", "-j4", "--until",
+                                       "1h", "--hours",  "90m", "--flag"};
     struct o o;
     struct lt_err err;
     bool seen[5];
@@ -87,12 +88,32 @@ static void test_missing_value(void **state)
     assert_non_null(strstr(err.text, "missing value for --name"));
 }
 
+/* sim_opt_alone: the flag with another option is an error; alone, or absent, it is not. */
+static void test_alone(void **state)
+{
+    static const char *const alone[] = {"t", "--flag"};
+    static const char *const with[] = {"t", "--flag", "-j", "3"};
+    static const char *const without[] = {"t", "--name", "x", "-j", "3"};
+    struct o o;
+    struct lt_err err;
+    bool seen[5];
+
+    (void)state;
+    assert_int_equal(parse(&o, seen, &err, 2, alone), 0);
+    assert_int_equal(sim_opt_alone(&spec, seen, "--flag", &err), 0);
+    assert_int_equal(parse(&o, seen, &err, 4, with), 0);
+    assert_int_equal(sim_opt_alone(&spec, seen, "--flag", &err), LT_EINVAL);
+    assert_string_equal(err.text, "--flag takes no other options");
+    assert_int_equal(parse(&o, seen, &err, 5, without), 0);
+    assert_int_equal(sim_opt_alone(&spec, seen, "--flag", &err), 0);
+}
+
 static void test_durations(void **state)
 {
     static const struct {
         const char *s;
         uint64_t unit, want;
-    } ok[] = {{"0", 1, 0},    {"90", 1, 90},     {"90s", 1, 90},     {"5m", 1, 300},
+    } ok[] = {{"0", 1, 0},     {"90", 1, 90},     {"90s", 1, 90},     {"5m", 1, 300},
               {"1h", 1, 3600}, {"2d", 1, 172800}, {"3", 3600, 10800}, {"30m", 3600, 1800}};
     static const char *bad[] = {"", "h", "1x", "1hh", "-1", "+1", "1.5", " 1", "1 h"};
     struct lt_err err;
@@ -151,8 +172,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_values_and_forms), cmocka_unit_test(test_unknown_option_suggests),
-        cmocka_unit_test(test_missing_value),    cmocka_unit_test(test_durations),
-        cmocka_unit_test(test_lists),            cmocka_unit_test(test_closest),
+        cmocka_unit_test(test_missing_value),    cmocka_unit_test(test_alone),
+        cmocka_unit_test(test_durations),        cmocka_unit_test(test_lists),
+        cmocka_unit_test(test_closest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
