@@ -2,9 +2,12 @@
  *
  * `lotus-sim <command> [options]` looks the command up in one table and hands it the rest
  * of argv; a new command is one row here plus one sim_cmd_<name>() in its own file (docs/
- * cli.md). Each command parses its own options with sim_opt_value and sim_parse_u64, prints
- * its errors with sim_err_print and returns an exit status (SIM_EXIT_*). main() makes sure
- * that a failed write to stdout is an error too, not a silently truncated report.
+ * cli.md). Each command parses its own options with its option table (cli/opt.h), prints
+ * its errors with sim_err_print and returns an exit status (SIM_EXIT_*). `lotus-sim help CMD`
+ * is `lotus-sim CMD --help`; an unknown command gets the closest one suggested, as an unknown
+ * option does; the top-level help says which --policy names each command takes
+ * (cli/policies.h). main() makes sure that a failed write to stdout is an error too, not a
+ * silently truncated report.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -15,6 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "cli/opt.h"
+#include "cli/policies.h"
 
 struct command {
     const char *name;         /* as typed after lotus-sim */
@@ -33,23 +39,101 @@ static const struct command commands[] = {
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
+/* Prints names[0 .. n-1], comma-separated, wrapped before column 100 with every line
+ * indented by indent. */
+static void put_names(FILE *f, const char *const *names, size_t n, int indent)
+{
+    int col = indent;
+
+    fprintf(f, "%*s", indent, "");
+    for (size_t k = 0; k < n; k++) {
+        int w = (int)strlen(names[k]) + 2;
+        if (k > 0 && col + w > 99) {
+            fprintf(f, "\n%*s", indent, "");
+            col = indent;
+        } else if (k > 0) {
+            fputc(' ', f);
+        }
+        fprintf(f, "%s%s", names[k], k + 1 < n ? "," : "\n");
+        col += w;
+    }
+}
+
 static void usage(FILE *f)
 {
+    const char *names[64];
+    size_t n = sim_policy_names(false, names, 64);
+
     fprintf(f, "usage: lotus-sim <command> [options]\n"
+               "       lotus-sim help [<command>]\n"
                "       lotus-sim --help | --version\n"
                "\n"
                "commands:\n");
     for (size_t k = 0; k < N_COMMANDS; k++)
         fprintf(f, "  %-8s %s\n", commands[k].name, commands[k].summary);
+    fprintf(f, "\npolicies (--policy NAME):\n"
+               "  score, place   the placement policies:\n");
+    put_names(f, names, n, 17);
+    fprintf(f,
+            "  replay, tx     the placement policies and %s (Tran & Beck's LoTES dispatcher)\n"
+            "  slots, lotes   names of their own: see 'lotus-sim slots --help', 'lotus-sim lotes "
+            "--help'\n"
+            "'lotus-sim score --list-policies' prints the placement policies, one per line;\n"
+            "'lotus-sim replay --list-policies' prints them and %s (place and tx likewise).\n",
+            SIM_POLICY_LOTES, SIM_POLICY_LOTES);
     fprintf(f, "\n'lotus-sim <command> --help' describes a command; docs/cli.md has them all.\n");
 }
 
 static void unknown_command(const char *name)
 {
-    fprintf(stderr, "lotus-sim: unknown command '%s' (known:", name);
+    const char *names[N_COMMANDS], *near;
+
+    for (size_t k = 0; k < N_COMMANDS; k++)
+        names[k] = commands[k].name;
+    near = sim_closest(name, names, N_COMMANDS);
+    fprintf(stderr, "lotus-sim: unknown command '%s'", name);
+    if (near != NULL)
+        fprintf(stderr, " (did you mean %s?)", near);
+    fprintf(stderr, " (known:");
     for (size_t k = 0; k < N_COMMANDS; k++)
         fprintf(stderr, "%s %s", k ? "," : "", commands[k].name);
-    fprintf(stderr, ")\n");
+    fprintf(stderr, ")\nlotus-sim: try 'lotus-sim --help'\n");
+}
+
+/* Runs the command argv[0] with argc - 1 arguments, or says it is unknown. */
+static int run_command(int argc, char **argv)
+{
+    for (size_t k = 0; k < N_COMMANDS; k++) {
+        if (strcmp(argv[0], commands[k].name) == 0)
+            return commands[k].run(argc, argv);
+    }
+    unknown_command(argv[0]);
+    return SIM_EXIT_USAGE;
+}
+
+/* `lotus-sim help [COMMAND [SUBCOMMAND]]`: the top-level help, or `COMMAND [SUBCOMMAND]
+ * --help`. argv[0] is "help". */
+static int help(int argc, char **argv)
+{
+    static char help_flag[] = "--help";
+    char *av[4];
+    int n = 0;
+
+    if (argc == 1 || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return SIM_EXIT_OK;
+    }
+    if (argc > 3) {
+        fprintf(stderr, "lotus-sim: help takes a command (and a subcommand: 'help lotes "
+                        "tables')\nlotus-sim: try 'lotus-sim --help'\n");
+        return SIM_EXIT_USAGE;
+    }
+    av[n++] = argv[1];
+    if (argc == 3)
+        av[n++] = argv[2];
+    av[n++] = help_flag;
+    av[n] = NULL;
+    return run_command(n, av);
 }
 
 static int dispatch(int argc, char **argv)
@@ -66,41 +150,9 @@ static int dispatch(int argc, char **argv)
         printf("lotus-sim %s\n", SIM_VERSION);
         return SIM_EXIT_OK;
     }
-    for (size_t k = 0; k < N_COMMANDS; k++) {
-        if (strcmp(argv[1], commands[k].name) == 0)
-            return commands[k].run(argc - 1, argv + 1);
-    }
-    unknown_command(argv[1]);
-    return SIM_EXIT_USAGE;
-}
-
-int sim_snapshot_opt(int argc, char **argv, int *i, struct sim_snapshot_opts *o, struct lt_err *err)
-{
-    const char *arg = argv[*i], *seed = NULL;
-    int rc;
-
-    if (strcmp(arg, "--json") == 0) {
-        o->json = true;
-        return 1;
-    }
-    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-        o->help = true;
-        return 1;
-    }
-    if ((rc = sim_opt_value(argc, argv, i, "--policy", &o->policy, err)) != 0 ||
-        (rc = sim_opt_value(argc, argv, i, "--cluster", &o->cluster, err)) != 0)
-        return rc;
-    rc = sim_opt_value(argc, argv, i, "--seed", &seed, err);
-    if (rc > 0 && (rc = sim_parse_u64("--seed", seed, &o->seed, err)) == 0)
-        return 1;
-    return rc;
-}
-
-int sim_unknown_arg(const char *arg, struct lt_err *err)
-{
-    if (arg[0] == '-')
-        return lt_err_set(err, LT_EINVAL, 0, 0, "unknown option '%.40s'", arg);
-    return lt_err_set(err, LT_EINVAL, 0, 0, "unexpected argument '%.40s'", arg);
+    if (strcmp(argv[1], "help") == 0)
+        return help(argc - 1, argv + 1);
+    return run_command(argc - 1, argv + 1);
 }
 
 int sim_usage_error(const char *cmd, const struct lt_err *err)

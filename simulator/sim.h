@@ -77,12 +77,6 @@ struct json_t *sim_task_to_json(const struct lt_task *t);
  * with a message naming flag and value; *out is untouched on failure. */
 LT_MUST_CHECK int sim_parse_u64(const char *flag, const char *s, uint64_t *out, struct lt_err *err);
 
-/* Matches argv[*i] against a flag that takes a value, as "--flag VALUE" or "--flag=VALUE".
- * Returns 1 and sets *value (borrowed from argv) and advances *i past a separate value; 0 if
- * argv[*i] is another flag; LT_EINVAL with a message if the value is missing. */
-LT_MUST_CHECK int sim_opt_value(int argc, char **argv, int *i, const char *flag, const char **value,
-                                struct lt_err *err);
-
 /* Prints err on stderr as "lotus-sim: SOURCE:LINE:COLUMN: TEXT", leaving out the parts that
  * are empty or 0. */
 void sim_err_print(const struct lt_err *err);
@@ -90,23 +84,6 @@ void sim_err_print(const struct lt_err *err);
 /* As sim_err_print, with "CTX: " (a run's policy, say) after the prefix when ctx is not NULL:
  * one "lotus-sim:" per message. */
 void sim_err_print_ctx(const char *ctx, const struct lt_err *err);
-
-/* The options `score` and `place` share: one policy on one cluster snapshot. */
-struct sim_snapshot_opts {
-    const char *policy;  /* --policy NAME */
-    const char *cluster; /* --cluster FILE */
-    uint64_t seed;       /* --seed N: seeds the policy's random stream */
-    bool json;           /* --json */
-    bool help;           /* --help, -h */
-};
-
-/* Matches argv[*i] against the options of struct sim_snapshot_opts: 1 if it was one (*i
- * advanced past a separate value), 0 if not, a negative LT_E* with err set for a bad value. */
-LT_MUST_CHECK int sim_snapshot_opt(int argc, char **argv, int *i, struct sim_snapshot_opts *o,
-                                   struct lt_err *err);
-
-/* An unknown option or a stray argument, as an error naming it. */
-int sim_unknown_arg(const char *arg, struct lt_err *err);
 
 /* Prints err and "try 'lotus-sim CMD --help'"; returns SIM_EXIT_USAGE. */
 int sim_usage_error(const char *cmd, const struct lt_err *err);

@@ -103,6 +103,19 @@ void sim_opt_warn_unused(const struct sim_cmd_spec *c, const bool *seen, const c
         fprintf(stderr, "lotus-sim: warning: %s does not apply %s\n", flag, why);
 }
 
+int sim_opt_alone(const struct sim_cmd_spec *c, const bool *seen, const char *flag,
+                  struct lt_err *err)
+{
+    size_t i = sim_opt_index(c, flag);
+
+    if (i == c->n_opts || !seen[i])
+        return 0;
+    for (size_t k = 0; k < c->n_opts; k++)
+        if (k != i && seen[k])
+            return lt_err_set(err, LT_EINVAL, 0, 0, "%s takes no other options", flag);
+    return 0;
+}
+
 /* ---- parsing ---------------------------------------------------------------------------- */
 
 static int unknown_option(const struct sim_cmd_spec *c, const char *arg, struct lt_err *err)
@@ -147,6 +160,30 @@ static int store(const struct sim_opt *o, const char *value, void *base, struct 
     return lt_err_set(err, LT_EINVAL, 0, 0, "%s: bad option table", o->name);
 }
 
+/* Matches argv[*i] against flag, which takes a value: "--flag VALUE" or "--flag=VALUE". Returns 1
+ * with *value set (borrowed from argv, *i advanced past a separate value), 0 if argv[*i] is
+ * another flag, LT_EINVAL for a missing or empty value. */
+static int opt_value(int argc, char **argv, int *i, const char *flag, const char **value,
+                     struct lt_err *err)
+{
+    const char *arg = argv[*i];
+    size_t len = strlen(flag);
+
+    if (strncmp(arg, flag, len) != 0 || (arg[len] != '\0' && arg[len] != '='))
+        return 0;
+    if (arg[len] == '=') {
+        *value = arg + len + 1;
+    } else {
+        /* "--cluster --task t.json" is a forgotten value, not a file named "--task". */
+        if (*i + 1 >= argc || strncmp(argv[*i + 1], "--", 2) == 0)
+            return lt_err_set(err, LT_EINVAL, 0, 0, "missing value for %s", flag);
+        *value = argv[++*i];
+    }
+    if (**value == '\0')
+        return lt_err_set(err, LT_EINVAL, 0, 0, "empty value for %s", flag);
+    return 1;
+}
+
 /* Matches argv[*i] against row o: 1 (value stored, *i advanced), 0 (not this row), < 0. */
 static int match(const struct sim_opt *o, int argc, char **argv, int *i, void *base,
                  struct lt_err *err)
@@ -159,7 +196,7 @@ static int match(const struct sim_opt *o, int argc, char **argv, int *i, void *b
         return strcmp(arg, o->name) == 0 ? (store(o, NULL, base, err), 1) : 0;
     if (len == 2 && strncmp(arg, o->name, 2) == 0 && arg[2] >= '0' && arg[2] <= '9')
         value = arg + 2; /* -j4, as make */
-    else if ((rc = sim_opt_value(argc, argv, i, o->name, &value, err)) <= 0)
+    else if ((rc = opt_value(argc, argv, i, o->name, &value, err)) <= 0)
         return rc;
     rc = store(o, value, base, err);
     return rc < 0 ? rc : 1;
@@ -214,27 +251,6 @@ int sim_parse_u64(const char *flag, const char *s, uint64_t *out, struct lt_err 
                           UINT64_MAX);
     *out = v;
     return 0;
-}
-
-int sim_opt_value(int argc, char **argv, int *i, const char *flag, const char **value,
-                  struct lt_err *err)
-{
-    const char *arg = argv[*i];
-    size_t len = strlen(flag);
-
-    if (strncmp(arg, flag, len) != 0 || (arg[len] != '\0' && arg[len] != '='))
-        return 0;
-    if (arg[len] == '=') {
-        *value = arg + len + 1;
-    } else {
-        /* "--cluster --task t.json" is a forgotten value, not a file named "--task". */
-        if (*i + 1 >= argc || strncmp(argv[*i + 1], "--", 2) == 0)
-            return lt_err_set(err, LT_EINVAL, 0, 0, "missing value for %s", flag);
-        *value = argv[++*i];
-    }
-    if (**value == '\0')
-        return lt_err_set(err, LT_EINVAL, 0, 0, "empty value for %s", flag);
-    return 1;
 }
 
 void sim_err_print(const struct lt_err *err)

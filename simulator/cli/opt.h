@@ -73,6 +73,11 @@ size_t sim_opt_index(const struct sim_cmd_spec *c, const char *flag);
 void sim_opt_warn_unused(const struct sim_cmd_spec *c, const bool *seen, const char *flag,
                          const char *why);
 
+/* For an option that must come alone (--list-policies): LT_EINVAL "FLAG takes no other
+ * options" when seen[flag] and another option was seen too; 0 otherwise. */
+LT_MUST_CHECK int sim_opt_alone(const struct sim_cmd_spec *c, const bool *seen, const char *flag,
+                                struct lt_err *err);
+
 /* The name among names[0 .. n-1] closest to s by edit distance, if close enough to be a
  * likely typo (at most 2 edits, or a third of s's length); NULL otherwise. */
 const char *sim_closest(const char *s, const char *const *names, size_t n);

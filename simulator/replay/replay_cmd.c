@@ -32,6 +32,7 @@
 #include "sim.h"
 
 #include "cli/opt.h"
+#include "cli/policies.h"
 #include "cli/outfile.h"
 #include "lt_mem.h"
 #include "trace/trace.h"
@@ -62,6 +63,7 @@ struct opts {
     bool no_task_csv, no_report;
     bool task_csv;
     bool quiet;
+    bool list_policies;
     bool report;
     bool force;
     double x[MAX_X];
@@ -89,9 +91,11 @@ struct run {
 #define COMMON_OPTS                                                                                \
     OPT("--trace", SIM_OPT_STR, trace, "DIR", "the trace directory (required)", NULL),             \
         OPT("--policy", SIM_OPT_STR, policy_list, "LIST",                                          \
-            "comma-separated policies (required; see\n'lotus-sim score --list-policies', and "     \
-            "lotes)",                                                                              \
+            "comma-separated policies (required): placement\npolicies and lotes; see "             \
+            "--list-policies",                                                                     \
             NULL),                                                                                 \
+        OPT("--list-policies", SIM_OPT_FLAG, list_policies, NULL,                                  \
+            "print the names --policy takes, one per line,\nand exit", NULL),                      \
         OPT("-j", SIM_OPT_U64, jobs, "N", "runs in parallel processes, 1..256", "2"),              \
         OPT("--until", SIM_OPT_SECS, until_s, "DURATION",                                          \
             "replay trace time [0, DURATION] only (seconds,\nor 90s, 5m, 1h, 2d)",                 \
@@ -170,29 +174,7 @@ static int parse_pct(const char *flag, const char *s, double *out, struct lt_err
 /* A run's policy name: a placement policy's, or "lotes" (NULL). */
 static const char *pol_name(const struct lt_policy *p)
 {
-    return p != NULL ? lt_policy_name(p) : "lotes";
-}
-
-/* An unknown policy name: the registry's names and lotes, the closest one suggested. */
-static int unknown_policy(const char *name, struct lt_err *err)
-{
-    const char *names[MAX_POLICIES + 1];
-    char known[LT_ERR_TEXT] = "";
-    size_t n = 0, len = 0;
-    const char *near;
-
-    for (size_t k = 0; k < lt_policy_count() && n < MAX_POLICIES; k++)
-        names[n++] = lt_policy_name(lt_policy_at(k));
-    names[n++] = "lotes";
-    for (size_t k = 0; k + 1 < n && len < sizeof(known); k++)
-        len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s", k ? ", " : "", names[k]);
-    near = sim_closest(name, names, n);
-    if (near != NULL)
-        return lt_err_set(err, LT_ENOTFOUND, 0, 0,
-                          "unknown policy '%.40s' (did you mean %s?) (known: %s; or lotes)", name,
-                          near, known);
-    return lt_err_set(err, LT_ENOTFOUND, 0, 0, "unknown policy '%.40s' (known: %s; or lotes)", name,
-                      known);
+    return p != NULL ? lt_policy_name(p) : SIM_POLICY_LOTES;
 }
 
 static int parse_policies(const char *list, struct opts *o, struct lt_err *err)
@@ -203,9 +185,9 @@ static int parse_policies(const char *list, struct opts *o, struct lt_err *err)
 
     for (size_t k = 0; k < n && rc == 0; k++) {
         /* "lotes" is LoTES's dispatcher (a NULL policy), every other name a placement policy */
-        const struct lt_policy *p = NULL;
-        if (strcmp(items[k], "lotes") != 0 && (p = lt_policy_find(items[k], NULL)) == NULL)
-            return unknown_policy(items[k], err);
+        const struct lt_policy *p;
+        if ((rc = sim_policy_find(items[k], true, &p, err)) < 0)
+            return rc;
         o->policy[o->n_policy++] = p;
     }
     return rc;
@@ -275,20 +257,27 @@ static int opts_finish(struct opts *o, bool tx, struct lt_err *err)
     return parse_policies(o->policy_list, o, err);
 }
 
-/* Returns 0 to run, 1 after --help, or SIM_EXIT_USAGE + 100 on a usage error (printed). */
+/* Returns 0 to run, 1 after --help or --list-policies, or SIM_EXIT_USAGE + 100 on a usage error
+ * (printed). */
 static int parse_args(int argc, char **argv, bool tx, struct opts *o)
 {
     const struct sim_cmd_spec *spec = tx ? &tx_spec : &replay_spec;
+    bool seen[sizeof(replay_opts) / sizeof(replay_opts[0]) + sizeof(tx_opts) / sizeof(tx_opts[0])];
     struct lt_err err;
     int rc;
 
     lt_err_init(&err, NULL);
     opts_default(o, tx);
-    rc = sim_opt_parse(spec, argc, argv, o, NULL, &err);
+    rc = sim_opt_parse(spec, argc, argv, o, seen, &err);
     if (rc == 1)
         return 1;
+    if (rc == 0 && o->list_policies &&
+        (rc = sim_opt_alone(spec, seen, "--list-policies", &err)) == 0) {
+        sim_policy_list(true, stdout);
+        return 1;
+    }
     if (rc < 0 || opts_finish(o, tx, &err) < 0)
-        return sim_usage_error(spec->name, &err) + 100;
+        return sim_policy_usage_error(spec->name, &err) + 100;
     return 0;
 }
 

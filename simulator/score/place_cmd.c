@@ -20,6 +20,7 @@
 #include "sim.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,61 +28,74 @@
 
 #include <jansson.h>
 
+#include "cli/opt.h"
+#include "cli/policies.h"
 #include "lt_mem.h"
 #include "lt_rng.h"
 #include "lt_score.h"
 
-#define DEFAULT_SEED 1
-
 struct place_opts {
-    struct sim_snapshot_opts c; /* --policy, --cluster, --seed, --json, --help */
-    const char *tasks;          /* --tasks FILE */
+    const char *policy;  /* --policy NAME */
+    const char *cluster; /* --cluster FILE */
+    const char *tasks;   /* --tasks FILE */
+    uint64_t seed;       /* --seed N: seeds the policy's random stream */
+    bool json;           /* --json */
+    bool list;           /* --list-policies */
 };
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: lotus-sim place --policy NAME --cluster CLUSTER.json --tasks TASKS.json\n"
-            "                       [--json] [--seed N]\n"
-            "\n"
-            "Places the tasks one by one, in file order, on the cluster snapshot: each goes to\n"
-            "the machine the policy chooses given the tasks placed before it, or nowhere if it\n"
-            "fits nowhere. Prints one CSV row per task: index,id,machine (empty: unplaced).\n"
-            "\n"
-            "  --policy NAME      placement policy (lotus-sim score --list-policies)\n"
-            "  --cluster FILE     cluster snapshot, JSON (docs/formats.md)\n"
-            "  --tasks FILE       a JSON array of tasks (docs/formats.md, \"Task\")\n"
-            "  --json             one JSON object instead of CSV\n"
-            "  --seed N           seed of the policy's random stream (default %d)\n"
-            "\n"
-            "example:\n"
-            "  lotus-sim place --policy bestfit1 --cluster tests/fixtures/score/cluster.json \\\n"
-            "      --tasks tests/fixtures/score/tasks.json\n"
-            "\n"
-            "exit status: 0 done (also when tasks stay unplaced), 1 bad input file,\n"
-            "2 usage error, 70 internal error\n",
-            DEFAULT_SEED);
-}
+#define OPT(name, kind, field, arg, help, def)                                                     \
+    {                                                                                              \
+        name, kind, offsetof(struct place_opts, field), arg, help, def                             \
+    }
 
+static const struct sim_opt opts[] = {
+    OPT("--policy", SIM_OPT_STR, policy, "NAME", "placement policy (required; see --list-policies)",
+        NULL),
+    OPT("--cluster", SIM_OPT_STR, cluster, "FILE",
+        "cluster snapshot, JSON (required; docs/formats.md)", NULL),
+    OPT("--tasks", SIM_OPT_STR, tasks, "FILE",
+        "a JSON array of tasks (required; docs/formats.md,\n\"Task\")", NULL),
+    OPT("--json", SIM_OPT_FLAG, json, NULL, "one JSON object instead of CSV", NULL),
+    OPT("--seed", SIM_OPT_U64, seed, "N", "seed of the policy's random stream", "1"),
+    OPT("--list-policies", SIM_OPT_FLAG, list, NULL,
+        "print the placement policies, one per line, and exit", NULL),
+};
+
+static const struct sim_cmd_spec spec = {
+    "place",
+    "--policy NAME --cluster CLUSTER.json --tasks TASKS.json\n"
+    "                       [--json] [--seed N]\n"
+    "       lotus-sim place --list-policies",
+    "Places the tasks one by one, in file order, on the cluster snapshot: each goes to\n"
+    "the machine the policy chooses given the tasks placed before it, or nowhere if it\n"
+    "fits nowhere. Prints one CSV row per task: index,id,machine (empty: unplaced).",
+    "lotus-sim place --policy bestfit1 --cluster tests/fixtures/score/cluster.json \\\n"
+    "      --tasks tests/fixtures/score/tasks.json",
+    "exit status: 0 done (also when tasks stay unplaced), 1 bad input file,\n"
+    "2 usage error, 70 internal error",
+    opts,
+    sizeof(opts) / sizeof(opts[0])};
+
+/* Returns 0 to run, 1 when done (--help, --list-policies), or a negative LT_E*. */
 static int parse_args(int argc, char **argv, struct place_opts *o, struct lt_err *err)
 {
-    memset(o, 0, sizeof(*o));
-    o->c.seed = DEFAULT_SEED;
-    for (int i = 1; i < argc; i++) {
-        int rc = sim_snapshot_opt(argc, argv, &i, &o->c, err);
+    bool seen[sizeof(opts) / sizeof(opts[0])];
+    int rc;
 
-        if (rc == 0)
-            rc = sim_opt_value(argc, argv, &i, "--tasks", &o->tasks, err);
-        if (rc == 0)
-            rc = sim_unknown_arg(argv[i], err);
-        if (rc < 0)
+    memset(o, 0, sizeof(*o));
+    o->seed = 1;
+    rc = sim_opt_parse(&spec, argc, argv, o, seen, err);
+    if (rc != 0)
+        return rc;
+    if (o->list) {
+        if ((rc = sim_opt_alone(&spec, seen, "--list-policies", err)) < 0)
             return rc;
+        sim_policy_list(false, stdout);
+        return 1;
     }
-    if (o->c.help)
-        return 0;
-    if (o->c.policy == NULL)
+    if (o->policy == NULL)
         return lt_err_set(err, LT_EINVAL, 0, 0, "missing --policy");
-    if (o->c.cluster == NULL)
+    if (o->cluster == NULL)
         return lt_err_set(err, LT_EINVAL, 0, 0, "missing --cluster");
     if (o->tasks == NULL)
         return lt_err_set(err, LT_EINVAL, 0, 0, "missing --tasks");
@@ -202,16 +216,12 @@ int sim_cmd_place(int argc, char **argv)
     int rc, status = SIM_EXIT_OK;
 
     lt_err_init(&e, NULL);
-    if (parse_args(argc, argv, &o, &e) < 0)
-        return sim_usage_error("place", &e);
-    if (o.c.help) {
-        usage(stdout);
+    rc = parse_args(argc, argv, &o, &e);
+    if (rc < 0 || (rc == 0 && sim_policy_find(o.policy, false, &p, &e) < 0))
+        return sim_policy_usage_error(spec.name, &e);
+    if (rc == 1)
         return SIM_EXIT_OK;
-    }
-    p = lt_policy_find(o.c.policy, &e);
-    if (p == NULL)
-        return sim_usage_error("place", &e);
-    if (sim_cluster_load(o.c.cluster, &c, NULL, &e) < 0 ||
+    if (sim_cluster_load(o.cluster, &c, NULL, &e) < 0 ||
         sim_tasks_load(o.tasks, &tasks, &n, &e) < 0) {
         sim_err_print(&e);
         status = e.code == LT_ENOMEM ? SIM_EXIT_INTERNAL : SIM_EXIT_INPUT;
@@ -225,7 +235,7 @@ int sim_cmd_place(int argc, char **argv)
         goto out;
     }
     lt_err_init(&e, NULL);
-    rc = place_all(p, c, tasks, n, o.c.seed, chosen, &bad, &e);
+    rc = place_all(p, c, tasks, n, o.seed, chosen, &bad, &e);
     if (rc < 0) {
         sim_err_print(&e);
         status = rc == LT_ENOMEM ? SIM_EXIT_INTERNAL : SIM_EXIT_INPUT;
@@ -240,7 +250,7 @@ int sim_cmd_place(int argc, char **argv)
         status = SIM_EXIT_INTERNAL;
         goto out;
     }
-    if (o.c.json) {
+    if (o.json) {
         if (print_json(p, c, tasks, n, chosen) < 0) {
             fprintf(stderr, "lotus-sim: out of memory writing JSON\n");
             status = SIM_EXIT_INTERNAL;

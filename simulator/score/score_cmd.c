@@ -16,6 +16,7 @@
 #include "sim.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,18 +24,53 @@
 
 #include <jansson.h>
 
+#include "cli/opt.h"
+#include "cli/policies.h"
 #include "lt_mem.h"
 #include "lt_rng.h"
 #include "lt_score.h"
 
-/* Default --seed: the policy RNG stream of seed 1 (only the random policy draws). */
-#define DEFAULT_SEED 1
-
 struct score_opts {
-    struct sim_snapshot_opts c; /* --policy, --cluster, --seed, --json, --help */
-    const char *task;           /* --task FILE */
-    bool list;                  /* --list-policies */
+    const char *policy;  /* --policy NAME */
+    const char *cluster; /* --cluster FILE */
+    const char *task;    /* --task FILE */
+    uint64_t seed;       /* --seed N: seeds the policy's random stream */
+    bool json;           /* --json */
+    bool list;           /* --list-policies */
 };
+
+#define OPT(name, kind, field, arg, help, def)                                                     \
+    {                                                                                              \
+        name, kind, offsetof(struct score_opts, field), arg, help, def                             \
+    }
+
+static const struct sim_opt opts[] = {
+    OPT("--policy", SIM_OPT_STR, policy, "NAME", "placement policy (required; see --list-policies)",
+        NULL),
+    OPT("--cluster", SIM_OPT_STR, cluster, "FILE",
+        "cluster snapshot, JSON (required; docs/formats.md)", NULL),
+    OPT("--task", SIM_OPT_STR, task, "FILE", "the task to place, JSON (required; docs/formats.md)",
+        NULL),
+    OPT("--json", SIM_OPT_FLAG, json, NULL, "print one JSON object instead of a table", NULL),
+    OPT("--seed", SIM_OPT_U64, seed, "N", "seed of the policy's random stream", "1"),
+    OPT("--list-policies", SIM_OPT_FLAG, list, NULL,
+        "print the placement policies, one per line, and exit", NULL),
+};
+
+static const struct sim_cmd_spec spec = {
+    "score",
+    "--policy NAME --cluster CLUSTER.json --task TASK.json\n"
+    "                       [--json] [--seed N]\n"
+    "       lotus-sim score --list-policies",
+    "Scores every machine of the cluster snapshot for the task under the policy and\n"
+    "prints the feasible machines best first (lowest score; ties to the lowest index)\n"
+    "and the machine the policy chooses.",
+    "lotus-sim score --policy bestfit1 --cluster tests/fixtures/score/cluster.json \\\n"
+    "      --task tests/fixtures/score/task.json",
+    "exit status: 0 done (also when the task fits nowhere), 1 bad input file,\n"
+    "2 usage error, 70 internal error",
+    opts,
+    sizeof(opts) / sizeof(opts[0])};
 
 /* One feasible machine, as listed. */
 struct scored {
@@ -53,74 +89,30 @@ struct score_run {
     size_t chosen;             /* choose's machine, or LT_NO_MACHINE */
 };
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: lotus-sim score --policy NAME --cluster CLUSTER.json --task TASK.json\n"
-            "                       [--json] [--seed N]\n"
-            "       lotus-sim score --list-policies\n"
-            "\n"
-            "Scores every machine of the cluster snapshot for the task under the policy and\n"
-            "prints the feasible machines best first (lowest score; ties to the lowest index)\n"
-            "and the machine the policy chooses.\n"
-            "\n"
-            "  --policy NAME      placement policy (see --list-policies)\n"
-            "  --cluster FILE     cluster snapshot, JSON (docs/formats.md)\n"
-            "  --task FILE        the task to place, JSON (docs/formats.md)\n"
-            "  --json             print one JSON object instead of a table\n"
-            "  --seed N           seed of the policy's random stream (default %d)\n"
-            "  --list-policies    print the policy names, one per line\n"
-            "\n"
-            "exit status: 0 done (also when the task fits nowhere), 1 bad input file,\n"
-            "2 usage error, 70 internal error\n",
-            DEFAULT_SEED);
-}
-
-/* Matches one argument; returns 0, or a negative LT_E* with err set. */
-static int parse_arg(int argc, char **argv, int *i, struct score_opts *o, struct lt_err *err)
-{
-    int rc = sim_snapshot_opt(argc, argv, i, &o->c, err);
-
-    if (rc == 0 && strcmp(argv[*i], "--list-policies") == 0) {
-        o->list = true;
-        return 0;
-    }
-    if (rc == 0)
-        rc = sim_opt_value(argc, argv, i, "--task", &o->task, err);
-    if (rc == 0)
-        rc = sim_unknown_arg(argv[*i], err);
-    return rc < 0 ? rc : 0;
-}
-
+/* Returns 0 to run, 1 when done (--help, --list-policies), or a negative LT_E*. */
 static int parse_args(int argc, char **argv, struct score_opts *o, struct lt_err *err)
 {
+    bool seen[sizeof(opts) / sizeof(opts[0])];
+    int rc;
+
     memset(o, 0, sizeof(*o));
-    o->c.seed = DEFAULT_SEED;
-    for (int i = 1; i < argc; i++) {
-        int rc = parse_arg(argc, argv, &i, o, err);
-        if (rc < 0)
-            return rc;
-    }
-    if (o->c.help)
-        return 0;
+    o->seed = 1;
+    rc = sim_opt_parse(&spec, argc, argv, o, seen, err);
+    if (rc != 0)
+        return rc;
     if (o->list) {
-        if (o->c.policy != NULL || o->c.cluster != NULL || o->task != NULL || o->c.json)
-            return lt_err_set(err, LT_EINVAL, 0, 0, "--list-policies takes no other options");
-        return 0;
+        if ((rc = sim_opt_alone(&spec, seen, "--list-policies", err)) < 0)
+            return rc;
+        sim_policy_list(false, stdout);
+        return 1;
     }
-    if (o->c.policy == NULL)
+    if (o->policy == NULL)
         return lt_err_set(err, LT_EINVAL, 0, 0, "missing --policy");
-    if (o->c.cluster == NULL)
+    if (o->cluster == NULL)
         return lt_err_set(err, LT_EINVAL, 0, 0, "missing --cluster");
     if (o->task == NULL)
         return lt_err_set(err, LT_EINVAL, 0, 0, "missing --task");
     return 0;
-}
-
-static void list_policies(void)
-{
-    for (size_t k = 0; k < lt_policy_count(); k++)
-        printf("%s\n", lt_policy_name(lt_policy_at(k)));
 }
 
 /* Rank order: score ascending, then machine index (what lt_scores_best picks first). */
@@ -321,13 +313,9 @@ static int run(const struct score_opts *o, struct score_run *r, struct lt_err *e
     size_t best = LT_NO_MACHINE;
     char a[LT_MAX_NAME + 32], b[LT_MAX_NAME + 32];
 
-    r->p = lt_policy_find(o->c.policy, err);
-    if (r->p == NULL) {
-        sim_err_print(err);
-        fprintf(stderr, "lotus-sim: try 'lotus-sim score --list-policies'\n");
-        return SIM_EXIT_USAGE;
-    }
-    if (sim_cluster_load(o->c.cluster, &r->c, &st, err) < 0 ||
+    if (sim_policy_find(o->policy, false, &r->p, err) < 0)
+        return sim_policy_usage_error(spec.name, err);
+    if (sim_cluster_load(o->cluster, &r->c, &st, err) < 0 ||
         sim_task_load(o->task, &r->t, err) < 0) {
         sim_err_print(err);
         return SIM_EXIT_INPUT;
@@ -335,8 +323,8 @@ static int run(const struct score_opts *o, struct score_run *r, struct lt_err *e
     lt_err_set_source(err, NULL);
     if (st.n_overcommitted > 0)
         fprintf(stderr, "lotus-sim: %s: note: overcommitted machines (they fit no task): %zu\n",
-                o->c.cluster, st.n_overcommitted);
-    if (rank_and_choose(r, o->c.seed, &best, err) < 0) {
+                o->cluster, st.n_overcommitted);
+    if (rank_and_choose(r, o->seed, &best, err) < 0) {
         sim_err_print(err);
         return SIM_EXIT_INPUT;
     }
@@ -346,13 +334,13 @@ static int run(const struct score_opts *o, struct score_run *r, struct lt_err *e
                 label(r, best, b, sizeof(b)));
         return SIM_EXIT_INTERNAL;
     }
-    if (o->c.json) {
+    if (o->json) {
         if (print_json(r, err) < 0) {
             sim_err_print(err);
             return SIM_EXIT_INPUT;
         }
     } else {
-        print_text(r, o->c.seed);
+        print_text(r, o->seed);
     }
     return SIM_EXIT_OK;
 }
@@ -365,16 +353,11 @@ int sim_cmd_score(int argc, char **argv)
     int status;
 
     lt_err_init(&err, NULL);
-    if (parse_args(argc, argv, &o, &err) < 0)
-        return sim_usage_error("score", &err);
-    if (o.c.help) {
-        usage(stdout);
+    status = parse_args(argc, argv, &o, &err);
+    if (status < 0)
+        return sim_policy_usage_error(spec.name, &err);
+    if (status == 1)
         return SIM_EXIT_OK;
-    }
-    if (o.list) {
-        list_policies();
-        return SIM_EXIT_OK;
-    }
     memset(&r, 0, sizeof(r));
     r.chosen = LT_NO_MACHINE;
     status = run(&o, &r, &err);

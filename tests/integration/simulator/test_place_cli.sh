@@ -81,7 +81,25 @@ run place --policy nosuch --cluster "$cluster" --tasks "$tasks"
 check "unknown policy: exits 2" [ "$rc" -eq 2 ]
 run place --cluster "$cluster" --tasks "$tasks"
 check "missing --policy: exits 2" [ "$rc" -eq 2 ]
-run place --help
-check "--help exits 0 with an example" contains "$out" "example:"
+for h in --help -h; do
+    run place $h
+    check "place $h exits 0 (got $rc)" [ "$rc" -eq 0 ]
+    check "place $h shows an example" contains "$out" "example:"
+    check "place $h shows the seed's default" contains "$out" "(default 1)"
+done
+run place --list-policies
+check "place --list-policies exits 0" [ "$rc" -eq 0 ]
+check "place --list-policies is score's" [ "$out" = "$policies" ]
+run place --policy bestfit --cluster "$cluster" --tasks "$tasks"
+check "mistyped policy exits 2 (got $rc)" [ "$rc" -eq 2 ]
+check "mistyped policy: did you mean ($err)" contains "$err" "unknown policy 'bestfit' (did you mean bestfit1?)"
+check "mistyped policy: hint" contains "$err" "lotus-sim: try 'lotus-sim place --list-policies'"
+run place --policy bestfit1 --cluster "$cluster" --task "$tasks"
+check "--task for --tasks exits 2 (got $rc)" [ "$rc" -eq 2 ]
+check "--task for --tasks: did you mean ($err)" contains "$err" "unknown option '--task' (did you mean --tasks?)"
+check "--task for --tasks: one prefix per line" [ "$(printf '%s\n' "$err" | grep -c '^lotus-sim: ')" -eq 2 ]
+run place --policy bestfit1 --cluster "$cluster" --tasks "$tasks" --seed=-1
+check "--seed=-1 exits 2 (got $rc)" [ "$rc" -eq 2 ]
+check "--seed=-1 is named" contains "$err" "invalid value '-1' for --seed"
 
 finish

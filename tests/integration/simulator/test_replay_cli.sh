@@ -166,7 +166,22 @@ run replay --trace "$demo" --policy firstfit,nosuch --out "$tmp/bad-policy" --qu
 check "unknown policy exits 2 (got $rc)" [ "$rc" -eq 2 ]
 check "unknown policy is named ($err)" contains "$err" "'nosuch'"
 check "unknown policy lists the known ones" contains "$err" "known: firstfit"
-check "unknown policy lists lotes too" contains "$err" "; or lotes"
+check "unknown policy lists lotes too" contains "$err" "brfs-norm, lotes)"
+check "unknown policy hints --list-policies" contains "$err" "try 'lotus-sim replay --list-policies'"
+run replay --trace "$demo" --policy firstfit,lotse --out "$tmp/bad-policy" --quiet
+check "mistyped lotes exits 2 (got $rc)" [ "$rc" -eq 2 ]
+check "mistyped lotes: did you mean ($err)" contains "$err" "unknown policy 'lotse' (did you mean lotes?)"
+
+# --list-policies: what --policy takes, one per line: the placement policies, then lotes.
+for cmd in replay tx; do
+    run $cmd --list-policies
+    check "$cmd --list-policies exits 0 (got $rc)" [ "$rc" -eq 0 ]
+    check "$cmd --list-policies: score's list, then lotes" \
+        [ "$out" = "$("$sim" score --list-policies)"$'\n'lotes ]
+    run $cmd --list-policies --trace "$demo"
+    check "$cmd --list-policies takes no other options (got $rc)" [ "$rc" -eq 2 ]
+    check "$cmd --list-policies alone: says so ($err)" contains "$err" "--list-policies takes no other options"
+done
 
 # LoTES as the replay's dispatcher (Table 3's classes over the cell's configurations).
 run replay --trace "$demo" --policy lotes,firstfit --out "$tmp/lotes" --quiet

@@ -150,7 +150,60 @@ check "--version prints the version" contains "$out" "lotus-sim "
 run --help
 check "--help exits 0 and lists score" [ "$rc" -eq 0 ]
 check "--help lists score" contains "$out" "score"
-run score --help
-check "score --help exits 0" [ "$rc" -eq 0 ]
+run --help
+check "--help names lotes as replay/tx only" contains "$out" "replay, tx     the placement policies and lotes"
+check "--help lists the placement policies" contains "$out" "brfs-dot, brfs-norm"
+run
+check "no command exits 2 (got $rc)" [ "$rc" -eq 2 ]
+check "no command prints the usage on stderr" contains "$err" "usage: lotus-sim <command>"
+check "no command: nothing on stdout" [ -z "$out" ]
+run replya --trace x
+check "mistyped command exits 2 (got $rc)" [ "$rc" -eq 2 ]
+check "mistyped command: did you mean ($err)" \
+    contains "$err" "lotus-sim: unknown command 'replya' (did you mean replay?) (known: score,"
+run help replay
+check "help replay exits 0 (got $rc)" [ "$rc" -eq 0 ]
+check "help replay is replay --help" [ "$out" = "$("$sim" replay --help)" ]
+run help lotes tables
+check "help lotes tables is lotes tables --help" [ "$out" = "$("$sim" lotes tables --help)" ]
+run help
+check "help alone is --help" [ "$out" = "$("$sim" --help)" ]
+run help nosuch
+check "help of an unknown command exits 2 (got $rc)" [ "$rc" -eq 2 ]
+for h in --help -h; do
+    run score $h
+    check "score $h exits 0 (got $rc)" [ "$rc" -eq 0 ]
+    check "score $h shows the seed's default" contains "$out" "seed of the policy's random stream (default 1)"
+    check "score $h shows an example" contains "$out" "example:"
+    check "score $h: nothing on stderr" [ -z "$err" ]
+done
+
+# ---- the option table: suggestions, --list-policies alone ----
+run score --polcy bestfit1 --cluster "$cluster" --task "$task"
+check "mistyped option exits 2 (got $rc)" [ "$rc" -eq 2 ]
+check "mistyped option: did you mean ($err)" \
+    contains "$err" "lotus-sim: unknown option '--polcy' (did you mean --policy?)"
+check "mistyped option: one prefix per line" [ "$(printf '%s\n' "$err" | grep -c '^lotus-sim: ')" -eq 2 ]
+run score --policy bestfit1 --cluster "$cluster" --taks="$task"
+check "mistyped --task= suggests --task ($err)" contains "$err" "(did you mean --task?)"
+run score --policy sos1 --cluster "$cluster" --task "$task"
+check "mistyped policy exits 2 (got $rc)" [ "$rc" -eq 2 ]
+check "mistyped policy: did you mean ($err)" contains "$err" "unknown policy 'sos1' (did you mean sos10?)"
+check "mistyped policy: hint" contains "$err" "lotus-sim: try 'lotus-sim score --list-policies'"
+run score --policy lotes --cluster "$cluster" --task "$task"
+check "lotes is not a placement policy (got $rc)" [ "$rc" -eq 2 ]
+check "lotes: the known list has no lotes ($err)" contains "$err" "brfs-norm)"
+run score --list-policies --policy bestfit1
+check "--list-policies with --policy exits 2 (got $rc)" [ "$rc" -eq 2 ]
+check "--list-policies alone: says so" contains "$err" "--list-policies takes no other options"
+run score --policy bestfit1 --cluster "$cluster" --task "$task" stray
+check "a stray argument exits 2 (got $rc)" [ "$rc" -eq 2 ]
+check "a stray argument is named" contains "$err" "unexpected argument 'stray'"
+run score --policy bestfit1 --cluster "$cluster" --task
+check "a missing value exits 2 (got $rc)" [ "$rc" -eq 2 ]
+check "a missing value is named" contains "$err" "missing value for --task"
+run score --policy=bestfit1 --cluster="$cluster" --task="$task"
+check "--flag=VALUE works (got $rc)" [ "$rc" -eq 0 ]
+check "--flag=VALUE: the same output" contains "$out" "chosen: a3 (index 2, score 0.125)"
 
 finish

@@ -88,6 +88,26 @@ static void test_missing_value(void **state)
     assert_non_null(strstr(err.text, "missing value for --name"));
 }
 
+/* sim_opt_alone: the flag with another option is an error; alone, or absent, it is not. */
+static void test_alone(void **state)
+{
+    static const char *const alone[] = {"t", "--flag"};
+    static const char *const with[] = {"t", "--flag", "-j", "3"};
+    static const char *const without[] = {"t", "--name", "x", "-j", "3"};
+    struct o o;
+    struct lt_err err;
+    bool seen[5];
+
+    (void)state;
+    assert_int_equal(parse(&o, seen, &err, 2, alone), 0);
+    assert_int_equal(sim_opt_alone(&spec, seen, "--flag", &err), 0);
+    assert_int_equal(parse(&o, seen, &err, 4, with), 0);
+    assert_int_equal(sim_opt_alone(&spec, seen, "--flag", &err), LT_EINVAL);
+    assert_string_equal(err.text, "--flag takes no other options");
+    assert_int_equal(parse(&o, seen, &err, 5, without), 0);
+    assert_int_equal(sim_opt_alone(&spec, seen, "--flag", &err), 0);
+}
+
 static void test_durations(void **state)
 {
     static const struct {
@@ -151,11 +171,9 @@ static void test_closest(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_values_and_forms),
-        cmocka_unit_test(test_unknown_option_suggests),
-        cmocka_unit_test(test_missing_value),
-        cmocka_unit_test(test_durations),
-        cmocka_unit_test(test_lists),
+        cmocka_unit_test(test_values_and_forms), cmocka_unit_test(test_unknown_option_suggests),
+        cmocka_unit_test(test_missing_value),    cmocka_unit_test(test_alone),
+        cmocka_unit_test(test_durations),        cmocka_unit_test(test_lists),
         cmocka_unit_test(test_closest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
