@@ -447,14 +447,10 @@ static double key_of(const void *ctx, const struct lt_res *f)
     return k->fp->key(k->cap, f);
 }
 
-static int grid_check(const struct lt_index *ix, const struct lt_cluster *c, struct lt_err *err)
+/* Every machine in the cell its free vector says, and listed there. */
+static int check_machines(const struct grid_index *gi, const struct lt_cluster *c, const char *name,
+                          struct lt_err *err)
 {
-    const struct grid_index *gi = (const struct grid_index *)ix;
-    const char *name = ix->policy->name;
-
-    if (gi->n != c->n || gi->n_cfg != c->n_cfg)
-        return lt_err_set(err, LT_EINVAL, 0, 0, "%s index covers %zu machines, cluster has %zu",
-                          name, gi->n, c->n);
     for (size_t i = 0; i < c->n; i++) {
         const struct lt__machine *m = &c->m[i];
         const struct grid_cfg *g = &gi->cfg[m->config];
@@ -482,100 +478,130 @@ static int grid_check(const struct lt_index *ix, const struct lt_cluster *c, str
             return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: machine %zu position wrong", name,
                               i);
     }
-    for (size_t k = 0; k < gi->n_cfg; k++) {
-        const struct grid_cfg *g = &gi->cfg[k];
-        uint32_t total = 0;
-        uint64_t cols = 0;
-        struct key_ctx kc = {gi->fp, &g->cap};
-        for (uint32_t a = 0; a < g->g; a++) {
-            uint64_t row = 0;
-            for (uint32_t b = 0; b < g->g; b++) {
-                const struct lt__cell *cl = &g->cells[a * g->g + b];
-                int rc = gi->pos != NULL
-                             ? lt__cell_heap_check(cl, c, gi->pos, key_of, &kc, name, err)
-                             : lt__cell_check(cl, c, name, err);
-                if (rc < 0)
-                    return rc;
-                total += cl->n;
-                if (cl->n > 0)
-                    row |= UINT64_C(1) << b;
-            }
-            if (row != g->rows[a])
-                return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: row mask %u wrong", name,
-                                  (unsigned)a);
-            if (row != 0)
-                cols |= UINT64_C(1) << a;
-        }
-        for (uint32_t a = 0; gi->fp->disk && a < g->g; a++) {
-            uint32_t n = 0;
-            for (uint32_t b = 0; b < g->g; b++) {
-                const struct lt__cell *cl = &g->cells[a * g->g + b];
-                n += cl->n;
-                if (cl->n > 0 && cl->lo.disk < g->col_dlo[a])
-                    return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: column %u disk bound", name,
-                                      (unsigned)a);
-            }
-            if (n != g->col_n[a])
-                return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: column %u counts wrong", name,
-                                  (unsigned)a);
-        }
+    return 0;
+}
+
+/* Configuration k's cells, their row and column masks and counts, and its disk powers. */
+static int check_cells(const struct grid_index *gi, const struct lt_cluster *c, size_t k,
+                       const char *name, struct lt_err *err)
+{
+    const struct grid_cfg *g = &gi->cfg[k];
+    uint32_t total = 0;
+    uint64_t cols = 0;
+    struct key_ctx kc = {gi->fp, &g->cap};
+
+    for (uint32_t a = 0; a < g->g; a++) {
+        uint64_t row = 0;
         for (uint32_t b = 0; b < g->g; b++) {
-            uint32_t n = 0;
-            for (uint32_t a = 0; a < g->g; a++)
-                n += g->rows[a] >> b & 1;
-            if (n != g->row_n[b] || (n > 0) != (g->any >> b & 1))
-                return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: row %u counts wrong", name,
-                                  (unsigned)b);
+            const struct lt__cell *cl = &g->cells[a * g->g + b];
+            int rc = gi->pos != NULL ? lt__cell_heap_check(cl, c, gi->pos, key_of, &kc, name, err)
+                                     : lt__cell_check(cl, c, name, err);
+            if (rc < 0)
+                return rc;
+            total += cl->n;
+            if (cl->n > 0)
+                row |= UINT64_C(1) << b;
         }
-        if (cols != g->cols || total != g->n)
-            return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: configuration %zu counts wrong",
-                              name, k);
-        if (g->keyed && g->n > 0) {
-            double lo = lt__p10(g->dlo * g->inv_disk), hi = lt__p10(g->dhi * g->inv_disk);
-            if (!(g->p10lo <= lo && g->p10lo >= lo * (1.0 - 1e-9) && g->p10hi >= hi &&
-                  g->p10hi <= hi * (1.0 + 1e-9)))
+        if (row != g->rows[a])
+            return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: row mask %u wrong", name,
+                              (unsigned)a);
+        if (row != 0)
+            cols |= UINT64_C(1) << a;
+    }
+    for (uint32_t a = 0; gi->fp->disk && a < g->g; a++) {
+        uint32_t n = 0;
+        for (uint32_t b = 0; b < g->g; b++) {
+            const struct lt__cell *cl = &g->cells[a * g->g + b];
+            n += cl->n;
+            if (cl->n > 0 && cl->lo.disk < g->col_dlo[a])
+                return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: column %u disk bound", name,
+                                  (unsigned)a);
+        }
+        if (n != g->col_n[a])
+            return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: column %u counts wrong", name,
+                              (unsigned)a);
+    }
+    for (uint32_t b = 0; b < g->g; b++) {
+        uint32_t n = 0;
+        for (uint32_t a = 0; a < g->g; a++)
+            n += g->rows[a] >> b & 1;
+        if (n != g->row_n[b] || (n > 0) != (g->any >> b & 1))
+            return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: row %u counts wrong", name,
+                              (unsigned)b);
+    }
+    if (cols != g->cols || total != g->n)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: configuration %zu counts wrong", name,
+                          k);
+    if (g->keyed && g->n > 0) {
+        double lo = lt__p10(g->dlo * g->inv_disk), hi = lt__p10(g->dhi * g->inv_disk);
+        if (!(g->p10lo <= lo && g->p10lo >= lo * (1.0 - 1e-9) && g->p10hi >= hi &&
+              g->p10hi <= hi * (1.0 + 1e-9)))
+            return lt_err_set(err, LT_EINVAL, 0, 0,
+                              "%s index: configuration %zu's disk powers are stale", name, k);
+    }
+    return 0;
+}
+
+/* Configuration k's key maxima (keyed formulas only): per cell, per row suffix, per suffix of
+ * rows from a column, recomputed from every member. */
+static int check_keys(const struct grid_index *gi, size_t k, const char *name, struct lt_err *err)
+{
+    const struct grid_cfg *g = &gi->cfg[k];
+    double kmax = -HUGE_VAL;
+
+    /* The row-suffix maxima, recomputed from every member, top row down; row 0 is the
+     * column's largest key. */
+    for (uint32_t a = 0; a < g->g; a++) {
+        double ks = -HUGE_VAL;
+        for (uint32_t bb = g->g; bb-- > 0;) {
+            const struct lt__cell *cl = &g->cells[a * g->g + bb];
+            double ck = -HUGE_VAL;
+            for (uint32_t j = 0; j < cl->n; j++)
+                ck = cl->key[j] > ck ? cl->key[j] : ck;
+            if (ck < g->ckey[a * g->g + bb] || ck > g->ckey[a * g->g + bb])
+                return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: key maximum of cell %u, %u",
+                                  name, (unsigned)a, (unsigned)bb);
+            ks = dmax(ks, ck);
+            if (ks < g->skey[bb * g->g + a] || ks > g->skey[bb * g->g + a])
                 return lt_err_set(err, LT_EINVAL, 0, 0,
-                                  "%s index: configuration %zu's disk powers are stale", name, k);
+                                  "%s index: row-suffix key maximum of cell %u, %u", name,
+                                  (unsigned)a, (unsigned)bb);
         }
-        if (gi->pos != NULL) {
-            double kmax = -HUGE_VAL;
-            /* The row-suffix maxima, recomputed from every member, top row down; row 0 is the
-             * column's largest key. */
-            for (uint32_t a = 0; a < g->g; a++) {
-                double ks = -HUGE_VAL;
-                for (uint32_t bb = g->g; bb-- > 0;) {
-                    const struct lt__cell *cl = &g->cells[a * g->g + bb];
-                    double ck = -HUGE_VAL;
-                    for (uint32_t j = 0; j < cl->n; j++)
-                        ck = cl->key[j] > ck ? cl->key[j] : ck;
-                    if (ck < g->ckey[a * g->g + bb] || ck > g->ckey[a * g->g + bb])
-                        return lt_err_set(err, LT_EINVAL, 0, 0,
-                                          "%s index: key maximum of cell %u, %u", name, (unsigned)a,
-                                          (unsigned)bb);
-                    ks = dmax(ks, ck);
-                    if (ks < g->skey[bb * g->g + a] || ks > g->skey[bb * g->g + a])
-                        return lt_err_set(err, LT_EINVAL, 0, 0,
-                                          "%s index: row-suffix key maximum of cell %u, %u", name,
-                                          (unsigned)a, (unsigned)bb);
-                }
-                kmax = ks > kmax ? ks : kmax;
-            }
-            for (uint32_t bb = 0; g->smax != NULL && bb < g->g; bb++) {
-                double m = -HUGE_VAL;
-                for (uint32_t a = g->g; a-- > 0;) {
-                    m = dmax(m, g->skey[bb * g->g + a]);
-                    if (m < g->smax[bb * g->g + a] || m > g->smax[bb * g->g + a])
-                        return lt_err_set(err, LT_EINVAL, 0, 0,
-                                          "%s index: suffix key maximum of row %u from column %u",
-                                          name, (unsigned)bb, (unsigned)a);
-                }
-                if (bb == 0)
-                    kmax = m > kmax ? m : kmax;
-            }
-            if (g->smax != NULL && (kmax < g->smax[0] || kmax > g->smax[0]))
-                return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: configuration %zu key maximum",
-                                  name, k);
+        kmax = ks > kmax ? ks : kmax;
+    }
+    for (uint32_t bb = 0; g->smax != NULL && bb < g->g; bb++) {
+        double m = -HUGE_VAL;
+        for (uint32_t a = g->g; a-- > 0;) {
+            m = dmax(m, g->skey[bb * g->g + a]);
+            if (m < g->smax[bb * g->g + a] || m > g->smax[bb * g->g + a])
+                return lt_err_set(err, LT_EINVAL, 0, 0,
+                                  "%s index: suffix key maximum of row %u from column %u", name,
+                                  (unsigned)bb, (unsigned)a);
         }
+        if (bb == 0)
+            kmax = m > kmax ? m : kmax;
+    }
+    if (g->smax != NULL && (kmax < g->smax[0] || kmax > g->smax[0]))
+        return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: configuration %zu key maximum", name, k);
+    return 0;
+}
+
+static int grid_check(const struct lt_index *ix, const struct lt_cluster *c, struct lt_err *err)
+{
+    const struct grid_index *gi = (const struct grid_index *)ix;
+    const char *name = ix->policy->name;
+    int rc;
+
+    if (gi->n != c->n || gi->n_cfg != c->n_cfg)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "%s index covers %zu machines, cluster has %zu",
+                          name, gi->n, c->n);
+    if ((rc = check_machines(gi, c, name, err)) < 0)
+        return rc;
+    for (size_t k = 0; k < gi->n_cfg; k++) {
+        if ((rc = check_cells(gi, c, k, name, err)) < 0)
+            return rc;
+        if (gi->pos != NULL && (rc = check_keys(gi, k, name, err)) < 0)
+            return rc;
     }
     return 0;
 }
@@ -629,6 +655,61 @@ static uint32_t grid_size(uint32_t n, size_t n_cfg, bool keyed)
     return g;
 }
 
+/* Configuration k's grid: its size, lines, arrays (LT_ENOMEM if one cannot be allocated; what
+ * was allocated is grid_free's) and, for the keyed formulas, its capacities' slot in rinv. */
+static int cfg_init(struct grid_index *gi, const struct lt_cluster *c, size_t k)
+{
+    struct grid_cfg *g = &gi->cfg[k];
+
+    g->cap = c->cfg[k].cap;
+    g->keyed = gi->fp->key != NULL;
+    g->g = grid_size(c->cfg[k].n_machines, c->n_cfg, g->keyed);
+    g->inv_cpu = 1.0 / g->cap.cpu;
+    g->inv_mem = 1.0 / g->cap.mem;
+    g->inv_disk = 1.0 / g->cap.disk;
+    g->sc_cpu = g->g / g->cap.cpu;
+    g->sc_mem = g->g / g->cap.mem;
+    g->gd = g->g;
+    g->cells = lt_calloc((size_t)g->g * g->g, sizeof(*g->cells));
+    g->rows = lt_calloc(g->g, sizeof(*g->rows));
+    g->row_n = lt_calloc(g->g, sizeof(*g->row_n));
+    g->col_dlo = lt_calloc(g->g, sizeof(*g->col_dlo));
+    g->col_n = lt_calloc(g->g, sizeof(*g->col_n));
+    g->col_rm = lt_calloc(g->g, sizeof(*g->col_rm));
+    g->skey = lt_calloc((size_t)g->g * g->g, sizeof(*g->skey));
+    if (g->keyed && (g->ckey = lt_calloc((size_t)g->g * g->g, sizeof(*g->ckey))) == NULL)
+        return LT_ENOMEM;
+    if (gi->fp->key != NULL && gi->fp->dir > 0 &&
+        (g->smax = lt_calloc((size_t)g->g * g->g, sizeof(*g->smax))) == NULL)
+        return LT_ENOMEM;
+    if (g->cells == NULL || g->rows == NULL || g->row_n == NULL || g->col_dlo == NULL ||
+        g->col_n == NULL || g->col_rm == NULL || g->skey == NULL)
+        return LT_ENOMEM;
+    grid_lines(g, gi->fp->key != NULL);
+    for (uint32_t s = GRID_MAX; s > g->g; s /= 2)
+        g->shift++;
+    for (int d = 0; gi->rinv != NULL && d < 3; d++) {
+        double inv = d == 0 ? g->inv_cpu : d == 1 ? g->inv_mem : g->inv_disk;
+        double *ri = &gi->rinv[(size_t)d * c->n_cfg];
+        uint32_t j = 0;
+        while (j < gi->n_r[d] && (ri[j] < inv || ri[j] > inv))
+            j++;
+        if (j == gi->n_r[d])
+            ri[gi->n_r[d]++] = inv;
+        g->rc[d] = j;
+    }
+    for (size_t j = 0; j < (size_t)g->g * g->g; j++) {
+        g->skey[j] = -HUGE_VAL;
+        if (g->ckey != NULL)
+            g->ckey[j] = -HUGE_VAL;
+        if (g->smax != NULL)
+            g->smax[j] = -HUGE_VAL;
+    }
+    for (uint32_t j = 0; j < g->g * g->g; j++)
+        g->cells[j].heap = gi->pos != NULL;
+    return 0;
+}
+
 int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, struct lt_index **out,
                        struct lt_err *err)
 {
@@ -654,53 +735,8 @@ int lt__grid_index_new(const struct lt_policy *p, const struct lt_cluster *c, st
     if (gi->fp->key != NULL && (gi->rinv = lt_calloc(3 * c->n_cfg, sizeof(*gi->rinv))) == NULL)
         goto out_nomem;
     for (size_t k = 0; k < c->n_cfg; k++) {
-        struct grid_cfg *g = &gi->cfg[k];
-        g->cap = c->cfg[k].cap;
-        g->keyed = gi->fp->key != NULL;
-        g->g = grid_size(c->cfg[k].n_machines, c->n_cfg, g->keyed);
-        g->inv_cpu = 1.0 / g->cap.cpu;
-        g->inv_mem = 1.0 / g->cap.mem;
-        g->inv_disk = 1.0 / g->cap.disk;
-        g->sc_cpu = g->g / g->cap.cpu;
-        g->sc_mem = g->g / g->cap.mem;
-        g->gd = g->g;
-        g->cells = lt_calloc((size_t)g->g * g->g, sizeof(*g->cells));
-        g->rows = lt_calloc(g->g, sizeof(*g->rows));
-        g->row_n = lt_calloc(g->g, sizeof(*g->row_n));
-        g->col_dlo = lt_calloc(g->g, sizeof(*g->col_dlo));
-        g->col_n = lt_calloc(g->g, sizeof(*g->col_n));
-        g->col_rm = lt_calloc(g->g, sizeof(*g->col_rm));
-        g->skey = lt_calloc((size_t)g->g * g->g, sizeof(*g->skey));
-        if (g->keyed && (g->ckey = lt_calloc((size_t)g->g * g->g, sizeof(*g->ckey))) == NULL)
+        if (cfg_init(gi, c, k) < 0)
             goto out_nomem;
-        if (gi->fp->key != NULL && gi->fp->dir > 0 &&
-            (g->smax = lt_calloc((size_t)g->g * g->g, sizeof(*g->smax))) == NULL)
-            goto out_nomem;
-        if (g->cells == NULL || g->rows == NULL || g->row_n == NULL || g->col_dlo == NULL ||
-            g->col_n == NULL || g->col_rm == NULL || g->skey == NULL)
-            goto out_nomem;
-        grid_lines(g, gi->fp->key != NULL);
-        for (uint32_t s = GRID_MAX; s > g->g; s /= 2)
-            g->shift++;
-        for (int d = 0; gi->rinv != NULL && d < 3; d++) {
-            double inv = d == 0 ? g->inv_cpu : d == 1 ? g->inv_mem : g->inv_disk;
-            double *ri = &gi->rinv[(size_t)d * c->n_cfg];
-            uint32_t j = 0;
-            while (j < gi->n_r[d] && (ri[j] < inv || ri[j] > inv))
-                j++;
-            if (j == gi->n_r[d])
-                ri[gi->n_r[d]++] = inv;
-            g->rc[d] = j;
-        }
-        for (size_t j = 0; j < (size_t)g->g * g->g; j++) {
-            g->skey[j] = -HUGE_VAL;
-            if (g->ckey != NULL)
-                g->ckey[j] = -HUGE_VAL;
-            if (g->smax != NULL)
-                g->smax[j] = -HUGE_VAL;
-        }
-        for (uint32_t j = 0; j < g->g * g->g; j++)
-            g->cells[j].heap = gi->pos != NULL;
     }
     for (size_t i = 0; i < c->n; i++) {
         const struct lt__machine *m = &c->m[i];
