@@ -480,7 +480,6 @@ int lt__cell_heap_check(const struct lt__cell *cl, const struct lt_cluster *c, c
                         double (*key_of)(const void *ctx, const struct lt_res *f), const void *ctx,
                         const char *what, struct lt_err *err);
 
-
 /* ---- sos_walk.c: sos.c's walk over the machines in index order, for the lowest-index machine
  * that a small request leaves in its bucket (the design note is at the top of sos_walk.c) ---- */
 #define LT__WALK_BLOCK     64 /* machines a block */
@@ -501,12 +500,12 @@ struct lt__sos_block {
 
 struct lt__sos_walk {
     struct lt__sos_block *blk; /* n / LT__WALK_BLOCK + 1 blocks, machines in index order */
-    uint16_t *smx;    /* smx[l * n_super + si] >= mx[l] of every block of super-block si,
-                       * equal to their maximum while sdirty[si] is 0 */
-    uint8_t *sdirty;  /* per super-block: summary falls since its bound was recomputed */
-    uint32_t n_super; /* super-blocks */
-    size_t n;         /* machines covered */
-    uint64_t version; /* machine changes noted (lt__sos_walk_note) */
+    uint16_t *smx;             /* smx[l * n_super + si] >= mx[l] of every block of super-block si,
+                                * equal to their maximum while sdirty[si] is 0 */
+    uint8_t *sdirty;           /* per super-block: summary falls since its bound was recomputed */
+    uint32_t n_super;          /* super-blocks */
+    size_t n;                  /* machines covered */
+    uint64_t version;          /* machine changes noted (lt__sos_walk_note) */
     uint32_t ring[LT__WALK_HINT_RING]; /* ring[v % LT__WALK_HINT_RING] changed at count v */
 };
 

@@ -1,52 +1,51 @@
 /* sos.c -- sum-of-squares bucket placement (sos10, sos20).
  *
  * Source: Stein, Henzinger, Radovanovic, "Scheduling a Large DataCenter" (Google Research,
- *   June 2009), slides "Sum of Squares" and "Sum of Squares (1-D)".
- * Definition: a machine's bucket is given by its free resources in absolute size: each of
- *   cpu, ram, disk is cut into K equal parts of the cluster's reference capacity (sos10:
- *   K = 10, 10, 5, i.e. 500 buckets; sos20: 20, 20, 5, 2000 buckets). With b(k) the number
- *   of online machines in bucket k, score(i, j) = sum_k b(k)^2 after moving machine i to the
- *   bucket of its free vector minus j's request. Lowest wins.
- * Reading: per dimension bucket = floor(free * K / ref), clamped to [0, K-1], so a machine
- *   whose free amount equals the reference capacity sits in the top bucket. This reproduces
- *   the slide's 1-D example exactly (counts (3,0,1) -> 10; 0.5 GB on M1/M2 -> 6, on M3 -> 8).
- *   The sum runs over all online machines of the cluster, not only the candidates.
- * Ties: lowest machine index. Scores are integers, so ties are common: most tasks leave
- *   most machines in their bucket (score unchanged).
- * Implementation: with S = sum b^2, moving machine i from bucket c to T != c gives
- *   S + 2 (b(T) - b(c) + 1); staying gives S. The index keeps S and the counts
- *   incrementally, and the machines of each bucket in 8 x 8 sub-cells by their position
- *   inside the bucket in cpu and mem (cells.c: sorted by index, with their free vectors and a
- *   box), with each sub-cell's lowest index kept beside the bucket.
- *   Bucket widths are uniform, so a request rho = m + phi bucket widths (per dimension) moves
- *   a machine at offset o inside its bucket m buckets down if o >= phi and m + 1 if o < phi,
- *   whatever the bucket: one classification of the 8 slices per dimension serves every
- *   bucket. A slice clearly on one side of phi is "sure": all members of a sub-cell sure in
- *   both dimensions land in the same bucket (a class: low or high in cpu, in mem), so its
- *   lowest member is its best, in O(1). Only the sub-cells of the slice holding phi straddle;
- *   their boxes often lie on one side anyway, and otherwise their members are classified by
- *   the exact test bucket_after() applies ((f - r) * scale against the bucket m lower),
- *   without branches, only those below the best's index. A bucket whose disk range does not
- *   land in one disk bucket, or that holds free amounts beyond the reference capacity, or a
- *   request within 1e-9 of a whole number of widths, takes the general path: a lower bound
- *   from the box shifted by the request (bucket() is monotone, so the range of targets is
- *   exact), members scored with bucket_after().
- *   For a small request (the comment above struct sos_block) choose() finds the lowest-index
- *   stayer by a walk over the machines in index order (blocks of 64, super-blocks of 8
- *   blocks, each with a summary that can rule it out), then scores only the buckets whose
- *   move can lower the score or tie with staying (choose_small). Buckets are scored by their
- *   bounds from the counts, lowest first (a min-heap), until no bound can beat the best
- *   (choose_rounds), which larger requests that leave every disk bucket alone use over every
- *   bucket. The rest (large disk requests, requests within 1e-9 of a whole number of widths)
- *   bound every non-empty bucket and take its sure sub-cells in one pass, then scan the
- *   straddling sub-cells of the buckets that can still beat (or tie with a lower index) the
- *   best, negative bounds first (choose_full). Cost: O(non-empty buckets) at most, plus the
- *   members of straddling sub-cells below the best's index, independent of the number of
- *   machines; for small requests, the few buckets that can lower the score and a walk over
- *   the blocks below the stayer.
- * Tests: tests/unit/scoring/test_sos.c (the DESIGN.md worked example, requests wider than a bucket,
- *   small requests on crowded clusters), test_property.c (choose equals the naive rank scan
- *   on random states).
+ *   June 2009), slides "Sum of Squares" and "Sum of Squares (1-D)"; docs/policies.md.
+ * Definition: every online machine sits in a bucket by its free cpu, ram and disk, each cut
+ *   into K equal parts of the reference capacity (sos10: K = 10, 10, 5; sos20: 20, 20, 5).
+ *   Task j on machine i scores sum_k b(k)^2 after i moves to the bucket of its free vector
+ *   minus j's request. Lowest wins; ties go to the lowest machine index.
+ * Reading: bucket = floor(free * K / ref) per dimension, clamped to [0, K - 1] (free == ref
+ *   is in the top bucket), which reproduces the slide's 1-D example; b(k) counts every online
+ *   machine, not only the candidates ranked.
+ * Index: moving i from bucket c to T != c changes S = sum b^2 by 2 (b(T) - b(c) + 1), so the
+ *   counts decide, and members of one bucket that land in one target tie: their lowest index
+ *   wins. Widths are uniform, so a request drops a machine m or m + 1 buckets per dimension
+ *   by its offset inside its bucket alone: one classification of the slices per request
+ *   serves every bucket. Buckets are visited by their bound, lowest first, while it can beat
+ *   the best; inside one, sure sub-cells answer in O(1) and only straddling ones are scanned.
+ *   choose_small takes small requests: the walk's stayer, then only neg and zero buckets;
+ *   choose_rounds the other requests that leave every disk bucket alone; choose_full the rest
+ *   (large disk requests, requests within SLICE_EPS of a whole number of widths). Cost:
+ *   O(non-empty buckets) at most, plus the straddling members below the best's index.
+ * Glossary:
+ *   bucket       a cell of the grid of free vectors (K a dimension); b(k): its online machines
+ *   sub-cell     one of a bucket's SUB x SUB parts by offset inside it in cpu and mem: a
+ *                cells.c set (index order, free vectors, box)
+ *   slice        a row of sub-cells in one dimension: offsets in [s, s + 1) / SUB of a width
+ *   class        where a member lands: bit 0 set if cpu drops the extra bucket (offset below
+ *                the request's fraction), bit 1 the same for mem; one class, one score change
+ *   sure         a slice clearly (by SLICE_EPS) on one side of the request's fraction, so its
+ *                members' class is known in that dimension
+ *   straddling   a sub-cell not sure in both dimensions: its box, or its members, decide
+ *   odd          a machine with free beyond the reference capacity or within DISK_SAFE of
+ *                its disk bucket's low edge: its bucket is always scored in full
+ *   small        a request under one width in cpu and mem and DISK_SAFE of one in disk
+ *   stayer       a machine a small request leaves in its bucket (score change 0)
+ *   walk         sos_walk.c: the machines that are not odd, in index order, with their
+ *                quantised offsets, for the lowest stayer
+ *   block        64 consecutive machines of the walk (LT__WALK_BLOCK), with a summary
+ *   super-block  8 consecutive blocks, with an upper bound of their summaries
+ *   hint         lt_choose_hint: the walk's last stayer for a request, so that the next walk
+ *                for the same request starts there (or at a machine changed since)
+ *   neg, zero    bucket k for class c when b(k - e_c) <= b(k) - 2 (a move lowers the score)
+ *                or == b(k) - 1 (a move ties with staying); kept as bitsets with the counts
+ *   bound        a lower bound of the score change of a bucket's or sub-cell's members, from
+ *                the counts and a box shifted by the request (the bucket map is monotone)
+ * Tests: tests/unit/scoring/test_sos.c (the DESIGN.md worked example, requests wider than a
+ *   bucket, small requests on crowded clusters, hints), test_sos_walk.c (the walk and its
+ *   checker), test_property.c (choose equals the naive rank scan on random states).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -193,9 +192,10 @@ struct sos_bucket {
  * machine fewer ("zero") tie with staying. choose then needs only the buckets that are neg or
  * zero for a class their members can be in (a member in a low slice), kept in bitsets updated
  * with the counts, and the lowest-index stayer of the whole cluster, found by the walk
- * (sos_walk.c) over the machines in index order and their offsets inside their buckets. An "odd" machine (free beyond the reference capacity, or less than
- * DISK_SAFE of a disk bucket above its disk bucket's low edge) breaks these shortcuts: its
- * bucket is always scored in full and the walk skips it. */
+ * (sos_walk.c) over the machines in index order and their offsets inside their buckets. An
+ * "odd" machine (free beyond the reference capacity, or less than DISK_SAFE of a disk bucket
+ * above its disk bucket's low edge) breaks these shortcuts: its bucket is always scored in
+ * full and the walk skips it. */
 #define DISK_SAFE (1.0 / 16)
 
 struct sos_index {
@@ -1259,9 +1259,8 @@ static void choose_small(const struct sos_index *s, const struct lt_cluster *c,
                          const struct lt_res *r, struct lt_choose_hint *hint, struct sos_best *b)
 {
     const struct sos_stay_ctx x = {s, c, r};
-    uint32_t st = lt__sos_walk_stayer(&s->walk, &sm->wq,
-                                      lt__sos_walk_hint_start(&s->walk, s->base.serial, hint, r),
-                                      stays, &x);
+    uint32_t st = lt__sos_walk_stayer(
+        &s->walk, &sm->wq, lt__sos_walk_hint_start(&s->walk, s->base.serial, hint, r), stays, &x);
     uint64_t set[SOS_MAX_CELLS / 64];
     struct sos_query qw = *q;
 

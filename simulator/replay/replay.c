@@ -231,9 +231,9 @@ struct engine {
     struct heap_item *heap;
     size_t n_heap, cap_heap;
 
-    struct sq q;                /* tasks that fit nowhere */
+    struct sq q;                 /* tasks that fit nowhere */
     struct lt_choose_hint *hint; /* what each choose leaves for the next (owned) */
-    uint32_t witness;           /* a live entry that was queued, or NIL (dominated_by_queue) */
+    uint32_t witness;            /* a live entry that was queued, or NIL (dominated_by_queue) */
 
     uint32_t *deferred; /* tasks pending at t = 0, in trace order */
     size_t n_deferred, cap_deferred;

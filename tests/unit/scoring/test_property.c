@@ -37,8 +37,8 @@ struct world {
     double grid;    /* resolution of generated values (dyadic), or 0 for continuous */
     uint64_t seed;
     struct lt_choose_hint *hint[32]; /* per policy, across the world's chooses (owned) */
-    struct lt_res last_req;         /* the previous task's request */
-    size_t hinted_same;             /* chooses whose request repeated the previous one */
+    struct lt_res last_req;          /* the previous task's request */
+    size_t hinted_same;              /* chooses whose request repeated the previous one */
 };
 
 static double pick_value(struct world *w, double max)
