@@ -134,7 +134,7 @@ static void summary_raise(uint16_t *mx, size_t stride, uint32_t top, uint16_t v)
  * lanes to an SSE2 compare), then eight flags at a time gathered into a byte by a
  * multiplication (byte j of a little-endian word lands on bit 56 + j; no two partial products
  * meet, so nothing carries). */
-static uint64_t block_at_least(const struct lt__sos_block *bl, int16_t lc, int16_t lm)
+static inline uint64_t block_at_least(const struct lt__sos_block *bl, int16_t lc, int16_t lm)
 {
     uint8_t may[WALK_BLOCK];
     uint64_t m = 0;
