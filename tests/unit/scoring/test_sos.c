@@ -244,6 +244,7 @@ static void test_sos10_hint_never_hides_a_new_stayer(void **state)
     assert_int_equal(choose3(h.p, h.c, &h.t, hint), 3); /* 3 changed 21 changes ago */
     assert_int_equal(lt_cluster_check(h.c, NULL), 0);
     lt_cluster_free(h.c);
+    lt_choose_hint_free(hint);
 }
 
 /* A hint outlives its index: adding a machine rebuilds the cluster's indexes, and a later
