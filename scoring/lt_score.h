@@ -85,25 +85,24 @@ LT_MUST_CHECK int lt_policy_choose(const struct lt_policy *p, const struct lt_cl
                                    const struct lt_task *t, struct lt_rng *rng, size_t *out_machine,
                                    struct lt_err *err);
 
-/* What one choose leaves for the next on the same cluster: memory owned by the caller (one
+/* What one choose leaves for the next on the same cluster: opaque, owned by the caller (one
  * per sequence of calls, never shared between threads; the cluster stays const). When the
  * next request is the same, a policy may skip the part of its search that the changes to the
  * cluster since then cannot have altered (sos10/sos20: the machines below the lowest one that
- * stays in its bucket; docs/policies.md). The fields are the library's. Zero the struct
- * (LT_CHOOSE_HINT_INIT) before the first call, and use it with that one cluster only: zero it
- * again before using it with another (a freed cluster's memory may be reused by a new one). */
-struct lt_choose_hint {
-    const void *ix;    /* the index that left it, or NULL */
-    uint64_t serial;   /* its serial number in the cluster (an address may be reused) */
-    uint64_t version;  /* that index's count of machine changes then */
-    struct lt_res req; /* the request */
-    uint64_t from;     /* the policy's memory of the answer */
-};
+ * stays in its bucket; docs/policies.md). Use a hint with one cluster only: reset it before
+ * using it with another (a freed cluster's memory may be reused by a new one). */
+struct lt_choose_hint;
 
-#define LT_CHOOSE_HINT_INIT                                                                        \
-    {                                                                                              \
-        NULL, 0, 0, {0.0, 0.0, 0.0}, 0                                                             \
-    }
+/* A new hint that holds nothing yet (owned, free with lt_choose_hint_free). NULL and
+ * LT_ENOMEM if out of memory. */
+struct lt_choose_hint *lt_choose_hint_new(struct lt_err *err);
+
+/* Frees hint; NULL is a no-op. */
+void lt_choose_hint_free(struct lt_choose_hint *hint);
+
+/* Forgets what hint holds, as lt_choose_hint_new left it: for use with another cluster. NULL
+ * is a no-op. */
+void lt_choose_hint_reset(struct lt_choose_hint *hint);
 
 /* lt_policy_choose with a hint (NULL: none), updated for the next call. The answer and the
  * draws from rng are exactly lt_policy_choose's. */

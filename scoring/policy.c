@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lt_mem.h"
+
 /* Registration order is the order of docs/policies.md and of --list-policies. */
 static const struct lt_policy *const policies[] = {
     &lt__firstfit_policy, &lt__randfirstfit_policy, &lt__bestfit1_policy, &lt__bestfit2_policy,
@@ -123,6 +125,26 @@ int lt_policy_choose_hinted(const struct lt_policy *p, const struct lt_cluster *
                           "policy '%s' is not attached to this cluster (call lt_policy_attach)",
                           p->name);
     return p->choose(p, ix, c, t, rng, hint, out_machine, err);
+}
+
+struct lt_choose_hint *lt_choose_hint_new(struct lt_err *err)
+{
+    struct lt_choose_hint *hint = lt_calloc(1, sizeof(*hint));
+
+    if (hint == NULL)
+        lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory allocating a choose hint");
+    return hint;
+}
+
+void lt_choose_hint_free(struct lt_choose_hint *hint)
+{
+    lt_free(hint);
+}
+
+void lt_choose_hint_reset(struct lt_choose_hint *hint)
+{
+    if (hint != NULL)
+        memset(hint, 0, sizeof(*hint));
 }
 
 size_t lt_scores_best(const size_t *cand, const double *scores, size_t n)

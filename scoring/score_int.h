@@ -480,4 +480,88 @@ int lt__cell_heap_check(const struct lt__cell *cl, const struct lt_cluster *c, c
                         double (*key_of)(const void *ctx, const struct lt_res *f), const void *ctx,
                         const char *what, struct lt_err *err);
 
+/* ---- sos_walk.c: sos.c's walk over the machines in index order, for the lowest-index machine
+ * that a small request leaves in its bucket (the design note is at the top of sos_walk.c) ---- */
+#define LT__WALK_BLOCK     64 /* machines a block */
+#define LT__WALK_QBITS     14 /* offsets quantised to 2^-14 of a bucket */
+#define LT__WALK_QMAX      ((1u << LT__WALK_QBITS) - 1)
+#define LT__WALK_LSHIFT    8 /* mem level of a block's summary: qm >> LT__WALK_LSHIFT */
+#define LT__WALK_LEVELS    ((LT__WALK_QMAX >> LT__WALK_LSHIFT) + 1)
+#define LT__WALK_HINT_RING 16 /* machine changes a hint may lag behind and still be used */
+
+/* mx[l]: 1 + the largest qc of the block's entries with qm >> LT__WALK_LSHIFT >= l; 0 if there
+ * is none (so non-increasing in l). */
+struct lt__sos_block {
+    uint64_t present;            /* bit e: machine block * LT__WALK_BLOCK + e is walked */
+    uint16_t qc[LT__WALK_BLOCK]; /* entry e's quantised offset in cpu (if walked) */
+    uint16_t qm[LT__WALK_BLOCK]; /* and in mem */
+    uint16_t mx[LT__WALK_LEVELS];
+};
+
+struct lt__sos_walk {
+    struct lt__sos_block *blk; /* n / LT__WALK_BLOCK + 1 blocks, machines in index order */
+    uint16_t *smx;             /* smx[l * n_super + si] >= mx[l] of every block of super-block si,
+                                * equal to their maximum while sdirty[si] is 0 */
+    uint8_t *sdirty;           /* per super-block: summary falls since its bound was recomputed */
+    uint32_t n_super;          /* super-blocks */
+    size_t n;                  /* machines covered */
+    uint64_t version;          /* machine changes noted (lt__sos_walk_note) */
+    uint32_t ring[LT__WALK_HINT_RING]; /* ring[v % LT__WALK_HINT_RING] changed at count v */
+};
+
+/* A small request's thresholds, in quantised offsets: an entry below lo[d] surely leaves its
+ * bucket in dimension d, one at hi[d] or above in both surely stays. A block whose summary
+ * has mx[lq] < tc holds no stayer. */
+struct lt__sos_walk_query {
+    uint32_t lo[2], hi[2]; /* [0] cpu, [1] mem */
+    uint32_t lq, tc;       /* lo[1] >> LT__WALK_LSHIFT, lo[0] + 1 */
+};
+
+/* lt_score.h's hint: the walk's last answer (only sos10 and sos20 use one). */
+struct lt_choose_hint {
+    const void *ix;    /* the walk that left it, or NULL */
+    uint64_t serial;   /* its index's serial number in the cluster (an address may be reused) */
+    uint64_t version;  /* the walk's count of machine changes then */
+    struct lt_res req; /* the request */
+    uint64_t from;     /* the stayer found then, or the number of machines if none */
+};
+
+/* The exact test of machine i near the thresholds (ctx: the caller's): does it stay? */
+typedef bool lt__sos_stays_fn(const void *ctx, uint32_t i);
+/* Machine i's entry as the caller computes it from the cluster (for the checker): false if it
+ * is not walked, else its offsets inside its bucket in cpu and mem (bucket widths) in off. */
+typedef bool lt__sos_entry_fn(const void *ctx, size_t i, double off[2]);
+
+/* A walk of n machines, none walked. 0 or LT_ENOMEM (w then holds nothing to release). */
+int lt__sos_walk_init(struct lt__sos_walk *w, size_t n);
+void lt__sos_walk_release(struct lt__sos_walk *w);
+/* Machine i (< n) is walked with offsets off[0] (cpu), off[1] (mem) inside its bucket, in
+ * bucket widths (clamped to [0, 1) when quantised); off NULL: it is not walked. */
+void lt__sos_walk_set(struct lt__sos_walk *w, uint32_t i, const double *off);
+/* Machine i changed: counted for hints. */
+void lt__sos_walk_note(struct lt__sos_walk *w, uint32_t i);
+/* The thresholds of a request whose fractional widths are phi[0] (cpu), phi[1] (mem), with a
+ * margin eps (in bucket widths) on each side within which the exact test decides. */
+void lt__sos_walk_query_init(struct lt__sos_walk_query *q, const double phi[2], double eps);
+/* The lowest walked machine from block b0 on that stays (surely by its entry, or by stays()
+ * near the thresholds); UINT32_MAX if none. */
+uint32_t lt__sos_walk_stayer(const struct lt__sos_walk *w, const struct lt__sos_walk_query *q,
+                             uint32_t b0, lt__sos_stays_fn *stays, const void *ctx);
+/* The block a walk for request r may start at, given the hint (NULL, or one left by another
+ * walk, another serial, another request or more than LT__WALK_HINT_RING changes ago: 0). */
+uint32_t lt__sos_walk_hint_start(const struct lt__sos_walk *w, uint64_t serial,
+                                 const struct lt_choose_hint *hint, const struct lt_res *r);
+/* Leaves stayer st (UINT32_MAX: none) of request r in hint, if not NULL. */
+void lt__sos_walk_hint_keep(const struct lt__sos_walk *w, uint64_t serial,
+                            struct lt_choose_hint *hint, const struct lt_res *r, uint32_t st);
+/* Is machine i walked? */
+static inline bool lt__sos_walk_has(const struct lt__sos_walk *w, uint32_t i)
+{
+    return (w->blk[i / LT__WALK_BLOCK].present >> (i % LT__WALK_BLOCK)) & 1;
+}
+/* Recomputes every entry (through entry()), block summary and super-block bound: 0, or
+ * LT_EINVAL with a message naming the index (name), the machine, block or super-block. */
+int lt__sos_walk_check(const struct lt__sos_walk *w, lt__sos_entry_fn *entry, const void *ctx,
+                       const char *name, struct lt_err *err);
+
 #endif

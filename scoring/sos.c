@@ -1,52 +1,51 @@
 /* sos.c -- sum-of-squares bucket placement (sos10, sos20).
  *
  * Source: Stein, Henzinger, Radovanovic, "Scheduling a Large DataCenter" (Google Research,
- *   June 2009), slides "Sum of Squares" and "Sum of Squares (1-D)".
- * Definition: a machine's bucket is given by its free resources in absolute size: each of
- *   cpu, ram, disk is cut into K equal parts of the cluster's reference capacity (sos10:
- *   K = 10, 10, 5, i.e. 500 buckets; sos20: 20, 20, 5, 2000 buckets). With b(k) the number
- *   of online machines in bucket k, score(i, j) = sum_k b(k)^2 after moving machine i to the
- *   bucket of its free vector minus j's request. Lowest wins.
- * Reading: per dimension bucket = floor(free * K / ref), clamped to [0, K-1], so a machine
- *   whose free amount equals the reference capacity sits in the top bucket. This reproduces
- *   the slide's 1-D example exactly (counts (3,0,1) -> 10; 0.5 GB on M1/M2 -> 6, on M3 -> 8).
- *   The sum runs over all online machines of the cluster, not only the candidates.
- * Ties: lowest machine index. Scores are integers, so ties are common: most tasks leave
- *   most machines in their bucket (score unchanged).
- * Implementation: with S = sum b^2, moving machine i from bucket c to T != c gives
- *   S + 2 (b(T) - b(c) + 1); staying gives S. The index keeps S and the counts
- *   incrementally, and the machines of each bucket in 8 x 8 sub-cells by their position
- *   inside the bucket in cpu and mem (cells.c: sorted by index, with their free vectors and a
- *   box), with each sub-cell's lowest index kept beside the bucket.
- *   Bucket widths are uniform, so a request rho = m + phi bucket widths (per dimension) moves
- *   a machine at offset o inside its bucket m buckets down if o >= phi and m + 1 if o < phi,
- *   whatever the bucket: one classification of the 8 slices per dimension serves every
- *   bucket. A slice clearly on one side of phi is "sure": all members of a sub-cell sure in
- *   both dimensions land in the same bucket (a class: low or high in cpu, in mem), so its
- *   lowest member is its best, in O(1). Only the sub-cells of the slice holding phi straddle;
- *   their boxes often lie on one side anyway, and otherwise their members are classified by
- *   the exact test bucket_after() applies ((f - r) * scale against the bucket m lower),
- *   without branches, only those below the best's index. A bucket whose disk range does not
- *   land in one disk bucket, or that holds free amounts beyond the reference capacity, or a
- *   request within 1e-9 of a whole number of widths, takes the general path: a lower bound
- *   from the box shifted by the request (bucket() is monotone, so the range of targets is
- *   exact), members scored with bucket_after().
- *   For a small request (the comment above struct sos_block) choose() finds the lowest-index
- *   stayer by a walk over the machines in index order (blocks of 64, super-blocks of 8
- *   blocks, each with a summary that can rule it out), then scores only the buckets whose
- *   move can lower the score or tie with staying (choose_small). Buckets are scored by their
- *   bounds from the counts, lowest first (a min-heap), until no bound can beat the best
- *   (choose_rounds), which larger requests that leave every disk bucket alone use over every
- *   bucket. The rest (large disk requests, requests within 1e-9 of a whole number of widths)
- *   bound every non-empty bucket and take its sure sub-cells in one pass, then scan the
- *   straddling sub-cells of the buckets that can still beat (or tie with a lower index) the
- *   best, negative bounds first (choose_full). Cost: O(non-empty buckets) at most, plus the
- *   members of straddling sub-cells below the best's index, independent of the number of
- *   machines; for small requests, the few buckets that can lower the score and a walk over
- *   the blocks below the stayer.
- * Tests: tests/unit/scoring/test_sos.c (the DESIGN.md worked example, requests wider than a bucket,
- *   small requests on crowded clusters), test_property.c (choose equals the naive rank scan
- *   on random states).
+ *   June 2009), slides "Sum of Squares" and "Sum of Squares (1-D)"; docs/policies.md.
+ * Definition: every online machine sits in a bucket by its free cpu, ram and disk, each cut
+ *   into K equal parts of the reference capacity (sos10: K = 10, 10, 5; sos20: 20, 20, 5).
+ *   Task j on machine i scores sum_k b(k)^2 after i moves to the bucket of its free vector
+ *   minus j's request. Lowest wins; ties go to the lowest machine index.
+ * Reading: bucket = floor(free * K / ref) per dimension, clamped to [0, K - 1] (free == ref
+ *   is in the top bucket), which reproduces the slide's 1-D example; b(k) counts every online
+ *   machine, not only the candidates ranked.
+ * Index: moving i from bucket c to T != c changes S = sum b^2 by 2 (b(T) - b(c) + 1), so the
+ *   counts decide, and members of one bucket that land in one target tie: their lowest index
+ *   wins. Widths are uniform, so a request drops a machine m or m + 1 buckets per dimension
+ *   by its offset inside its bucket alone: one classification of the slices per request
+ *   serves every bucket. Buckets are visited by their bound, lowest first, while it can beat
+ *   the best; inside one, sure sub-cells answer in O(1) and only straddling ones are scanned.
+ *   choose_small takes small requests: the walk's stayer, then only neg and zero buckets;
+ *   choose_rounds the other requests that leave every disk bucket alone; choose_full the rest
+ *   (large disk requests, requests within SLICE_EPS of a whole number of widths). Cost:
+ *   O(non-empty buckets) at most, plus the straddling members below the best's index.
+ * Glossary:
+ *   bucket       a cell of the grid of free vectors (K a dimension); b(k): its online machines
+ *   sub-cell     one of a bucket's SUB x SUB parts by offset inside it in cpu and mem: a
+ *                cells.c set (index order, free vectors, box)
+ *   slice        a row of sub-cells in one dimension: offsets in [s, s + 1) / SUB of a width
+ *   class        where a member lands: bit 0 set if cpu drops the extra bucket (offset below
+ *                the request's fraction), bit 1 the same for mem; one class, one score change
+ *   sure         a slice clearly (by SLICE_EPS) on one side of the request's fraction, so its
+ *                members' class is known in that dimension
+ *   straddling   a sub-cell not sure in both dimensions: its box, or its members, decide
+ *   odd          a machine with free beyond the reference capacity or within DISK_SAFE of
+ *                its disk bucket's low edge: its bucket is always scored in full
+ *   small        a request under one width in cpu and mem and DISK_SAFE of one in disk
+ *   stayer       a machine a small request leaves in its bucket (score change 0)
+ *   walk         sos_walk.c: the machines that are not odd, in index order, with their
+ *                quantised offsets, for the lowest stayer
+ *   block        64 consecutive machines of the walk (LT__WALK_BLOCK), with a summary
+ *   super-block  8 consecutive blocks, with an upper bound of their summaries
+ *   hint         lt_choose_hint: the walk's last stayer for a request, so that the next walk
+ *                for the same request starts there (or at a machine changed since)
+ *   neg, zero    bucket k for class c when b(k - e_c) <= b(k) - 2 (a move lowers the score)
+ *                or == b(k) - 1 (a move ties with staying); kept as bitsets with the counts
+ *   bound        a lower bound of the score change of a bucket's or sub-cell's members, from
+ *                the counts and a box shifted by the request (the bucket map is monotone)
+ * Tests: tests/unit/scoring/test_sos.c (the DESIGN.md worked example, requests wider than a
+ *   bucket, small requests on crowded clusters, hints), test_sos_walk.c (the walk and its
+ *   checker), test_property.c (choose equals the naive rank scan on random states).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -192,30 +191,12 @@ struct sos_bucket {
  * emptier buckets (b(k - e_c) <= b(k) - 2, "neg") lower the score; moves to a bucket with one
  * machine fewer ("zero") tie with staying. choose then needs only the buckets that are neg or
  * zero for a class their members can be in (a member in a low slice), kept in bitsets updated
- * with the counts, and the lowest-index stayer of the whole cluster, found by walking the
- * machines in index order, WALK_BLOCK at a time, over a per-block summary of their offsets
- * inside their buckets. An "odd" machine (free beyond the reference capacity, or less than
- * DISK_SAFE of a disk bucket above its disk bucket's low edge) breaks these shortcuts: its
- * bucket is always scored in full and the walk skips it. */
-#define WALK_BLOCK 64
-#define QBITS      14 /* offsets quantised to 2^-14 of a bucket */
-#define QMAX       ((1u << QBITS) - 1)
-_Static_assert(QBITS <= 15, "walk_stayer compares offsets as int16_t");
-#define WALK_LSHIFT 8 /* mem level of a block's summary: qm >> WALK_LSHIFT */
-#define WALK_LEVELS ((QMAX >> WALK_LSHIFT) + 1)
-#define DISK_SAFE   (1.0 / 16)
-#define WALK_SUPER  8  /* blocks per super-block */
-#define WALK_DIRTY  8  /* summary decreases before a super-block's bound is recomputed */
-#define HINT_RING   16 /* machine changes a hint may lag behind and still be used */
-
-/* mx[l]: 1 + the largest qc of the block's walked members (online, not odd) with
- * qm >> WALK_LSHIFT >= l; 0 if there is none. */
-struct sos_block {
-    uint64_t present;        /* bit e: machine block * WALK_BLOCK + e is walked */
-    uint16_t qc[WALK_BLOCK]; /* member e's quantised offset in cpu (if walked) */
-    uint16_t qm[WALK_BLOCK]; /* and in mem */
-    uint16_t mx[WALK_LEVELS];
-};
+ * with the counts, and the lowest-index stayer of the whole cluster, found by the walk
+ * (sos_walk.c) over the machines in index order and their offsets inside their buckets. An
+ * "odd" machine (free beyond the reference capacity, or less than DISK_SAFE of a disk bucket
+ * above its disk bucket's low edge) breaks these shortcuts: its bucket is always scored in
+ * full and the walk skips it. */
+#define DISK_SAFE (1.0 / 16)
 
 struct sos_index {
     struct lt_index base;
@@ -238,19 +219,7 @@ struct sos_index {
     uint64_t oddb[SOS_MAX_CELLS / 64];        /* bit k set iff bucket k has an odd member */
     uint8_t (*lows)[2];                       /* bucket -> lowest occupied slice in cpu, mem */
     uint32_t *nodd;                           /* bucket -> odd members */
-    struct sos_block *blk;                    /* machines by index, WALK_BLOCK a block */
-    /* Super-blocks of WALK_SUPER blocks: smx[l * n_super + si] bounds from above the mx[l] of
-     * every block of super-block si (exactly their maximum while sdirty[si] is 0), so that
-     * the walk passes over WALK_SUPER blocks with one load, a level's row being contiguous.
-     * A summary that falls (a maximum's holder left) leaves it loose and counts in sdirty;
-     * at WALK_DIRTY it is recomputed. */
-    uint16_t *smx;
-    uint8_t *sdirty;
-    uint32_t n_super;
-    /* For lt_choose_hint: the count of machine changes, and the machines of the last
-     * HINT_RING changes (ring[v % HINT_RING] changed at count v). */
-    uint64_t version;
-    uint32_t ring[HINT_RING];
+    struct lt__sos_walk walk; /* machines in index order, for the lowest stayer (sos_walk.c) */
 };
 
 static uint32_t sub_coord(double f, double scale, uint32_t c)
@@ -344,100 +313,19 @@ static void low_update(struct sos_index *s, uint32_t k)
     }
 }
 
-static uint16_t quantise(double o)
-{
-    double v = o * (double)(1u << QBITS);
-
-    if (!(v > 0.0))
-        return 0;
-    if (v >= (double)QMAX)
-        return QMAX;
-    return (uint16_t)v;
-}
-
-/* True if free vector f, in a bucket with coordinates a, b, d, is odd; otherwise its
- * quantised offsets inside the bucket go to *qc and *qm. */
+/* True if free vector f, in a bucket with coordinates a, b, d, is odd; otherwise its offsets
+ * inside the bucket in cpu and mem (in bucket widths, 0 at the low edge) go to off. */
 static bool offsets(const struct sos_geom *g, const struct lt_res *f, uint32_t a, uint32_t b,
-                    uint32_t d, uint16_t *qc, uint16_t *qm)
+                    uint32_t d, double off[2])
 {
     double x = f->cpu * g->scale[0], y = f->mem * g->scale[1], z = f->disk * g->scale[2];
 
     if (!(x >= 0.0 && x <= (double)g->k[0] && y >= 0.0 && y <= (double)g->k[1] &&
           z >= (double)d + DISK_SAFE && z <= (double)g->k[2]))
         return true;
-    *qc = quantise(x - (double)a);
-    *qm = quantise(y - (double)b);
+    off[0] = x - (double)a;
+    off[1] = y - (double)b;
     return false;
-}
-
-/* Block bi's summary, computed from its members. */
-static void block_summary(const struct sos_index *s, uint32_t bi, uint16_t mx[WALK_LEVELS])
-{
-    const struct sos_block *bl = &s->blk[bi];
-
-    memset(mx, 0, WALK_LEVELS * sizeof(*mx));
-    for (uint64_t m = bl->present; m != 0; m &= m - 1) {
-        uint32_t e = (uint32_t)__builtin_ctzll(m), l = bl->qm[e] >> WALK_LSHIFT;
-        uint16_t v = (uint16_t)(bl->qc[e] + 1);
-
-        mx[l] = v > mx[l] ? v : mx[l];
-    }
-    for (int l = WALK_LEVELS - 2; l >= 0; l--)
-        mx[l] = mx[l + 1] > mx[l] ? mx[l + 1] : mx[l];
-}
-
-/* The largest level-l summary among super-block si's blocks: its bound when exact. */
-static uint16_t super_max(const struct sos_index *s, uint32_t si, uint32_t l)
-{
-    uint32_t b0 = si * WALK_SUPER, nb = (uint32_t)(s->n / WALK_BLOCK + 1);
-    uint32_t b1 = b0 + WALK_SUPER < nb ? b0 + WALK_SUPER : nb;
-    uint16_t m = 0;
-
-    for (uint32_t b = b0; b < b1; b++)
-        m = s->blk[b].mx[l] > m ? s->blk[b].mx[l] : m;
-    return m;
-}
-
-/* Super-block si's bound, recomputed. */
-static void super_summary(struct sos_index *s, uint32_t si)
-{
-    for (uint32_t l = 0; l < WALK_LEVELS; l++)
-        s->smx[l * s->n_super + si] = super_max(s, si, l);
-    s->sdirty[si] = 0;
-}
-
-/* Raises the levels 0..top of a non-increasing summary (stride apart) to at least v: from top
- * down, until a level already holds v or more (so do the ones below it). */
-static void summary_raise(uint16_t *mx, size_t stride, uint32_t top, uint16_t v)
-{
-    for (uint32_t l = top + 1; l-- > 0 && v > mx[l * stride];)
-        mx[l * stride] = v;
-}
-
-/* The entries e of block bl with qc[e] >= lc and qm[e] >= lm, as a mask (present or not):
- * a flag a byte (vectorised; offsets are below 2^QBITS <= 2^15, compared as int16_t, eight
- * lanes to an SSE2 compare), then eight flags at a time gathered into a byte by a
- * multiplication (byte j of a little-endian word lands on bit 56 + j; no two partial products
- * meet, so nothing carries). */
-static uint64_t block_at_least(const struct sos_block *bl, int16_t lc, int16_t lm)
-{
-    uint8_t may[WALK_BLOCK];
-    uint64_t m = 0;
-
-    for (uint32_t e = 0; e < WALK_BLOCK; e++)
-        may[e] = (uint8_t)(((int16_t)bl->qc[e] >= lc) & ((int16_t)bl->qm[e] >= lm));
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    for (uint32_t g = 0; g < WALK_BLOCK / 8; g++) {
-        uint64_t x;
-
-        memcpy(&x, may + 8 * g, sizeof(x));
-        m |= ((x * UINT64_C(0x0102040810204080)) >> 56) << (8 * g);
-    }
-#else
-    for (uint32_t e = 0; e < WALK_BLOCK; e++)
-        m |= (uint64_t)may[e] << e;
-#endif
-    return m;
 }
 
 static void odd_add(struct sos_index *s, uint32_t k, bool add)
@@ -447,45 +335,23 @@ static void odd_add(struct sos_index *s, uint32_t k, bool add)
 }
 
 /* Machine i went from sub-cell `from` to `to` (NO_CELL: offline) with free vector f: its odd
- * count, offsets and block. An online machine is odd exactly when its block does not walk it. */
+ * count and its walk entry. An online machine is odd exactly when the walk does not walk it. */
 static void walk_move(struct sos_index *s, uint32_t i, uint32_t from, uint32_t to,
                       const struct lt_res *f)
 {
-    struct sos_block *bl = &s->blk[i / WALK_BLOCK];
-    uint32_t e = i % WALK_BLOCK, si = i / WALK_BLOCK / WALK_SUPER;
-    uint64_t bit = UINT64_C(1) << e;
-    bool redo = false;
+    double off[2];
+    bool walked = false;
 
-    if (from != NO_CELL && !(bl->present & bit))
+    if (from != NO_CELL && !lt__sos_walk_has(&s->walk, i))
         odd_add(s, from / SUB2, false);
-    if ((bl->present & bit) && bl->mx[bl->qm[e] >> WALK_LSHIFT] == bl->qc[e] + 1) {
-        /* It may hold a summary maximum, which must then be recomputed: unless another
-         * member at its level or above has as large an offset in cpu (then every level it
-         * counts in keeps its maximum; 4 redos in 10 in the replay of the sample). */
-        uint16_t tm = (uint16_t)((bl->qm[e] >> WALK_LSHIFT) << WALK_LSHIFT);
-        redo = (block_at_least(bl, (int16_t)bl->qc[e], (int16_t)tm) & bl->present & ~bit) == 0;
-    }
-    bl->present &= ~bit;
     if (to != NO_CELL) {
         uint32_t k = to / SUB2;
 
-        if (offsets(&s->geo, f, s->coord[k][0], s->coord[k][1], k % s->geo.k[2], &bl->qc[e],
-                    &bl->qm[e]))
+        walked = !offsets(&s->geo, f, s->coord[k][0], s->coord[k][1], k % s->geo.k[2], off);
+        if (!walked)
             odd_add(s, k, true);
-        else
-            bl->present |= bit;
     }
-    if (redo) {
-        /* The block's summary may fall (the super-block's bound is then loose) and rise
-         * only by machine i's own new entry. */
-        block_summary(s, i / WALK_BLOCK, bl->mx);
-        if (++s->sdirty[si] >= WALK_DIRTY)
-            super_summary(s, si);
-    } else if (bl->present & bit) {
-        summary_raise(bl->mx, 1, bl->qm[e] >> WALK_LSHIFT, (uint16_t)(bl->qc[e] + 1));
-    }
-    if (bl->present & bit)
-        summary_raise(&s->smx[si], s->n_super, bl->qm[e] >> WALK_LSHIFT, (uint16_t)(bl->qc[e] + 1));
+    lt__sos_walk_set(&s->walk, i, walked ? off : NULL);
 }
 
 /* The box [lo, hi] grows to hold the box [alo, ahi]. */
@@ -628,8 +494,7 @@ static void sos_commit(struct lt_index *ix, const struct lt_cluster *c, size_t i
         s->cell[i] = to;
     }
     walk_move(s, (uint32_t)i, from, to, &f);
-    s->ring[s->version % HINT_RING] = (uint32_t)i;
-    s->version++;
+    lt__sos_walk_note(&s->walk, (uint32_t)i);
 }
 
 static void sos_free(struct lt_index *ix)
@@ -651,56 +516,46 @@ static void sos_free(struct lt_index *ix)
     lt_free(s->coord);
     lt_free(s->lows);
     lt_free(s->nodd);
-    lt_free(s->blk);
-    lt_free(s->smx);
-    lt_free(s->sdirty);
+    lt__sos_walk_release(&s->walk);
     lt_free(s);
+}
+
+/* What sos_check's walk checker needs: the index and the cluster. */
+struct sos_check_ctx {
+    const struct sos_index *s;
+    const struct lt_cluster *c;
+};
+
+/* lt__sos_entry_fn: machine i's walk entry, from the cluster (odd machines are not walked). */
+static bool walk_entry(const void *ctx, size_t i, double off[2])
+{
+    const struct sos_check_ctx *x = ctx;
+    const struct sos_index *s = x->s;
+    struct lt_res f = lt__free(&x->c->m[i]);
+    uint32_t k;
+
+    if (s->cell[i] == NO_CELL)
+        return false;
+    k = s->cell[i] / SUB2;
+    return !offsets(&s->geo, &f, s->coord[k][0], s->coord[k][1], k % s->geo.k[2], off);
 }
 
 /* The small-request structures against the counts, masks and machines (already checked). */
 static int small_check(const struct sos_index *s, const struct lt_cluster *c, struct lt_err *err)
 {
     const char *name = s->base.policy->name;
+    const struct sos_check_ctx x = {s, c};
     uint32_t nodd[SOS_MAX_CELLS];
+    int rc = lt__sos_walk_check(&s->walk, walk_entry, &x, name, err);
 
+    if (rc < 0)
+        return rc;
     memset(nodd, 0, s->geo.n * sizeof(*nodd));
     for (size_t i = 0; i < c->n; i++) {
-        struct lt_res f = lt__free(&c->m[i]);
-        uint64_t bit = UINT64_C(1) << (i % WALK_BLOCK);
-        bool present = (s->blk[i / WALK_BLOCK].present & bit) != 0, odd = false;
-        uint16_t qc = 0, qm = 0;
-        const struct sos_block *bl = &s->blk[i / WALK_BLOCK];
+        double off[2];
 
-        if (s->cell[i] != NO_CELL) {
-            uint32_t k = s->cell[i] / SUB2;
-            odd = offsets(&s->geo, &f, s->coord[k][0], s->coord[k][1], k % s->geo.k[2], &qc, &qm);
-            nodd[k] += odd;
-        }
-        if (present != (s->cell[i] != NO_CELL && !odd) ||
-            (present && (qc != bl->qc[i % WALK_BLOCK] || qm != bl->qm[i % WALK_BLOCK])))
-            return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: machine %zu's walk entry wrong",
-                              name, i);
-    }
-    for (uint32_t bi = 0; bi <= (uint32_t)(c->n / WALK_BLOCK); bi++) {
-        uint16_t mx[WALK_LEVELS];
-
-        block_summary(s, bi, mx);
-        if (memcmp(mx, s->blk[bi].mx, sizeof(mx)) != 0)
-            return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: block %u's summary wrong", name,
-                              (unsigned)bi);
-    }
-    for (uint32_t si = 0; si < s->n_super; si++) {
-        if (s->sdirty[si] >= WALK_DIRTY)
-            return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: super-block %u left dirty", name,
-                              (unsigned)si);
-        for (uint32_t l = 0; l < WALK_LEVELS; l++) {
-            uint16_t m = super_max(s, si, l), v = s->smx[l * s->n_super + si];
-            if (v < m || (s->sdirty[si] == 0 && v != m) ||
-                (l > 0 && v > s->smx[(l - 1) * s->n_super + si]))
-                return lt_err_set(err, LT_EINVAL, 0, 0,
-                                  "%s index: super-block %u's bound at level %u wrong", name,
-                                  (unsigned)si, (unsigned)l);
-        }
+        if (s->cell[i] != NO_CELL && !walk_entry(&x, i, off))
+            nodd[s->cell[i] / SUB2]++;
     }
     for (uint32_t k = 0; k < s->geo.n; k++) {
         uint32_t lo[2];
@@ -828,11 +683,7 @@ static int sos_index_new(const struct lt_policy *p, const struct lt_cluster *c,
     s->coord = lt_calloc(s->geo.n, sizeof(*s->coord));
     s->lows = lt_calloc(s->geo.n, sizeof(*s->lows));
     s->nodd = lt_calloc(s->geo.n, sizeof(*s->nodd));
-    s->blk = lt_calloc(c->n / WALK_BLOCK + 1, sizeof(*s->blk));
-    s->n_super = (uint32_t)((c->n / WALK_BLOCK + 1 + WALK_SUPER - 1) / WALK_SUPER);
-    s->smx = lt_calloc((size_t)WALK_LEVELS * s->n_super, sizeof(*s->smx));
-    s->sdirty = lt_calloc(s->n_super, sizeof(*s->sdirty));
-    if (s->coord == NULL || s->lows == NULL)
+    if (s->coord == NULL || s->lows == NULL || lt__sos_walk_init(&s->walk, c->n) < 0)
         goto out_nomem;
     for (uint32_t k = 0; k < s->geo.n; k++) {
         s->coord[k][0] = (uint8_t)(k / s->geo.k[2] / s->geo.k[1]);
@@ -840,7 +691,7 @@ static int sos_index_new(const struct lt_policy *p, const struct lt_cluster *c,
         s->lows[k][0] = s->lows[k][1] = SUB; /* empty */
     }
     if (s->cells == NULL || s->bkt == NULL || s->count == NULL || s->cell == NULL ||
-        s->nodd == NULL || s->blk == NULL || s->smx == NULL || s->sdirty == NULL)
+        s->nodd == NULL)
         goto out_nomem;
     for (size_t i = 0; i < c->n; i++) {
         struct lt_res f = lt__free(&c->m[i]);
@@ -1258,108 +1109,51 @@ static void look(const struct sos_index *s, const struct sos_query *q, uint32_t 
     look_scan(s, q, k, l, &fb, lb, cd, r, b);
 }
 
-/* A small request's thresholds: in cpu and mem, a walked machine whose quantised offset is
- * below lo surely drops a bucket, one at hi or above surely stays; slices up to sl may hold
- * members that drop. The walk skips a block whose summary has mx[lq] < tc. */
+/* A small request: the walk's thresholds, and the slices up to sl[d] that may hold members
+ * that drop a bucket in dimension d. */
 struct sos_small {
-    uint32_t lo[2], hi[2], sl[2];
-    uint32_t lq, tc;
+    struct lt__sos_walk_query wq;
+    uint32_t sl[2];
 };
 
-/* False unless r is a small request (the comment above struct sos_block). */
+/* False unless r is a small request (the comment above DISK_SAFE). */
 static bool small_init(const struct sos_index *s, const struct sos_query *q, const struct lt_res *r,
                        struct sos_small *sm)
 {
     const struct sos_geom *g = &s->geo;
-    const double req[2] = {r->cpu, r->mem}, one = (double)(1u << QBITS);
+    const double phi[2] = {r->cpu * g->scale[0], r->mem * g->scale[1]};
 
     if (!q->ok || q->drop[0][0] != 0 || q->drop[1][0] != 0 ||
         !(r->disk >= 0.0 && r->disk * g->scale[2] <= DISK_SAFE - SLICE_EPS))
         return false;
     for (int d = 0; d < 2; d++) {
-        double phi = req[d] * g->scale[d], lo = floor((phi - SLICE_EPS) * one);
         uint32_t sl = 0;
 
-        sm->lo[d] = lo > 0.0 ? (uint32_t)lo : 0;
-        sm->hi[d] = (uint32_t)ceil((phi + SLICE_EPS) * one);
-        while (sl + 1 < SUB && (double)(sl + 1) / SUB < phi + SLICE_EPS)
+        while (sl + 1 < SUB && (double)(sl + 1) / SUB < phi[d] + SLICE_EPS)
             sl++;
         sm->sl[d] = sl;
     }
-    sm->lq = sm->lo[1] >> WALK_LSHIFT;
-    sm->tc = sm->lo[0] + 1;
+    lt__sos_walk_query_init(&sm->wq, phi, SLICE_EPS);
     return true;
 }
 
-/* The lowest-index walked machine from block b0 on that stays in its bucket (so fits, with
- * score change 0); UINT32_MAX if none. */
-static uint32_t walk_stayer(const struct sos_index *s, const struct lt_cluster *c,
-                            const struct sos_small *sm, const struct lt_res *r, uint32_t b0)
+/* The walk's exact test near its thresholds (lt__sos_stays_fn): does machine i stay in its
+ * bucket under the request? fast_scan's test, as bucket_after() computes it. */
+struct sos_stay_ctx {
+    const struct sos_index *s;
+    const struct lt_cluster *c;
+    const struct lt_res *r;
+};
+
+static bool stays(const void *ctx, uint32_t i)
 {
-    uint32_t nb = (uint32_t)((s->n + WALK_BLOCK - 1) / WALK_BLOCK);
-    /* int16_t thresholds for block_at_least (unsigned ones widened the compare to 32 bits) */
-    const int16_t lc = (int16_t)sm->lo[0], lm = (int16_t)sm->lo[1];
+    const struct sos_stay_ctx *x = ctx;
+    const struct sos_index *s = x->s;
+    uint32_t k = s->cell[i] / SUB2;
+    struct lt_res f = lt__free(&x->c->m[i]);
 
-    for (uint32_t bi = b0; bi < nb; bi++) {
-        const struct sos_block *bl = &s->blk[bi];
-        uint64_t m;
-
-        if (bi % WALK_SUPER == 0 && s->smx[sm->lq * s->n_super + bi / WALK_SUPER] < sm->tc) {
-            bi += WALK_SUPER - 1;
-            continue; /* nor in any block of this super-block */
-        }
-        if (bl->mx[sm->lq] < sm->tc)
-            continue; /* no member can stay in cpu and mem at once */
-        m = block_at_least(bl, lc, lm);
-        for (m &= bl->present; m != 0; m &= m - 1) {
-            uint32_t e = (uint32_t)__builtin_ctzll(m), i = bi * WALK_BLOCK + e, k;
-            struct lt_res f;
-
-            if (bl->qc[e] >= sm->hi[0] && bl->qm[e] >= sm->hi[1])
-                return i;
-            /* near the line: fast_scan's exact test */
-            k = s->cell[i] / SUB2;
-            f = lt__free(&c->m[i]);
-            if ((f.cpu - r->cpu) * s->geo.scale[0] >= (double)s->coord[k][0] &&
-                (f.mem - r->mem) * s->geo.scale[1] >= (double)s->coord[k][1])
-                return i;
-        }
-    }
-    return UINT32_MAX;
-}
-
-/* The walk's memory (lt_choose_hint): a hint left by this index for the same request says
- * that the walked machines below `from` (its stayer, or s->n if there was none) did not stay
- * then. Since then only the machines in the ring changed; a machine that did not change stays
- * or not as it did (staying depends on its own free vector and bucket alone). So the walk may
- * start at the lowest of from and the changed machines, at its block. 0 for any other hint. */
-static uint32_t hint_block(const struct sos_index *s, const struct lt_choose_hint *hint,
-                           const struct lt_res *r)
-{
-    uint64_t lo;
-
-    if (hint == NULL || hint->ix != (const void *)s || hint->serial != s->base.serial ||
-        s->version - hint->version > HINT_RING ||
-        memcmp(&hint->req, r, sizeof(*r)) != 0) /* bitwise: the same request exactly */
-        return 0;
-    lo = hint->from;
-    for (uint64_t v = hint->version; v < s->version; v++)
-        lo = s->ring[v % HINT_RING] < lo ? s->ring[v % HINT_RING] : lo;
-    return lo >= s->n ? (uint32_t)((s->n + WALK_BLOCK - 1) / WALK_BLOCK)
-                      : (uint32_t)(lo / WALK_BLOCK);
-}
-
-/* Leaves the walk's answer st (UINT32_MAX: none) for request r in hint, if any. */
-static void hint_keep(const struct sos_index *s, struct lt_choose_hint *hint,
-                      const struct lt_res *r, uint32_t st)
-{
-    if (hint == NULL)
-        return;
-    hint->ix = s;
-    hint->serial = s->base.serial;
-    hint->version = s->version;
-    hint->req = *r;
-    hint->from = st == UINT32_MAX ? s->n : st;
+    return (f.cpu - x->r->cpu) * s->geo.scale[0] >= (double)s->coord[k][0] &&
+           (f.mem - x->r->mem) * s->geo.scale[1] >= (double)s->coord[k][1];
 }
 
 /* choose_rounds' queue: a min-heap of bound and bucket, packed as (bound + ROUND_BIAS) << 16 |
@@ -1455,7 +1249,7 @@ static void choose_rounds(const struct sos_index *s, const struct sos_query *q,
 
 /* A small request: the lowest-index stayer (score change 0), then, in order of bound, the
  * buckets with a class that may lower the score or tie with staying (a member in a low slice
- * and a lower neighbour with fewer machines; see the comment above struct sos_block), and the
+ * and a lower neighbour with fewer machines; see the comment above DISK_SAFE), and the
  * buckets with odd members. If the answer raises the score (no machine stays or moves to a
  * bucket as full as its own), every other bucket the same way. The walk settles the stayers
  * that are not odd (none, or none below the best's index), so choose_rounds leaves out their
@@ -1464,12 +1258,14 @@ static void choose_small(const struct sos_index *s, const struct lt_cluster *c,
                          const struct sos_query *q, const struct sos_small *sm,
                          const struct lt_res *r, struct lt_choose_hint *hint, struct sos_best *b)
 {
-    uint32_t st = walk_stayer(s, c, sm, r, hint_block(s, hint, r));
+    const struct sos_stay_ctx x = {s, c, r};
+    uint32_t st = lt__sos_walk_stayer(
+        &s->walk, &sm->wq, lt__sos_walk_hint_start(&s->walk, s->base.serial, hint, r), stays, &x);
     uint64_t set[SOS_MAX_CELLS / 64];
     struct sos_query qw = *q;
 
     qw.walked = true;
-    hint_keep(s, hint, r, st);
+    lt__sos_walk_hint_keep(&s->walk, s->base.serial, hint, r, st);
     if (st != UINT32_MAX) {
         b->d = 0;
         b->i = st;

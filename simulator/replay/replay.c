@@ -242,9 +242,9 @@ struct engine {
 
     struct comp_heap heap;
 
-    struct sq q;                /* tasks that fit nowhere */
-    struct lt_choose_hint hint; /* what each choose leaves for the next (zeroed: none) */
-    uint32_t witness;           /* a live entry that was queued, or NIL (dominated_by_queue) */
+    struct sq q;                 /* tasks that fit nowhere */
+    struct lt_choose_hint *hint; /* what each choose leaves for the next (owned) */
+    uint32_t witness;            /* a live entry that was queued, or NIL (dominated_by_queue) */
 
     uint32_t *deferred; /* tasks pending at t = 0, in trace order */
     size_t n_deferred, cap_deferred;
@@ -715,6 +715,8 @@ static int cluster_build(struct engine *e)
                                     : lotes_setup(e);
     if (rc < 0)
         return rc;
+    if (e->cfg->policy != NULL && (e->hint = lt_choose_hint_new(e->err)) == NULL)
+        return e->err->code;
     lt_rng_init(&e->rng, e->cfg->seed, LT_RNG_POLICY);
     return 0;
 }
@@ -1336,7 +1338,7 @@ static int place_or_queue(struct engine *e, uint32_t l, bool in_retry)
     }
     int rc = e->lotes != NULL ? lotes_choose(e, &task.req, &m)
                               : lt_policy_choose_hinted(e->cfg->policy, e->cluster, &task, &e->rng,
-                                                        &e->hint, &m, e->err);
+                                                        e->hint, &m, e->err);
     if (rc < 0)
         return rc;
     if (m == LT_NO_MACHINE) {
@@ -2056,6 +2058,7 @@ static void engine_free(struct engine *e)
     lt_free(e->rec);
     lt_free(e->cache);
     lt_cluster_free(e->cluster);
+    lt_choose_hint_free(e->hint);
     lt_lotes_tables_free(e->lotes);
     lt_free(e->lview);
     lt_free(e->live);

@@ -36,9 +36,9 @@ struct world {
     size_t n_named; /* machines named so far */
     double grid;    /* resolution of generated values (dyadic), or 0 for continuous */
     uint64_t seed;
-    struct lt_choose_hint hint[32]; /* per policy, across the world's chooses */
-    struct lt_res last_req;         /* the previous task's request */
-    size_t hinted_same;             /* chooses whose request repeated the previous one */
+    struct lt_choose_hint *hint[32]; /* per policy, across the world's chooses (owned) */
+    struct lt_res last_req;          /* the previous task's request */
+    size_t hinted_same;              /* chooses whose request repeated the previous one */
 };
 
 static double pick_value(struct world *w, double max)
@@ -201,6 +201,8 @@ static void new_world(struct world *w, uint64_t seed)
 static void free_world(struct world *w)
 {
     lt_cluster_free(w->c);
+    for (size_t k = 0; k < sizeof(w->hint) / sizeof(w->hint[0]); k++)
+        lt_choose_hint_free(w->hint[k]);
     free(w->live);
     free(w->cand);
     free(w->scores);
@@ -228,7 +230,9 @@ static size_t compare_all(struct world *w, const struct lt_task *t, size_t place
             struct lt_rng r3 = r1;
             size_t hinted;
             assert_true(k < sizeof(w->hint) / sizeof(w->hint[0]));
-            assert_int_equal(lt_policy_choose_hinted(p, w->c, t, &r3, &w->hint[k], &hinted, &err),
+            if (w->hint[k] == NULL)
+                assert_non_null(w->hint[k] = lt_choose_hint_new(&err));
+            assert_int_equal(lt_policy_choose_hinted(p, w->c, t, &r3, w->hint[k], &hinted, &err),
                              0);
             assert_int_equal(lt_policy_choose(p, w->c, t, &r1, &fast, &err), 0);
             if (hinted != fast || memcmp(&r1, &r3, sizeof(r1)) != 0) {

@@ -230,19 +230,21 @@ static void hint_fx_touch_150(struct hint_fx *h, int k)
 static void test_sos10_hint_never_hides_a_new_stayer(void **state)
 {
     struct hint_fx h;
-    struct lt_choose_hint hint = LT_CHOOSE_HINT_INIT;
+    struct lt_choose_hint *hint = lt_choose_hint_new(NULL);
 
     (void)state;
+    assert_non_null(hint);
     hint_fx_init(&h);
-    assert_int_equal(choose3(h.p, h.c, &h.t, &hint), 100);
-    assert_int_equal(choose3(h.p, h.c, &h.t, &hint), 100); /* no change: from 100's block */
+    assert_int_equal(choose3(h.p, h.c, &h.t, hint), 100);
+    assert_int_equal(choose3(h.p, h.c, &h.t, hint), 100); /* no change: from 100's block */
     assert_int_equal(lt_cluster_remove(h.c, h.pid[70], NULL), 0);
-    assert_int_equal(choose3(h.p, h.c, &h.t, &hint), 70); /* one change, in the ring */
+    assert_int_equal(choose3(h.p, h.c, &h.t, hint), 70); /* one change, in the ring */
     assert_int_equal(lt_cluster_remove(h.c, h.pid[3], NULL), 0);
     hint_fx_touch_150(&h, 20);
-    assert_int_equal(choose3(h.p, h.c, &h.t, &hint), 3); /* 3 changed 21 changes ago */
+    assert_int_equal(choose3(h.p, h.c, &h.t, hint), 3); /* 3 changed 21 changes ago */
     assert_int_equal(lt_cluster_check(h.c, NULL), 0);
     lt_cluster_free(h.c);
+    lt_choose_hint_free(hint);
 }
 
 /* A hint outlives its index: adding a machine rebuilds the cluster's indexes, and a later
@@ -254,19 +256,21 @@ static void test_sos10_hint_never_hides_a_new_stayer(void **state)
 static void test_sos10_hint_of_a_rebuilt_index_is_ignored(void **state)
 {
     struct hint_fx h;
-    struct lt_choose_hint hint = LT_CHOOSE_HINT_INIT;
+    struct lt_choose_hint *hint = lt_choose_hint_new(NULL);
     size_t m;
 
     (void)state;
+    assert_non_null(hint);
     hint_fx_init(&h);
-    assert_int_equal(choose3(h.p, h.c, &h.t, &hint), 100);
+    assert_int_equal(choose3(h.p, h.c, &h.t, hint), 100);
     assert_int_equal(lt_cluster_add_machine(h.c, &h.ms[200], &m, NULL), 0);
     assert_int_equal(lt_cluster_remove(h.c, h.pid[3], NULL), 0);
     assert_int_equal(lt_cluster_add_machine(h.c, &h.ms[201], &m, NULL), 0);
     hint_fx_touch_150(&h, 1);
-    assert_int_equal(choose3(h.p, h.c, &h.t, &hint), 3);
+    assert_int_equal(choose3(h.p, h.c, &h.t, hint), 3);
     assert_int_equal(lt_cluster_check(h.c, NULL), 0);
     lt_cluster_free(h.c);
+    lt_choose_hint_free(hint);
 }
 
 /* Requests wider than a bucket: with cpu buckets of 0.1, a request of 0.12 takes a machine at
