@@ -57,6 +57,11 @@
  * GLPK still solves, beyond that Algorithm 1's exhaustive search is the wrong tool. */
 #define LT_LOTES_MAX_BINS 1000000
 
+/* Most tasks of one class that may fit one machine of a configuration (capacity over request,
+ * on the tightest resource): lt_lotes_problem_check rejects a class that requests less, which
+ * is a unit mistake (cores against millicores), not a workload; Table 3 gives at most 300. */
+#define LT_LOTES_MAX_FIT 1000000
+
 /* Most machines per configuration (the counts are stored as uint32_t in the tables file). */
 #define LT_LOTES_MAX_MACHINES LT_MAX_MACHINES
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lt_lotes.h"
@@ -366,6 +367,27 @@ static void test_bins_by_hand(void **state)
     assert_int_equal(lt_lotes_bins_enum(&p, 0, use, 0, &bins, &n, NULL), 0);
     assert_int_equal(n, 1);
     assert_int_equal(bins[0] + bins[1], 0);
+    lt_free(bins);
+}
+
+/* A tiny request (100,000 tasks a machine, within LT_LOTES_MAX_FIT) costs O(1) a search node:
+ * counting the tasks one at a time took 1e5 steps at each of the 1e5 nodes (minutes). */
+static void test_bins_tiny_request_is_fast(void **state)
+{
+    struct lt_lotes_class k[2] = {mk_class("x", 0.5, 1, 1e-5, 0), mk_class("y", 0.5, 1, 0, 1e-5)};
+    struct lt_lotes_config c = mk_config("m", 1, 1, 1);
+    struct lt_lotes_problem p = {k, 2, &c, 1};
+    bool use[2] = {true, true};
+    uint32_t *bins = NULL;
+    size_t n = 0;
+    clock_t t0 = clock();
+
+    (void)state;
+    assert_int_equal(lt_lotes_bins_enum(&p, 0, use, 0, &bins, &n, NULL), 0);
+    assert_true((double)(clock() - t0) / CLOCKS_PER_SEC < 2.0);
+    assert_int_equal(n, 1); /* x and y use different resources: one bin, both full */
+    assert_int_equal(bins[0], 100000);
+    assert_int_equal(bins[1], 100000);
     lt_free(bins);
 }
 
@@ -1325,7 +1347,10 @@ static void test_bad_problems_name_the_class_or_configuration(void **state)
     c[0].n = 1;
     k[1].req.cpu = 5;
     expect_problem_error(&p, "class 'y' fits no machine configuration");
-    k[1].req.cpu = 1;
+    k[1].req.cpu = k[1].req.mem = 1e-8; /* 2e8 fit the small machine: a unit mistake */
+    expect_problem_error(&p, "class 'y' requests too little for configuration 'small': 2e+08 "
+                             "of its tasks fit one machine (at most 1000000)");
+    k[1].req.cpu = k[1].req.mem = 1;
     snprintf(k[1].name, sizeof(k[1].name), "x");
     expect_problem_error(&p, "class 'x' is defined twice");
     p.n_classes = 0;
@@ -1341,6 +1366,7 @@ int main(void)
         cmocka_unit_test(test_paper_fragmentation_example),
         cmocka_unit_test(test_tables_1_3_lambda_and_tables),
         cmocka_unit_test(test_bins_by_hand),
+        cmocka_unit_test(test_bins_tiny_request_is_fast),
         cmocka_unit_test(test_bins_match_brute_force_on_random_instances),
         cmocka_unit_test(test_bins_of_tables_1_3_match_brute_force),
         cmocka_unit_test(test_round_by_hand),
