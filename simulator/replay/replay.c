@@ -192,6 +192,7 @@ struct engine {
     struct lt_err *err;
     struct lt_lotes_tables *lotes;  /* LoTES tables (cfg->lotes_classes), or NULL */
     struct lt_lotes_machine *lview; /* LoTES's view of every machine of the cluster */
+    struct lt_lotes_index *lix;     /* the dispatcher's index over lview, kept current */
 
     struct mrow *mrows;
     size_t n_mrows;
@@ -654,7 +655,10 @@ static int lotes_setup(struct engine *e)
     for (size_t i = 0; i < n && rc == 0; i++) {
         e->lview[i].config = config[i];
         e->lview[i].bin = bin[i];
+        e->lview[i].free = (struct lt_res){-1, -1, -1}; /* every machine is offline now */
     }
+    if (rc == 0 && (e->lix = lt_lotes_index_new(e->lotes, e->lview, n, e->err)) == NULL)
+        rc = e->err->code != 0 ? e->err->code : LT_ENOMEM;
 out:
     free(cf);
     free(cap);
@@ -663,19 +667,27 @@ out:
     return rc;
 }
 
-/* LoTES's choice for req: the current free resources of every machine (none when offline),
- * the task's class, then the dispatcher; *m is LT_NO_MACHINE unless it can start now. */
+/* Machine m's free resources changed (a placement, a removal, online or offline): LoTES's
+ * index learns them (an offline machine holds nothing, not even 0). */
+static void lotes_touch(struct engine *e, size_t m)
+{
+    if (e->lix != NULL) {
+        struct lt_res f = lt_cluster_online(e->cluster, m) ? lt_cluster_free_res(e->cluster, m)
+                                                           : (struct lt_res){-1, -1, -1};
+        lt_lotes_index_set(e->lix, m, &f, 0);
+    }
+}
+
+/* LoTES's choice for req: the task's class, then the dispatcher over the index (the free
+ * resources of every machine, lotes_touch); *m is LT_NO_MACHINE unless it can start now. */
 static int lotes_choose(struct engine *e, const struct lt_res *req, size_t *m)
 {
-    size_t n = lt_cluster_size(e->cluster), k;
     struct lt_lotes_choice ch;
+    size_t k;
     int rc;
 
-    for (size_t i = 0; i < n; i++) /* an offline machine holds nothing, not even 0 */
-        e->lview[i].free = lt_cluster_online(e->cluster, i) ? lt_cluster_free_res(e->cluster, i)
-                                                            : (struct lt_res){-1, -1, -1};
     if ((rc = lt_lotes_classify(e->lotes, req, &k, e->err)) < 0 ||
-        (rc = lt_lotes_dispatch(e->lotes, e->lview, n, k, req, &e->rng, &ch, e->err)) < 0)
+        (rc = lt_lotes_index_dispatch(e->lix, k, req, &e->rng, &ch, e->err)) < 0)
         return rc;
     *m = ch.how == LT_LOTES_FIRST_FIT || ch.how == LT_LOTES_ANY_ROOM ? ch.machine : LT_NO_MACHINE;
     return 0;
@@ -1308,6 +1320,7 @@ static int start(struct engine *e, uint32_t l, size_t m)
     int rc = lt_cluster_place(e->cluster, m, &task, 0, &pid, e->err);
     if (rc < 0)
         return rc;
+    lotes_touch(e, m);
     if (pid >= NIL) /* placements alive at once <= tasks < NIL */
         return lt_err_set(e->err, LT_ERANGE, 0, 0, "placement id %zu out of range", pid);
     t->pid = (uint32_t)pid;
@@ -1413,7 +1426,10 @@ static int stop_run(struct engine *e, uint32_t l, size_t *machine)
     struct live *t = &e->live[l];
     heap_remove(e, l);
     *machine = t->machine;
-    return lt_cluster_remove(e->cluster, t->pid, e->err);
+    int rc = lt_cluster_remove(e->cluster, t->pid, e->err);
+    if (rc == 0)
+        lotes_touch(e, *machine);
+    return rc;
 }
 
 static int on_completion(struct engine *e)
@@ -1586,6 +1602,7 @@ static int machine_down(struct engine *e, size_t k)
         free(moved);
         return rc;
     }
+    lotes_touch(e, k);
     e->online--;
     /* Re-place in queue order: priority, then first arrival. */
     for (size_t a = 1; a < n; a++) {
@@ -1612,6 +1629,7 @@ static int machine_up(struct engine *e, size_t k)
     int rc = lt_cluster_set_online(e->cluster, k, true, e->err);
     if (rc < 0)
         return rc;
+    lotes_touch(e, k);
     e->online++;
     return retry_queue(e, k);
 }
@@ -2086,6 +2104,7 @@ static void engine_free(struct engine *e)
     free(e->rec);
     free(e->cache);
     lt_cluster_free(e->cluster);
+    lt_lotes_index_free(e->lix); /* before the tables it borrows */
     lt_lotes_tables_free(e->lotes);
     free(e->lview);
     free(e->live);
