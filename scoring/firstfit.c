@@ -17,7 +17,9 @@
  *   randfirstfit) whose nodes hold the component-wise maximum free vector below them; the
  *   leftmost leaf that fits is found by descending into subtrees whose maximum covers the
  *   request. Placement: O(log n). choose: O(log n) typically; it backtracks when a subtree's
- *   maxima come from different machines.
+ *   maxima come from different machines. random's choose walks the feasible leaves of the tree
+ *   (in index order, as rank's candidates) when its 64 rejection draws miss, instead of every
+ *   machine: O(feasible log n) then, and few machines fit when the draws miss.
  * Tests: tests/unit/scoring/test_firstfit.c, test_property.c (choose == rank on random states).
  *
  * SPDX-License-Identifier: MIT
@@ -292,6 +294,53 @@ static size_t random_decide(const struct cand_view *v, const struct lt_res *r, s
     }
 }
 
+/* The first leaf position >= from under node (covering positions [lo, hi)) whose free vector
+ * covers r, or LT_NO_MACHINE. */
+static size_t leftmost_from(const struct fit_tree *t, size_t node, size_t lo, size_t hi,
+                            size_t from, const struct lt_res *r)
+{
+    size_t mid = lo + (hi - lo) / 2, hit;
+
+    if (hi <= from || !lt__res_ge(&t->mx[node], r))
+        return LT_NO_MACHINE;
+    if (node >= t->size)
+        return lo;
+    hit = leftmost_from(t, 2 * node, lo, mid, from, r);
+    return hit != LT_NO_MACHINE ? hit : leftmost_from(t, 2 * node + 1, mid, hi, from, r);
+}
+
+/* random_decide for choose, where candidate k is machine k and the tree is in index order:
+ * the same draws, but the fallback counts and picks the feasible machines by walking the
+ * tree's feasible leaves (a leaf is exactly cand_fits) instead of every machine. The fallback
+ * runs when few machines fit, which is when the walk is short. */
+static size_t random_decide_tree(const struct fit_tree *ft, const struct cand_view *v,
+                                 const struct lt_res *r, struct lt_rng *rng)
+{
+    size_t feasible = 0, u, q;
+
+    for (int k = 0; k < RANDOM_TRIES; k++) {
+        size_t pick = (size_t)lt_rng_below(rng, v->n);
+        if (cand_fits(v, pick, r))
+            return pick;
+    }
+    for (q = leftmost_from(ft, 1, 0, ft->size, 0, r); q != LT_NO_MACHINE;
+         q = leftmost_from(ft, 1, 0, ft->size, q + 1, r))
+        feasible++;
+    u = (size_t)lt_rng_below(rng, feasible);
+    for (q = leftmost_from(ft, 1, 0, ft->size, 0, r); u > 0; u--)
+        q = leftmost_from(ft, 1, 0, ft->size, q + 1, r);
+    return q;
+}
+
+void lt__random_draws_sole(size_t n, size_t m, struct lt_rng *rng)
+{
+    /* random_decide with cand_fits(k) == (k == m): the fallback's count is 1. */
+    for (int k = 0; k < RANDOM_TRIES; k++)
+        if ((size_t)lt_rng_below(rng, n) == m)
+            return;
+    (void)lt_rng_below(rng, 1);
+}
+
 static int random_rank(const struct lt_policy *p, const struct lt_cluster *c,
                        const struct lt_task *t, const size_t *cand, size_t n, unsigned flags,
                        struct lt_rng *rng, double *scores, struct lt_err *err)
@@ -330,7 +379,7 @@ static int random_choose(const struct lt_policy *p, const struct lt_index *ix,
         *out = LT_NO_MACHINE;
         return 0;
     }
-    *out = random_decide(&v, &t->req, rng);
+    *out = random_decide_tree(ft, &v, &t->req, rng);
     return 0;
 }
 

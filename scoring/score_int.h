@@ -211,6 +211,9 @@ const struct lt_index *lt__cluster_index(const struct lt_cluster *c, const struc
 extern const struct lt_policy lt__firstfit_policy;     /* firstfit.c */
 extern const struct lt_policy lt__randfirstfit_policy; /* firstfit.c */
 extern const struct lt_policy lt__random_policy;       /* firstfit.c */
+/* random's draws for a choose over n machines of which only machine m is feasible
+ * (lt_policy_choose_sole). */
+void lt__random_draws_sole(size_t n, size_t m, struct lt_rng *rng);
 extern const struct lt_policy lt__bestfit1_policy;     /* fit.c */
 extern const struct lt_policy lt__bestfit2_policy;
 extern const struct lt_policy lt__bestfit3_policy;

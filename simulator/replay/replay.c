@@ -1388,6 +1388,35 @@ static int place_or_queue(struct engine *e, uint32_t l, bool in_retry)
     return start(e, l, m);
 }
 
+/* Starts queued task l on machine m, the one machine it fits (retry_queue): a placement
+ * policy would choose m, so its search is skipped (lt_policy_choose_sole makes the same draws;
+ * builds with assertions check the answer against choose's). LoTES's dispatcher runs as for
+ * any task. */
+static int start_on_sole(struct engine *e, uint32_t l, size_t m)
+{
+    struct lt_task task = {.priority = e->live[l].prio,
+                           .sched_class = e->live[l].sched_class,
+                           .req = e->live[l].req};
+    size_t got;
+    int rc;
+
+    if (e->lotes != NULL)
+        return place_or_queue(e, l, true);
+#ifndef NDEBUG
+    struct lt_rng copy = e->rng;
+    size_t want;
+    rc = lt_policy_choose(e->cfg->policy, e->cluster, &task, &copy, &want, e->err);
+    assert(rc < 0 || want == m);
+#endif
+    rc = lt_policy_choose_sole(e->cfg->policy, e->cluster, &task, m, &e->rng, &got, e->err);
+    if (rc < 0)
+        return rc;
+#ifndef NDEBUG
+    assert(memcmp(&copy, &e->rng, sizeof(copy)) == 0);
+#endif
+    return start(e, l, got);
+}
+
 static bool fits_some_machine(const struct engine *e, const struct lt_res *q)
 {
     for (size_t k = 0; k < e->n_caps; k++)
@@ -1397,7 +1426,8 @@ static bool fits_some_machine(const struct engine *e, const struct lt_res *q)
 }
 
 /* Machine m gained room: place every queued task that now fits on it, in queue order
- * (priority, then arrival). Queued tasks fit nowhere else, so each goes to m. */
+ * (priority, then arrival). Queued tasks fit nowhere else, so each goes to m
+ * (start_on_sole). */
 static int retry_queue(struct engine *e, size_t m)
 {
     if (e->q.active == 0 || !lt_cluster_online(e->cluster, m))
@@ -1409,7 +1439,7 @@ static int retry_queue(struct engine *e, size_t m)
             uint32_t l = sq_item(&e->q, (unsigned)p, s);
             if (lt_cluster_fits(e->cluster, m, &e->live[l].req)) {
                 queue_unlink(e, l);
-                int rc = place_or_queue(e, l, true);
+                int rc = start_on_sole(e, l, m);
                 if (rc < 0)
                     return rc;
                 f = lt_cluster_free_res(e->cluster, m);
