@@ -214,9 +214,9 @@ struct lt_lotes_index {
     const struct lt_lotes_tables *t; /* borrowed */
     struct lt_lotes_machine *v;      /* the view, n entries (owned copy) */
     size_t n;
-    struct fit_list all;   /* every machine: id[p] = p */
-    struct fit_list *jk;   /* n_configs x n_classes: machines of j whose bin serves k */
-    uint32_t *pos;         /* n x n_classes: machine i's position in its (config, k) list */
+    struct fit_list all; /* every machine: id[p] = p */
+    struct fit_list *jk; /* n_configs x n_classes: machines of j whose bin serves k */
+    uint32_t *pos;       /* n x n_classes: machine i's position in its (config, k) list */
 };
 
 static const struct lt_res no_room = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
@@ -395,8 +395,8 @@ void lt_lotes_index_set(struct lt_lotes_index *ix, size_t i, const struct lt_res
 }
 
 /* shortest_queue(only_j) over the (j, k) list: the same candidates in the same order. */
-static size_t shortest_in_list(const struct lt_lotes_index *ix, const struct fit_list *f,
-                               size_t j, const struct lt_res *req, struct lt_rng *rng)
+static size_t shortest_in_list(const struct lt_lotes_index *ix, const struct fit_list *f, size_t j,
+                               const struct lt_res *req, struct lt_rng *rng)
 {
     size_t best = LT_NO_MACHINE, best_len = SIZE_MAX, ties = 0;
 
@@ -489,9 +489,8 @@ int lt_lotes_index_check(const struct lt_lotes_index *ix, const struct lt_lotes_
         for (size_t k = 0; k < kk; k++) {
             bool member = a->config != LT_LOTES_NONE && serves_k(t, a, k);
             uint32_t p = ix->pos[i * kk + k];
-            if (member != (p != NOPOS) ||
-                (member && (p >= ix->jk[a->config * kk + k].n ||
-                            ix->jk[a->config * kk + k].id[p] != i)))
+            if (member != (p != NOPOS) || (member && (p >= ix->jk[a->config * kk + k].n ||
+                                                      ix->jk[a->config * kk + k].id[p] != i)))
                 return lt_err_set(err, LT_EINVAL, 0, 0,
                                   "lotes/index: machine %zu misplaced in class %zu's list", i, k);
         }

@@ -144,8 +144,8 @@ int lt_policy_choose_sole(const struct lt_policy *p, const struct lt_cluster *c,
         return lt_err_set(err, LT_EINVAL, 0, 0, "choose: the task does not fit machine %zu", m);
     if (p == &lt__random_policy) {
         if (rng == NULL)
-            return lt_err_set(err, LT_EINVAL, 0, 0,
-                              "policy '%s' needs a random number generator", p->name);
+            return lt_err_set(err, LT_EINVAL, 0, 0, "policy '%s' needs a random number generator",
+                              p->name);
         lt__random_draws_sole(c->n, m, rng);
     }
     *out_machine = m;

@@ -1388,32 +1388,37 @@ static int place_or_queue(struct engine *e, uint32_t l, bool in_retry)
     return start(e, l, m);
 }
 
+/* The sanitizer build (LOTUS_SANITIZE) checks every start_on_sole against a full choose; the
+ * other builds keep assertions on, and that check would cost the search it saves. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CHECK_SOLE 1
+#else
+#define CHECK_SOLE 0
+#endif
+
 /* Starts queued task l on machine m, the one machine it fits (retry_queue): a placement
  * policy would choose m, so its search is skipped (lt_policy_choose_sole makes the same draws;
- * builds with assertions check the answer against choose's). LoTES's dispatcher runs as for
- * any task. */
+ * CHECK_SOLE compares it with choose). LoTES's dispatcher runs as for any task. */
 static int start_on_sole(struct engine *e, uint32_t l, size_t m)
 {
-    struct lt_task task = {.priority = e->live[l].prio,
-                           .sched_class = e->live[l].sched_class,
-                           .req = e->live[l].req};
-    size_t got;
+    struct lt_task task = {
+        .priority = e->live[l].prio, .sched_class = e->live[l].sched_class, .req = e->live[l].req};
+    struct lt_rng copy = e->rng;
+    size_t got, want = m;
     int rc;
 
     if (e->lotes != NULL)
         return place_or_queue(e, l, true);
-#ifndef NDEBUG
-    struct lt_rng copy = e->rng;
-    size_t want;
-    rc = lt_policy_choose(e->cfg->policy, e->cluster, &task, &copy, &want, e->err);
-    assert(rc < 0 || want == m);
-#endif
+    if (CHECK_SOLE &&
+        (rc = lt_policy_choose(e->cfg->policy, e->cluster, &task, &copy, &want, e->err)) < 0)
+        return rc;
     rc = lt_policy_choose_sole(e->cfg->policy, e->cluster, &task, m, &e->rng, &got, e->err);
     if (rc < 0)
         return rc;
-#ifndef NDEBUG
-    assert(memcmp(&copy, &e->rng, sizeof(copy)) == 0);
-#endif
+    if (CHECK_SOLE && (want != m || memcmp(&copy, &e->rng, sizeof(copy)) != 0))
+        return lt_err_set(e->err, LT_EINVAL, 0, 0,
+                          "replay: a queued task that fits machine %zu also fits machine %zu", m,
+                          want);
     return start(e, l, got);
 }
 

@@ -513,8 +513,7 @@ static int run_child(const struct opts *o, const struct run_spec *rs, struct run
         return -1;
     }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || got != (ssize_t)sizeof(*r)) {
-        fprintf(stderr, PROG ": %s: the replay failed (status %d)\n", pol_name(rs->pol),
-                status);
+        fprintf(stderr, PROG ": %s: the replay failed (status %d)\n", pol_name(rs->pol), status);
         return -1;
     }
     return 0;
@@ -555,8 +554,8 @@ static int run_series(const struct opts *o, const struct run_spec *rs, unsigned 
             fprintf(stderr,
                     PROG ": %s: replays disagree (cache %zu bytes): placements %" PRIu64
                          " vs %" PRIu64 ", completed %" PRIu64 " vs %" PRIu64 "\n",
-                    pol_name(rs->pol), rs->cache_bytes, r.placements, ref->placements,
-                    r.completed, ref->completed);
+                    pol_name(rs->pol), rs->cache_bytes, r.placements, ref->placements, r.completed,
+                    ref->completed);
             return -1;
         }
         wall[i] = r.seconds;

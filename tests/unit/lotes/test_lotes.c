@@ -1188,8 +1188,8 @@ static void test_index_matches_dispatch(void **state)
     b = a;
     for (size_t i = 0; i < N; i++) {
         double u = lt_rng_uniform(&rng);
-        view[i] = (struct lt_lotes_machine){cfg[i], bin[i], {cap[i].cpu * u, cap[i].mem * u, 0},
-                                            0, 0};
+        view[i] =
+            (struct lt_lotes_machine){cfg[i], bin[i], {cap[i].cpu * u, cap[i].mem * u, 0}, 0, 0};
     }
     ix = lt_lotes_index_new(t, view, N, NULL);
     assert_non_null(ix);
