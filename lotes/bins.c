@@ -22,7 +22,9 @@
  *   lambda_rounded come from the whole machines.
  * Implementation: bins of all configurations live in one array, configuration by
  *   configuration; the search recomputes each partial bin's use as base + t * r (no running sum
- *   that drifts) and stops at LT_LOTES_MAX_BINS bins or 64 x that many search nodes.
+ *   that drifts) and stops at LT_LOTES_MAX_BINS bins or 64 x that many search nodes. The most
+ *   tasks of a class that fit on a partial bin come in closed form (most_that_fit), so a node
+ *   costs O(classes) whatever the request/capacity ratio.
  * Tests: tests/unit/lotes/test_lotes.c (brute-force enumeration; rounding; Tables 1+3).
  *
  * SPDX-License-Identifier: MIT
@@ -79,19 +81,43 @@ static int emit(struct search *s, struct lt_err *err)
     return 0;
 }
 
-/* Largest t with base + t * r fitting the machine. */
+/* Whether base + t * r fits the machine: the fit test every count is checked with. */
+static bool fits_times(const struct search *s, const struct lt_res *base, const struct lt_res *r,
+                       uint32_t t)
+{
+    static const struct lt_res zero = {0, 0, 0};
+    struct lt_res u = scaled_add(base, r, (double)t);
+
+    return lt__lotes_fits(&u, &zero, &s->cfg->cap, s->mask);
+}
+
+/* Largest t <= UINT32_MAX with base + t * r fitting the machine (0 when even t = 1 does not).
+ * Closed form: the floor of (limit - base) / r on each requested resource, then corrected by
+ * the fit test itself, which rounds differently by at most a step or two; base + t * r grows
+ * with t in floating point too, so the answer is the one counting up from 0 would give.
+ * lt_lotes_problem_check bounds the count by LT_LOTES_MAX_FIT, so t stays small. */
 static uint32_t most_that_fit(const struct search *s, const struct lt_res *base,
                               const struct lt_res *r)
 {
-    static const struct lt_res zero = {0, 0, 0};
-    uint32_t t = 0;
+    double est = (double)UINT32_MAX;
+    uint32_t t;
 
-    while (t < UINT32_MAX) {
-        struct lt_res u = scaled_add(base, r, (double)t + 1);
-        if (!lt__lotes_fits(&u, &zero, &s->cfg->cap, s->mask))
-            break;
-        t++;
+    for (int l = 0; l < LT__LOTES_NRES; l++) {
+        double c = lt__lotes_res_get(&s->cfg->cap, l), b = lt__lotes_res_get(base, l);
+        double v = lt__lotes_res_get(r, l), lim = c + LT__LOTES_FIT_EPS * c;
+
+        if (!(s->mask & (1u << l)))
+            continue;
+        if (b + 0.0 > lim)
+            return 0; /* base alone is over: no count fits (v > 0 or not) */
+        if (v > 0 && floor((lim - b) / v) < est)
+            est = floor((lim - b) / v);
     }
+    t = est > 0 ? (uint32_t)est : 0;
+    while (t > 0 && !fits_times(s, base, r, t))
+        t--;
+    while (t < UINT32_MAX && fits_times(s, base, r, t + 1))
+        t++;
     return t;
 }
 

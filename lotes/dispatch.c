@@ -15,12 +15,25 @@
  * Ties: first fit takes the lowest index; a shortest-queue tie is broken by one
  *   lt_rng_below(number of tied machines) draw (reservoir order: the i-th tied machine in
  *   index order).
- * Implementation: O(n) per task in the view; the caller owns the view and keeps it current.
- * Tests: tests/unit/lotes/test_lotes.c (level-1 frequencies; each rule of level 2).
+ * Implementation: lt_lotes_dispatch is O(n) per task in the view; the caller owns the view and
+ *   keeps it current. lt_lotes_index keeps its own copy of the view and, over the machines in
+ *   index order, segment trees of the component-wise maximum free vector ("fit lists"): one
+ *   over all machines for (b), one per (j, k) over the machines of j whose bin serves k for
+ *   (a); a query descends only into boxes that hold the request, so it is the lowest index
+ *   either way. (c) walks the (j, k) list in index order and (d) the copy of the view, with
+ *   lt_lotes_dispatch's own reservoir code, so the draws are the same.
+ * Tests: tests/unit/lotes/test_lotes.c (level-1 frequencies; each rule of level 2; the index
+ *   against lt_lotes_dispatch on random views and updates).
  *
  * SPDX-License-Identifier: MIT
  */
 #include "lotes_int.h"
+
+#include <assert.h>
+#include <math.h>
+#include <string.h>
+
+#include "lt_mem.h"
 
 int lt_lotes_machine_bins(const struct lt_lotes_tables *t, const size_t *config, size_t n,
                           size_t *bin_out, struct lt_err *err)
@@ -180,6 +193,318 @@ int lt_lotes_dispatch(const struct lt_lotes_tables *t, const struct lt_lotes_mac
     if (choice->machine == LT_NO_MACHINE) {
         choice->how = LT_LOTES_QUEUED_ANY;
         choice->machine = shortest_queue(t, view, n, j, k, false, req, rng);
+    }
+    return 0;
+}
+
+/* ---- the index ---------------------------------------------------------------------- */
+
+#define NOPOS UINT32_MAX
+
+/* Machine ids in ascending order and, over them, a segment tree of the component-wise maximum
+ * free vector: leaf size + p is id[p]'s free vector, empty leaves are -HUGE_VAL. */
+struct fit_list {
+    uint32_t n;        /* ids */
+    uint32_t size;     /* leaves: a power of two >= n (1 when empty) */
+    uint32_t *id;      /* n machine indexes, ascending */
+    struct lt_res *mx; /* 2 * size nodes, 1 the root */
+};
+
+struct lt_lotes_index {
+    const struct lt_lotes_tables *t; /* borrowed */
+    struct lt_lotes_machine *v;      /* the view, n entries (owned copy) */
+    size_t n;
+    struct fit_list all; /* every machine: id[p] = p */
+    struct fit_list *jk; /* n_configs x n_classes: machines of j whose bin serves k */
+    uint32_t *pos;       /* n x n_classes: machine i's position in its (config, k) list */
+};
+
+static const struct lt_res no_room = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+
+static struct lt_res res_max(const struct lt_res *a, const struct lt_res *b)
+{
+    struct lt_res r = {a->cpu > b->cpu ? a->cpu : b->cpu, a->mem > b->mem ? a->mem : b->mem,
+                       a->disk > b->disk ? a->disk : b->disk};
+    return r;
+}
+
+static int fit_alloc(struct fit_list *f, uint32_t n)
+{
+    f->n = n;
+    for (f->size = 1; f->size < n;)
+        f->size *= 2;
+    f->id = lt_calloc(n > 0 ? n : 1, sizeof(*f->id));
+    f->mx = lt_calloc(2 * (size_t)f->size, sizeof(*f->mx));
+    if (f->id == NULL || f->mx == NULL)
+        return LT_ENOMEM;
+    for (size_t x = 0; x < 2 * (size_t)f->size; x++)
+        f->mx[x] = no_room;
+    return 0;
+}
+
+static void fit_release(struct fit_list *f)
+{
+    lt_free(f->id);
+    lt_free(f->mx);
+}
+
+/* Position p's free vector is now *free: its leaf and the boxes above it. */
+static void fit_set(struct fit_list *f, uint32_t p, const struct lt_res *free)
+{
+    uint32_t x = f->size + p;
+
+    f->mx[x] = *free;
+    for (x /= 2; x >= 1; x /= 2)
+        f->mx[x] = res_max(&f->mx[2 * x], &f->mx[2 * x + 1]);
+}
+
+/* The first position whose free vector holds req, or NOPOS: a depth-first descent, left child
+ * first, into the boxes that hold req. */
+static uint32_t fit_first(const struct fit_list *f, const struct lt_res *req)
+{
+    uint32_t x = 1;
+
+    if (f->n == 0 || !res_le(req, &f->mx[1]))
+        return NOPOS;
+    for (;;) {
+        if (x >= f->size)
+            return x - f->size; /* a leaf that holds req: the first one */
+        if (res_le(req, &f->mx[2 * x])) {
+            x = 2 * x;
+            continue;
+        }
+        if (res_le(req, &f->mx[2 * x + 1])) {
+            x = 2 * x + 1;
+            continue;
+        }
+        /* Neither child holds it: back up to the first left child whose sibling does. */
+        for (;;) {
+            if (x == 1)
+                return NOPOS;
+            if (x % 2 == 0 && res_le(req, &f->mx[x + 1])) {
+                x = x + 1;
+                break;
+            }
+            x /= 2;
+        }
+    }
+}
+
+void lt_lotes_index_free(struct lt_lotes_index *ix)
+{
+    if (ix == NULL)
+        return;
+    fit_release(&ix->all);
+    for (size_t x = 0; ix->jk != NULL && x < ix->t->n_configs * ix->t->n_classes; x++)
+        fit_release(&ix->jk[x]);
+    lt_free(ix->jk);
+    lt_free(ix->pos);
+    lt_free(ix->v);
+    lt_free(ix);
+}
+
+/* Fills the (j, k) lists: counts, allocates, then the ids in index order. */
+static int index_lists(struct lt_lotes_index *ix)
+{
+    const struct lt_lotes_tables *t = ix->t;
+    size_t kk = t->n_classes, nl = t->n_configs * kk;
+    uint32_t *count = lt_calloc(nl, sizeof(*count));
+    int rc = 0;
+
+    if (count == NULL)
+        return LT_ENOMEM;
+    for (size_t i = 0; i < ix->n; i++)
+        for (size_t k = 0; k < kk; k++)
+            if (ix->v[i].config != LT_LOTES_NONE && serves_k(t, &ix->v[i], k))
+                count[ix->v[i].config * kk + k]++;
+    for (size_t x = 0; x < nl && rc == 0; x++)
+        rc = fit_alloc(&ix->jk[x], count[x]);
+    memset(count, 0, nl * sizeof(*count));
+    for (size_t i = 0; i < ix->n && rc == 0; i++)
+        for (size_t k = 0; k < kk; k++) {
+            size_t x = ix->v[i].config * kk + k;
+            if (ix->v[i].config == LT_LOTES_NONE || !serves_k(t, &ix->v[i], k))
+                continue;
+            ix->pos[i * kk + k] = count[x];
+            ix->jk[x].id[count[x]++] = (uint32_t)i;
+        }
+    lt_free(count);
+    return rc;
+}
+
+struct lt_lotes_index *lt_lotes_index_new(const struct lt_lotes_tables *t,
+                                          const struct lt_lotes_machine *view, size_t n,
+                                          struct lt_err *err)
+{
+    struct lt_lotes_index *ix;
+    int rc;
+
+    if (t == NULL || (n > 0 && view == NULL)) {
+        lt_err_set(err, LT_EINVAL, 0, 0, "lotes/index: no tables or view");
+        return NULL;
+    }
+    if (n >= NOPOS) {
+        lt_err_set(err, LT_EINVAL, 0, 0, "lotes/index: %zu machines are too many", n);
+        return NULL;
+    }
+    if (check_view(t, view, n, err) < 0)
+        return NULL;
+    ix = lt_calloc(1, sizeof(*ix));
+    if (ix == NULL) {
+        lt_err_set(err, LT_ENOMEM, 0, 0, "lotes/index: out of memory");
+        return NULL;
+    }
+    ix->t = t;
+    ix->n = n;
+    ix->v = lt_calloc(n > 0 ? n : 1, sizeof(*ix->v));
+    ix->jk = lt_calloc(t->n_configs * t->n_classes, sizeof(*ix->jk));
+    ix->pos = lt_calloc(n > 0 ? n * t->n_classes : 1, sizeof(*ix->pos));
+    rc = ix->v == NULL || ix->jk == NULL || ix->pos == NULL ? LT_ENOMEM
+                                                            : fit_alloc(&ix->all, (uint32_t)n);
+    if (rc == 0) {
+        memcpy(ix->v, view, n * sizeof(*view));
+        for (size_t x = 0; x < n * t->n_classes; x++)
+            ix->pos[x] = NOPOS;
+        rc = index_lists(ix);
+    }
+    if (rc < 0) {
+        lt_lotes_index_free(ix);
+        lt_err_set(err, LT_ENOMEM, 0, 0, "lotes/index: out of memory for %zu machines", n);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        ix->all.id[i] = (uint32_t)i;
+        lt_lotes_index_set(ix, i, &view[i].free, view[i].queue_len);
+    }
+    return ix;
+}
+
+void lt_lotes_index_set(struct lt_lotes_index *ix, size_t i, const struct lt_res *free,
+                        size_t queue_len)
+{
+    struct lt_lotes_machine *m = &ix->v[i];
+    size_t kk = ix->t->n_classes;
+
+    assert(i < ix->n);
+    m->free = *free;
+    m->queue_len = queue_len;
+    fit_set(&ix->all, (uint32_t)i, free);
+    for (size_t k = 0; k < kk; k++)
+        if (ix->pos[i * kk + k] != NOPOS)
+            fit_set(&ix->jk[m->config * kk + k], ix->pos[i * kk + k], free);
+}
+
+/* shortest_queue(only_j) over the (j, k) list: the same candidates in the same order. */
+static size_t shortest_in_list(const struct lt_lotes_index *ix, const struct fit_list *f, size_t j,
+                               const struct lt_res *req, struct lt_rng *rng)
+{
+    size_t best = LT_NO_MACHINE, best_len = SIZE_MAX, ties = 0;
+
+    if (!res_le(req, &ix->t->configs[j].cap))
+        return LT_NO_MACHINE;
+    for (uint32_t p = 0; p < f->n; p++) {
+        size_t i = f->id[p], len = ix->v[i].queue_len;
+        if (len < best_len) {
+            best = i;
+            best_len = len;
+            ties = 1;
+        } else if (len == best_len) {
+            ties++;
+            if (lt_rng_below(rng, ties) == 0)
+                best = i;
+        }
+    }
+    return best;
+}
+
+int lt_lotes_index_dispatch(const struct lt_lotes_index *ix, size_t k, const struct lt_res *req,
+                            struct lt_rng *rng, struct lt_lotes_choice *choice, struct lt_err *err)
+{
+    const struct fit_list *f;
+    uint32_t p;
+    size_t j;
+    int rc;
+
+    if (ix == NULL || req == NULL || choice == NULL)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "lotes/index: no index, request or output");
+    rc = lt_lotes_pick_config(ix->t, k, rng, &j, err);
+    if (rc < 0)
+        return rc;
+    choice->config = j;
+    f = &ix->jk[j * ix->t->n_classes + k];
+    if ((p = fit_first(f, req)) != NOPOS) { /* (a) */
+        choice->machine = f->id[p];
+        choice->how = LT_LOTES_FIRST_FIT;
+        return 0;
+    }
+    if ((p = fit_first(&ix->all, req)) != NOPOS) { /* (b) */
+        choice->machine = p;
+        choice->how = LT_LOTES_ANY_ROOM;
+        return 0;
+    }
+    choice->how = LT_LOTES_QUEUED; /* (c), then (d) */
+    choice->machine = shortest_in_list(ix, f, j, req, rng);
+    if (choice->machine == LT_NO_MACHINE) {
+        choice->how = LT_LOTES_QUEUED_ANY;
+        choice->machine = shortest_queue(ix->t, ix->v, ix->n, j, k, false, req, rng);
+    }
+    return 0;
+}
+
+static bool res_same(const struct lt_res *a, const struct lt_res *b)
+{
+    return memcmp(a, b, sizeof(*a)) == 0;
+}
+
+/* Every inner box of f the join of its children; leaf p id[p]'s free vector in v. */
+static bool fit_consistent(const struct fit_list *f, const struct lt_lotes_machine *v)
+{
+    for (uint32_t x = 0; x < f->size; x++) {
+        const struct lt_res *want = x < f->n ? &v[f->id[x]].free : &no_room;
+        if (!res_same(&f->mx[f->size + x], want))
+            return false;
+    }
+    for (uint32_t x = f->size - 1; x >= 1; x--) {
+        struct lt_res j = res_max(&f->mx[2 * x], &f->mx[2 * x + 1]);
+        if (!res_same(&f->mx[x], &j))
+            return false;
+    }
+    return true;
+}
+
+int lt_lotes_index_check(const struct lt_lotes_index *ix, const struct lt_lotes_machine *view,
+                         size_t n, struct lt_err *err)
+{
+    const struct lt_lotes_tables *t = ix->t;
+    size_t kk = t->n_classes;
+
+    if (n != ix->n)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "lotes/index: %zu machines, the view has %zu",
+                          ix->n, n);
+    for (size_t i = 0; i < n; i++) {
+        const struct lt_lotes_machine *a = &ix->v[i], *b = &view[i];
+        if (a->config != b->config || a->bin != b->bin || !res_same(&a->free, &b->free) ||
+            a->queue_len != b->queue_len)
+            return lt_err_set(err, LT_EINVAL, 0, 0, "lotes/index: machine %zu differs", i);
+        for (size_t k = 0; k < kk; k++) {
+            bool member = a->config != LT_LOTES_NONE && serves_k(t, a, k);
+            uint32_t p = ix->pos[i * kk + k];
+            if (member != (p != NOPOS) || (member && (p >= ix->jk[a->config * kk + k].n ||
+                                                      ix->jk[a->config * kk + k].id[p] != i)))
+                return lt_err_set(err, LT_EINVAL, 0, 0,
+                                  "lotes/index: machine %zu misplaced in class %zu's list", i, k);
+        }
+    }
+    if (!fit_consistent(&ix->all, ix->v))
+        return lt_err_set(err, LT_EINVAL, 0, 0, "lotes/index: stale box over all machines");
+    for (size_t x = 0; x < t->n_configs * kk; x++) {
+        for (uint32_t p = 1; p < ix->jk[x].n; p++)
+            if (ix->jk[x].id[p - 1] >= ix->jk[x].id[p])
+                return lt_err_set(err, LT_EINVAL, 0, 0, "lotes/index: list %zu out of order", x);
+        if (!fit_consistent(&ix->jk[x], ix->v))
+            return lt_err_set(err, LT_EINVAL, 0, 0,
+                              "lotes/index: stale box over configuration %zu, class %zu", x / kk,
+                              x % kk);
     }
     return 0;
 }

@@ -57,6 +57,11 @@
  * GLPK still solves, beyond that Algorithm 1's exhaustive search is the wrong tool. */
 #define LT_LOTES_MAX_BINS 1000000
 
+/* Most tasks of one class that may fit one machine of a configuration (capacity over request,
+ * on the tightest resource): lt_lotes_problem_check rejects a class that requests less, which
+ * is a unit mistake (cores against millicores), not a workload; Table 3 gives at most 300. */
+#define LT_LOTES_MAX_FIT 1000000
+
 /* Most machines per configuration (the counts are stored as uint32_t in the tables file). */
 #define LT_LOTES_MAX_MACHINES LT_MAX_MACHINES
 
@@ -298,6 +303,41 @@ struct lt_lotes_choice {
 int lt_lotes_dispatch(const struct lt_lotes_tables *t, const struct lt_lotes_machine *view,
                       size_t n, size_t k, const struct lt_res *req, struct lt_rng *rng,
                       struct lt_lotes_choice *choice, struct lt_err *err) LT_MUST_CHECK;
+
+/* lt_lotes_dispatch over a view kept inside an index, for a caller that dispatches many tasks
+ * over many machines whose state changes a few machines at a time (the trace replay). The
+ * index copies the view (configurations and bins are fixed from then on) and keeps, over the
+ * machines in index order, a segment tree of the component-wise maximum free vector: one over
+ * every machine (the "any room" rule) and one per (configuration j, class k) over the machines
+ * of j whose bin serves k (first fit), so each of the two rules costs O(log n) when some box
+ * holds the task, more only on a fragmented view. The shortest-queue rules read the queue
+ * length of each candidate in index order, as lt_lotes_dispatch does, to draw the same numbers.
+ * Answers and draws are lt_lotes_dispatch's on the same view, machine for machine
+ * (lt_lotes_index_check; tests/unit/lotes/test_lotes.c compares the two). */
+struct lt_lotes_index;
+
+/* A new index over the n machines of view (checked as lt_lotes_dispatch checks it) for tables
+ * t, which must outlive it. NULL and LT_EINVAL or LT_ENOMEM on failure. O(n K log n). */
+struct lt_lotes_index *lt_lotes_index_new(const struct lt_lotes_tables *t,
+                                          const struct lt_lotes_machine *view, size_t n,
+                                          struct lt_err *err);
+void lt_lotes_index_free(struct lt_lotes_index *ix); /* NULL-safe */
+
+/* Machine i's free resources and queue length are now *free and queue_len (i < n; a machine
+ * that may take no task, such as an offline one, has a negative free vector). O(K log n). */
+void lt_lotes_index_set(struct lt_lotes_index *ix, size_t i, const struct lt_res *free,
+                        size_t queue_len);
+
+/* lt_lotes_dispatch(t, view, n, k, req, rng, choice, err) on the index's view. */
+int lt_lotes_index_dispatch(const struct lt_lotes_index *ix, size_t k, const struct lt_res *req,
+                            struct lt_rng *rng, struct lt_lotes_choice *choice,
+                            struct lt_err *err) LT_MUST_CHECK;
+
+/* Checks the index against view (n machines): the same machines, free vectors and queue
+ * lengths, and every tree node the join of its children. LT_EINVAL naming the first
+ * difference. O(n K). */
+int lt_lotes_index_check(const struct lt_lotes_index *ix, const struct lt_lotes_machine *view,
+                         size_t n, struct lt_err *err) LT_MUST_CHECK;
 
 /* The paper's benchmark (section 5): "a naive scheduler that greedily assigns tasks to the
  * machine with the shortest queue with sufficient resources to handle the job", FIFO per

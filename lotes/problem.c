@@ -132,7 +132,23 @@ static int check_configs(const struct lt_lotes_problem *p, unsigned mask, struct
     return 0;
 }
 
-/* Every class must fit one machine of some configuration, or no bin can ever hold it. */
+/* How many tasks requesting req fit capacity cap, on the tightest resource of mask that req
+ * requests (HUGE_VAL when it requests none of them). */
+static double fit_count(const struct lt_res *req, const struct lt_res *cap, unsigned mask)
+{
+    double most = HUGE_VAL;
+
+    for (int l = 0; l < LT__LOTES_NRES; l++) {
+        double r = lt__lotes_res_get(req, l);
+        if ((mask & (1u << l)) && r > 0 && lt__lotes_res_get(cap, l) / r < most)
+            most = lt__lotes_res_get(cap, l) / r;
+    }
+    return most;
+}
+
+/* Every class must fit one machine of some configuration, or no bin can ever hold it; and
+ * no class may fit more than LT_LOTES_MAX_FIT times on one machine (Algorithm 1 would list
+ * that many bins, the assignment LP would not be solvable in practice). */
 static int check_fit(const struct lt_lotes_problem *p, unsigned mask, struct lt_err *err)
 {
     static const struct lt_res zero = {0, 0, 0};
@@ -147,6 +163,15 @@ static int check_fit(const struct lt_lotes_problem *p, unsigned mask, struct lt_
                               "class '%s' fits no machine configuration: its expected request "
                               "exceeds every capacity",
                               p->classes[k].name);
+        for (size_t j = 0; j < p->n_configs; j++) {
+            double most = fit_count(&p->classes[k].req, &p->configs[j].cap, mask);
+            if (most > LT_LOTES_MAX_FIT)
+                return lt_err_set(err, LT_EINVAL, 0, 0,
+                                  "class '%s' requests too little for configuration '%s': %.3g "
+                                  "of its tasks fit one machine (at most %d); are the requests "
+                                  "and capacities in the same units?",
+                                  p->classes[k].name, p->configs[j].name, most, LT_LOTES_MAX_FIT);
+        }
     }
     return 0;
 }

@@ -17,7 +17,11 @@
  *   randfirstfit) whose nodes hold the component-wise maximum free vector below them; the
  *   leftmost leaf that fits is found by descending into subtrees whose maximum covers the
  *   request. Placement: O(log n). choose: O(log n) typically; it backtracks when a subtree's
- *   maxima come from different machines.
+ *   maxima come from different machines. random's index also keeps kdtree.c's trees (no aux
+ *   values): when its 64 rejection draws miss, few machines fit and the cluster is full and
+ *   fragmented, where the fit tree's boxes prune little; the kd trees find the feasible
+ *   machines, sorted into index order to pick one (the fit tree walks them when there are
+ *   more than RANDOM_PICK_MAX).
  * Tests: tests/unit/scoring/test_firstfit.c, test_property.c (choose == rank on random states).
  *
  * SPDX-License-Identifier: MIT
@@ -38,6 +42,8 @@ struct fit_tree {
     struct lt_res *mx; /* 2 * size nodes, root at 1: max free of online machines below */
     uint32_t *order;   /* leaf position -> machine */
     uint32_t *pos;     /* machine -> leaf position */
+    bool has_kd;       /* random: kd below is built */
+    struct lt__kd kd;  /* random: free vectors by configuration, for its fallback */
 };
 
 enum tree_order { ORDER_INDEX, ORDER_KEY };
@@ -68,10 +74,11 @@ static void tree_commit(struct lt_index *ix, const struct lt_cluster *c, size_t 
     size_t node = t->size + t->pos[i];
 
     (void)of;
-    (void)oon;
     t->mx[node] = leaf_value(&c->m[i]);
     for (node /= 2; node >= 1; node /= 2)
         pull(t, node);
+    if (t->has_kd)
+        lt__kd_commit(&t->kd, c, i, oon);
 }
 
 static void tree_free(struct lt_index *ix)
@@ -80,6 +87,8 @@ static void tree_free(struct lt_index *ix)
 
     if (t == NULL)
         return;
+    if (t->has_kd)
+        lt__kd_release(&t->kd);
     lt_free(t->mx);
     lt_free(t->order);
     lt_free(t->pos);
@@ -124,7 +133,7 @@ static int tree_check(const struct lt_index *ix, const struct lt_cluster *c, str
         if (!res_equal(&t->mx[node], &want))
             return lt_err_set(err, LT_EINVAL, 0, 0, "%s index: stale node %zu", name, node);
     }
-    return 0;
+    return t->has_kd ? lt__kd_check(&t->kd, c, name, err) : 0;
 }
 
 static const struct lt__index_ops tree_ops = {lt__prepare_none, tree_commit, tree_check, tree_free};
@@ -197,6 +206,11 @@ static int tree_index_new(const struct lt_policy *p, const struct lt_cluster *c,
     }
     for (size_t node = t->size - 1; node >= 1; node--)
         pull(t, node);
+    if (p == &lt__random_policy) {
+        if (lt__kd_init(&t->kd, c, 0, NULL, NULL) < 0)
+            goto out_nomem;
+        t->has_kd = true;
+    }
     *out = &t->base;
     return 0;
 
@@ -292,6 +306,88 @@ static size_t random_decide(const struct cand_view *v, const struct lt_res *r, s
     }
 }
 
+/* The first leaf position >= from under node (covering positions [lo, hi)) whose free vector
+ * covers r, or LT_NO_MACHINE. */
+static size_t leftmost_from(const struct fit_tree *t, size_t node, size_t lo, size_t hi,
+                            size_t from, const struct lt_res *r)
+{
+    size_t mid = lo + (hi - lo) / 2, hit;
+
+    if (hi <= from || !lt__res_ge(&t->mx[node], r))
+        return LT_NO_MACHINE;
+    if (node >= t->size)
+        return lo;
+    hit = leftmost_from(t, 2 * node, lo, mid, from, r);
+    return hit != LT_NO_MACHINE ? hit : leftmost_from(t, 2 * node + 1, mid, hi, from, r);
+}
+
+/* Feasible machines in the kd tree of one configuration below node: counted into *count, the
+ * first cap of them (in no particular order) stored in out. Boxes whose maxima do not cover r
+ * are skipped; machines are tested one by one with cand_fits. */
+static void kd_collect(const struct lt__kd_tree *t, const struct cand_view *v, uint32_t node,
+                       const struct lt_res *r, uint32_t *out, size_t cap, size_t *count)
+{
+    if (!lt__res_ge(&t->hi[node], r))
+        return;
+    if (node >= t->size) {
+        uint32_t leaf = node - t->size, end = (leaf + 1) * LT__KD_LEAF;
+        for (uint32_t p = leaf * LT__KD_LEAF; p < end && p < t->n; p++)
+            if (cand_fits(v, t->perm[p], r)) {
+                if (*count < cap)
+                    out[*count] = t->perm[p];
+                (*count)++;
+            }
+        return;
+    }
+    kd_collect(t, v, 2 * node, r, out, cap, count);
+    kd_collect(t, v, 2 * node + 1, r, out, cap, count);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+#define RANDOM_PICK_MAX 512 /* feasible machines the fallback sorts on the stack */
+
+/* random_decide for choose, where candidate k is machine k: the same draws, but the fallback
+ * finds the feasible machines through the kd trees (spatial boxes prune well on a full,
+ * fragmented cluster, where the fallback runs) and takes the below(F)-th in index order by
+ * sorting them; past RANDOM_PICK_MAX of them it walks the fit tree's feasible leaves. */
+static size_t random_decide_tree(const struct fit_tree *ft, const struct cand_view *v,
+                                 const struct lt_res *r, struct lt_rng *rng)
+{
+    uint32_t found[RANDOM_PICK_MAX];
+    size_t feasible = 0, u, q;
+
+    for (int k = 0; k < RANDOM_TRIES; k++) {
+        size_t pick = (size_t)lt_rng_below(rng, v->n);
+        if (cand_fits(v, pick, r))
+            return pick;
+    }
+    for (size_t k = 0; k < ft->kd.n_cfg; k++)
+        if (ft->kd.t[k].n > 0 && lt__res_ge(&ft->kd.t[k].cap, r))
+            kd_collect(&ft->kd.t[k], v, 1, r, found, RANDOM_PICK_MAX, &feasible);
+    u = (size_t)lt_rng_below(rng, feasible);
+    if (feasible <= RANDOM_PICK_MAX) {
+        qsort(found, feasible, sizeof(*found), cmp_u32);
+        return found[u];
+    }
+    for (q = leftmost_from(ft, 1, 0, ft->size, 0, r); u > 0; u--)
+        q = leftmost_from(ft, 1, 0, ft->size, q + 1, r);
+    return q;
+}
+
+void lt__random_draws_sole(size_t n, size_t m, struct lt_rng *rng)
+{
+    /* random_decide with cand_fits(k) == (k == m): the fallback's count is 1. */
+    for (int k = 0; k < RANDOM_TRIES; k++)
+        if ((size_t)lt_rng_below(rng, n) == m)
+            return;
+    (void)lt_rng_below(rng, 1);
+}
+
 static int random_rank(const struct lt_policy *p, const struct lt_cluster *c,
                        const struct lt_task *t, const size_t *cand, size_t n, unsigned flags,
                        struct lt_rng *rng, double *scores, struct lt_err *err)
@@ -330,7 +426,7 @@ static int random_choose(const struct lt_policy *p, const struct lt_index *ix,
         *out = LT_NO_MACHINE;
         return 0;
     }
-    *out = random_decide(&v, &t->req, rng);
+    *out = random_decide_tree(ft, &v, &t->req, rng);
     return 0;
 }
 

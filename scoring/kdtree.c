@@ -10,8 +10,12 @@
  * removal changes one machine: its leaf is recomputed and its ancestors re-joined, so every
  * aggregate stays exact (O(LT__KD_LEAF + log n)). Machines drift apart as their loads change,
  * which loosens leaves; a configuration's tree is rebuilt after LT__KD_REBUILD * n updates
- * (O(n log n), amortised O(log n) each) and whenever a machine goes online or offline. No
- * allocation after lt__kd_init, so updates cannot fail.
+ * (O(n log n), amortised O(log n) each). A machine going online takes the position after the
+ * last (a rebuild when every leaf is full, which at most doubles the leaves), one going
+ * offline hands its position to the last machine: O(LT__KD_LEAF + log n) each too, and counted
+ * as updates (the trace adds thousands of machines one at a time, and rebuilding at each
+ * made epvm's replay quadratic in the machines). No allocation after lt__kd_init, so updates
+ * cannot fail.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -208,26 +212,45 @@ static void build(struct lt__kd *kd, struct lt__kd_tree *t, const struct lt_clus
     t->updates = 0;
 }
 
+/* Leaf `leaf` of t changed: recompute it and re-join its ancestors. */
+static void refresh(const struct lt__kd *kd, struct lt__kd_tree *t, const struct lt_cluster *c,
+                    uint32_t leaf)
+{
+    leaf_refresh(kd, t, c, leaf);
+    for (uint32_t node = (t->size + leaf) / 2; node >= 1; node /= 2)
+        pull(kd, t, node);
+}
+
 void lt__kd_commit(struct lt__kd *kd, const struct lt_cluster *c, size_t i, bool oon)
 {
     uint32_t config = c->m[i].config;
     struct lt__kd_tree *t = &kd->t[config];
-    uint32_t node;
 
-    if (oon != c->m[i].online) {
-        if (!c->m[i].online)
-            kd->pos[i] = NO_POS;
-        build(kd, t, c, config);
-        return;
+    if (oon != c->m[i].online && c->m[i].online) {
+        /* Online: appended after the last position, unless every leaf is full. */
+        if (t->n >= t->size * LT__KD_LEAF) {
+            build(kd, t, c, config);
+            return;
+        }
+        kd->pos[i] = t->n;
+        t->perm[t->n++] = (uint32_t)i;
+        refresh(kd, t, c, kd->pos[i] / LT__KD_LEAF);
+    } else if (oon != c->m[i].online) {
+        /* Offline: the last position moves into its place. */
+        uint32_t p = kd->pos[i], last = t->n - 1;
+
+        t->perm[p] = t->perm[last];
+        kd->pos[t->perm[p]] = p;
+        kd->pos[i] = NO_POS;
+        t->n--;
+        refresh(kd, t, c, p / LT__KD_LEAF);
+        if (last / LT__KD_LEAF != p / LT__KD_LEAF)
+            refresh(kd, t, c, last / LT__KD_LEAF);
+    } else {
+        refresh(kd, t, c, kd->pos[i] / LT__KD_LEAF);
     }
-    if (++t->updates > (uint64_t)LT__KD_REBUILD * t->n) {
+    if (++t->updates > (uint64_t)LT__KD_REBUILD * t->n)
         build(kd, t, c, config);
-        return;
-    }
-    node = t->size + kd->pos[i] / LT__KD_LEAF;
-    leaf_refresh(kd, t, c, node - t->size);
-    for (node /= 2; node >= 1; node /= 2)
-        pull(kd, t, node);
 }
 
 void lt__kd_release(struct lt__kd *kd)

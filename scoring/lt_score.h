@@ -85,6 +85,18 @@ LT_MUST_CHECK int lt_policy_choose(const struct lt_policy *p, const struct lt_cl
                                    const struct lt_task *t, struct lt_rng *rng, size_t *out_machine,
                                    struct lt_err *err);
 
+/* lt_policy_choose when the caller knows that machine m is the only machine of c where t fits
+ * (the trace replay retrying its queue on the one machine that gained room): *out_machine = m,
+ * with exactly the draws from rng that lt_policy_choose would make then (none, except for
+ * random: its rejection draws until one picks m, and one more if all miss). O(1) for every
+ * policy but random (up to 65 draws). Only that t fits m is checked, not that it fits nowhere
+ * else (that costs what choose costs): with another feasible machine the answer and the draws
+ * may differ from lt_policy_choose's. Errors: LT_EINVAL as lt_policy_choose, or if t does not
+ * fit m. */
+LT_MUST_CHECK int lt_policy_choose_sole(const struct lt_policy *p, const struct lt_cluster *c,
+                                        const struct lt_task *t, size_t m, struct lt_rng *rng,
+                                        size_t *out_machine, struct lt_err *err);
+
 /* What one choose leaves for the next on the same cluster: opaque, owned by the caller (one
  * per sequence of calls, never shared between threads; the cluster stays const). When the
  * next request is the same, a policy may skip the part of its search that the changes to the

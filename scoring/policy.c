@@ -147,6 +147,33 @@ void lt_choose_hint_reset(struct lt_choose_hint *hint)
         memset(hint, 0, sizeof(*hint));
 }
 
+int lt_policy_choose_sole(const struct lt_policy *p, const struct lt_cluster *c,
+                          const struct lt_task *t, size_t m, struct lt_rng *rng,
+                          size_t *out_machine, struct lt_err *err)
+{
+    struct lt_res f;
+    int rc = check_task(p, c, t, err);
+
+    if (rc < 0)
+        return rc;
+    if (out_machine == NULL)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "choose: NULL output");
+    if (lt__cluster_index(c, p) == NULL)
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "policy '%s' is not attached to this cluster (call lt_policy_attach)",
+                          p->name);
+    if (m >= c->n || !lt__rank_free(&c->m[m], &t->req, 0, &f))
+        return lt_err_set(err, LT_EINVAL, 0, 0, "choose: the task does not fit machine %zu", m);
+    if (p == &lt__random_policy) {
+        if (rng == NULL)
+            return lt_err_set(err, LT_EINVAL, 0, 0, "policy '%s' needs a random number generator",
+                              p->name);
+        lt__random_draws_sole(c->n, m, rng);
+    }
+    *out_machine = m;
+    return 0;
+}
+
 size_t lt_scores_best(const size_t *cand, const double *scores, size_t n)
 {
     size_t best = LT_NO_MACHINE;

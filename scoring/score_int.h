@@ -223,6 +223,10 @@ extern const struct lt_policy lt__brfs_norm_policy;
 extern const struct lt_policy lt__sos10_policy; /* sos.c */
 extern const struct lt_policy lt__sos20_policy;
 
+/* random's draws for a choose over n machines of which only machine m is feasible
+ * (lt_policy_choose_sole). */
+void lt__random_draws_sole(size_t n, size_t m, struct lt_rng *rng);
+
 /* sos.c test hook: a sum-of-squares policy with any bucket counts; `storage` must hold
  * LT__SOS_PARAMS_SIZE bytes and, like *p, outlive the policy's use. */
 #define LT__SOS_PARAMS_SIZE (3 * sizeof(uint32_t))

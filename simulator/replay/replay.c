@@ -205,6 +205,7 @@ struct engine {
     struct lt_err *err;
     struct lt_lotes_tables *lotes;  /* LoTES tables (cfg->lotes_classes), or NULL */
     struct lt_lotes_machine *lview; /* LoTES's view of every machine of the cluster */
+    struct lt_lotes_index *lix;     /* the dispatcher's index over lview, kept current */
 
     struct mrow *mrows;
     size_t n_mrows;
@@ -664,7 +665,10 @@ static int lotes_setup(struct engine *e)
     for (size_t i = 0; i < n && rc == 0; i++) {
         e->lview[i].config = config[i];
         e->lview[i].bin = bin[i];
+        e->lview[i].free = (struct lt_res){-1, -1, -1}; /* every machine is offline now */
     }
+    if (rc == 0 && (e->lix = lt_lotes_index_new(e->lotes, e->lview, n, e->err)) == NULL)
+        rc = e->err->code != 0 ? e->err->code : LT_ENOMEM;
 out:
     lt_free(cf);
     lt_free(cap);
@@ -673,19 +677,27 @@ out:
     return rc;
 }
 
-/* LoTES's choice for req: the current free resources of every machine (none when offline),
- * the task's class, then the dispatcher; *m is LT_NO_MACHINE unless it can start now. */
+/* Machine m's free resources changed (a placement, a removal, online or offline): LoTES's
+ * index learns them (an offline machine holds nothing, not even 0). */
+static void lotes_touch(struct engine *e, size_t m)
+{
+    if (e->lix != NULL) {
+        struct lt_res f = lt_cluster_online(e->cluster, m) ? lt_cluster_free_res(e->cluster, m)
+                                                           : (struct lt_res){-1, -1, -1};
+        lt_lotes_index_set(e->lix, m, &f, 0);
+    }
+}
+
+/* LoTES's choice for req: the task's class, then the dispatcher over the index (the free
+ * resources of every machine, lotes_touch); *m is LT_NO_MACHINE unless it can start now. */
 static int lotes_choose(struct engine *e, const struct lt_res *req, size_t *m)
 {
-    size_t n = lt_cluster_size(e->cluster), k;
     struct lt_lotes_choice ch;
+    size_t k;
     int rc;
 
-    for (size_t i = 0; i < n; i++) /* an offline machine holds nothing, not even 0 */
-        e->lview[i].free = lt_cluster_online(e->cluster, i) ? lt_cluster_free_res(e->cluster, i)
-                                                            : (struct lt_res){-1, -1, -1};
     if ((rc = lt_lotes_classify(e->lotes, req, &k, e->err)) < 0 ||
-        (rc = lt_lotes_dispatch(e->lotes, e->lview, n, k, req, &e->rng, &ch, e->err)) < 0)
+        (rc = lt_lotes_index_dispatch(e->lix, k, req, &e->rng, &ch, e->err)) < 0)
         return rc;
     *m = ch.how == LT_LOTES_FIRST_FIT || ch.how == LT_LOTES_ANY_ROOM ? ch.machine : LT_NO_MACHINE;
     return 0;
@@ -1281,6 +1293,7 @@ static int start(struct engine *e, uint32_t l, size_t m)
     int rc = lt_cluster_place(e->cluster, m, &task, 0, &pid, e->err);
     if (rc < 0)
         return rc;
+    lotes_touch(e, m);
     if (pid >= NIL) /* placements alive at once <= tasks < NIL */
         return lt_err_set(e->err, LT_ERANGE, 0, 0, "placement id %zu out of range", pid);
     t->pid = (uint32_t)pid;
@@ -1348,6 +1361,40 @@ static int place_or_queue(struct engine *e, uint32_t l, bool in_retry)
     return start(e, l, m);
 }
 
+/* The sanitizer build (LOTUS_SANITIZE) checks every start_on_sole against a full choose; the
+ * other builds keep assertions on, and that check would cost the search it saves. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CHECK_SOLE 1
+#else
+#define CHECK_SOLE 0
+#endif
+
+/* Starts queued task l on machine m, the one machine it fits (retry_queue): a placement
+ * policy would choose m, so its search is skipped (lt_policy_choose_sole makes the same draws;
+ * CHECK_SOLE compares it with choose). LoTES's dispatcher runs as for any task. */
+static int start_on_sole(struct engine *e, uint32_t l, size_t m)
+{
+    struct lt_task task = {
+        .priority = e->live[l].prio, .sched_class = e->live[l].sched_class, .req = e->live[l].req};
+    struct lt_rng copy = e->rng;
+    size_t got, want = m;
+    int rc;
+
+    if (e->lotes != NULL)
+        return place_or_queue(e, l, true);
+    if (CHECK_SOLE &&
+        (rc = lt_policy_choose(e->cfg->policy, e->cluster, &task, &copy, &want, e->err)) < 0)
+        return rc;
+    rc = lt_policy_choose_sole(e->cfg->policy, e->cluster, &task, m, &e->rng, &got, e->err);
+    if (rc < 0)
+        return rc;
+    if (CHECK_SOLE && (want != m || memcmp(&copy, &e->rng, sizeof(copy)) != 0))
+        return lt_err_set(e->err, LT_EINVAL, 0, 0,
+                          "replay: a queued task that fits machine %zu also fits machine %zu", m,
+                          want);
+    return start(e, l, got);
+}
+
 static bool fits_some_machine(const struct engine *e, const struct lt_res *q)
 {
     for (size_t k = 0; k < e->n_caps; k++)
@@ -1357,7 +1404,8 @@ static bool fits_some_machine(const struct engine *e, const struct lt_res *q)
 }
 
 /* Machine m gained room: place every queued task that now fits on it, in queue order
- * (priority, then arrival). Queued tasks fit nowhere else, so each goes to m. */
+ * (priority, then arrival). Queued tasks fit nowhere else, so each goes to m
+ * (start_on_sole). */
 static int retry_queue(struct engine *e, size_t m)
 {
     if (e->q.active == 0 || !lt_cluster_online(e->cluster, m))
@@ -1369,7 +1417,7 @@ static int retry_queue(struct engine *e, size_t m)
             uint32_t l = sq_item(&e->q, (unsigned)p, s);
             if (lt_cluster_fits(e->cluster, m, &e->live[l].req)) {
                 queue_unlink(e, l);
-                int rc = place_or_queue(e, l, true);
+                int rc = start_on_sole(e, l, m);
                 if (rc < 0)
                     return rc;
                 f = lt_cluster_free_res(e->cluster, m);
@@ -1386,7 +1434,10 @@ static int stop_run(struct engine *e, uint32_t l, size_t *machine)
     struct live *t = &e->live[l];
     heap_remove(e, l);
     *machine = t->machine;
-    return lt_cluster_remove(e->cluster, t->pid, e->err);
+    int rc = lt_cluster_remove(e->cluster, t->pid, e->err);
+    if (rc == 0)
+        lotes_touch(e, *machine);
+    return rc;
 }
 
 static int on_completion(struct engine *e)
@@ -1558,6 +1609,7 @@ static int machine_down(struct engine *e, size_t k)
         lt_free(moved);
         return rc;
     }
+    lotes_touch(e, k);
     e->online--;
     /* Re-place in queue order: priority, then first arrival. */
     for (size_t a = 1; a < n; a++) {
@@ -1584,6 +1636,7 @@ static int machine_up(struct engine *e, size_t k)
     int rc = lt_cluster_set_online(e->cluster, k, true, e->err);
     if (rc < 0)
         return rc;
+    lotes_touch(e, k);
     e->online++;
     return retry_queue(e, k);
 }
@@ -2059,6 +2112,7 @@ static void engine_free(struct engine *e)
     lt_free(e->cache);
     lt_cluster_free(e->cluster);
     lt_choose_hint_free(e->hint);
+    lt_lotes_index_free(e->lix); /* before the tables it borrows */
     lt_lotes_tables_free(e->lotes);
     lt_free(e->lview);
     lt_free(e->live);

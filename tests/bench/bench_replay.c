@@ -28,6 +28,12 @@
  * Every repeat must give the same tasks_completed, placements and events, with and without
  * the cache: a difference is a determinism bug, reported on stderr as exit status 1.
  *
+ * --ratios: every placement policy and LoTES's dispatcher ("lotes"), cached replays only,
+ * --repeat rounds (default 5) in which each policy runs once in turn (so load that drifts
+ * during the run weighs on all alike); one JSON line per policy with its median wall and CPU
+ * time and the ratios of those to bestfit1's medians in the same run (issue 20 asks for
+ * every placement policy <= 3x bestfit1).
+ *
  * SPDX-License-Identifier: MIT
  */
 #include <dirent.h>
@@ -66,6 +72,7 @@
 #endif
 #define DEFAULT_POLICIES "bestfit1,sos10"
 #define DEFAULT_REPEAT   3
+#define RATIOS_REPEAT    5
 #define MAX_REPEAT       101
 #define ZCAT_REPEAT      3 /* zcat runs per policy; the median is used */
 
@@ -92,6 +99,7 @@ struct opts {
     const char *trace;            /* trace directory (borrowed from argv or a literal) */
     unsigned repeat;              /* timed replays per policy */
     bool smoke;                   /* --smoke: the bundled demo subset, 1 repeat */
+    bool ratios;                  /* --ratios: every policy and lotes against bestfit1 */
 };
 
 /* The task_events parts of the trace, for zcat. */
@@ -120,7 +128,8 @@ struct run_out {
 
 static void usage(FILE *f)
 {
-    fputs("usage: " PROG " [--policy LIST] [--trace DIR] [--repeat N] [--smoke] [--help]\n"
+    fputs("usage: " PROG " [--policy LIST] [--trace DIR] [--repeat N] [--smoke] [--ratios]\n"
+          "       [--help]\n"
           "\n"
           "Replays a Google 2011 trace directory with sim_replay_run (no output files) for\n"
           "each policy and times zcat on the same task_events parts in the same run.\n"
@@ -132,6 +141,9 @@ static void usage(FILE *f)
           "  --repeat N      timed replays per policy, median reported (default 3)\n"
           "  --smoke         the bundled demo subset (" BENCH_DEMO_DIR "), 1 repeat;\n"
           "                  explicit options still win\n"
+          "  --ratios        every placement policy and lotes, cached replays only, in\n"
+          "                  turn for --repeat rounds (default 5); prints each median\n"
+          "                  and its ratio to bestfit1's\n"
           "  --help          this text\n",
           f);
 }
@@ -174,11 +186,18 @@ static int parse_args(int argc, char **argv, struct opts *o)
     int rc;
 
     memset(o, 0, sizeof(*o));
+    for (int i = 1; i < argc; i++) /* a flag of this program only: taken out before the scan */
+        if (strcmp(argv[i], "--ratios") == 0) {
+            o->ratios = true;
+            memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof(*argv));
+            argc--;
+            i--;
+        }
     rc = bench_scan_args(PROG, argc, argv, flag_names, r, &o->smoke, usage);
     if (rc != 0)
         return rc;
     o->trace = r[F_TRACE] ? r[F_TRACE] : o->smoke ? BENCH_DEMO_DIR : BENCH_TRACE_DIR;
-    o->repeat = o->smoke ? 1 : DEFAULT_REPEAT;
+    o->repeat = o->smoke ? 1 : o->ratios ? RATIOS_REPEAT : DEFAULT_REPEAT;
     if (r[F_REPEAT] && parse_uint("--repeat", r[F_REPEAT], 1, MAX_REPEAT, &o->repeat) < 0)
         return -1;
     return bench_parse_policies(PROG, r[F_POLICY] ? r[F_POLICY] : DEFAULT_POLICIES, &o->pol,
@@ -391,17 +410,27 @@ static double cpu_s(void)
 
 /* How one replay is run. */
 struct run_spec {
-    const struct lt_policy *pol; /* the policy */
+    const struct lt_policy *pol; /* the policy; NULL: LoTES's dispatcher (Table 3's classes) */
     size_t cache_bytes;          /* CACHE_BYTES or NO_CACHE_BYTES */
     int64_t until_us;            /* INT64_MAX: all parts */
 };
+
+/* A run's policy name: a placement policy's, or "lotes" (NULL). */
+static const char *pol_name(const struct lt_policy *p)
+{
+    return p != NULL ? lt_policy_name(p) : "lotes";
+}
 
 /* The child: one sim_replay_run, its figures written to fd. Returns the exit status. */
 static int child_main(const struct opts *o, const struct run_spec *rs, int fd)
 {
     struct sim_replay_result *res = lt_malloc(sizeof(*res));
+    struct lt_lotes_class cls[LT_LOTES_TABLE3_CLASSES];
     struct sim_replay_config cfg = {.trace_dir = o->trace,
                                     .policy = rs->pol,
+                                    .lotes_classes = rs->pol == NULL ? cls : NULL,
+                                    .n_lotes_classes =
+                                        rs->pol == NULL ? LT_LOTES_TABLE3_CLASSES : 0,
                                     .seed = 1,
                                     .machines_pct = 100.0,
                                     .until_us = rs->until_us,
@@ -419,6 +448,7 @@ static int child_main(const struct opts *o, const struct run_spec *rs, int fd)
         return 1;
     }
     memset(&out, 0, sizeof(out));
+    lt_lotes_table3_normalised(cls); /* as lotus-sim replay --policy lotes */
     getrusage(RUSAGE_SELF, &ru);
     out.base_rss_kb = ru.ru_maxrss;
     lt_err_init(&err, o->trace);
@@ -430,7 +460,7 @@ static int child_main(const struct opts *o, const struct run_spec *rs, int fd)
     getrusage(RUSAGE_SELF, &ru);
     out.peak_rss_kb = ru.ru_maxrss;
     if (rc < 0) {
-        fprintf(stderr, PROG ": %s: %s:%ld:%d: %s\n", lt_policy_name(rs->pol), err.source, err.line,
+        fprintf(stderr, PROG ": %s: %s:%ld:%d: %s\n", pol_name(rs->pol), err.source, err.line,
                 err.column, err.text);
         lt_free(res);
         return 1;
@@ -483,8 +513,7 @@ static int run_child(const struct opts *o, const struct run_spec *rs, struct run
         return -1;
     }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || got != (ssize_t)sizeof(*r)) {
-        fprintf(stderr, PROG ": %s: the replay failed (status %d)\n", lt_policy_name(rs->pol),
-                status);
+        fprintf(stderr, PROG ": %s: the replay failed (status %d)\n", pol_name(rs->pol), status);
         return -1;
     }
     return 0;
@@ -525,8 +554,8 @@ static int run_series(const struct opts *o, const struct run_spec *rs, unsigned 
             fprintf(stderr,
                     PROG ": %s: replays disagree (cache %zu bytes): placements %" PRIu64
                          " vs %" PRIu64 ", completed %" PRIu64 " vs %" PRIu64 "\n",
-                    lt_policy_name(rs->pol), rs->cache_bytes, r.placements, ref->placements,
-                    r.completed, ref->completed);
+                    pol_name(rs->pol), rs->cache_bytes, r.placements, ref->placements, r.completed,
+                    ref->completed);
             return -1;
         }
         wall[i] = r.seconds;
@@ -671,6 +700,69 @@ static int run_policy(const struct opts *o, const struct lt_policy *pol, const s
     return fflush(stdout) == 0 ? 0 : -1;
 }
 
+/* --ratios: every placement policy and lotes, o->repeat rounds of one cached replay each,
+ * then one JSON line per policy with its medians and their ratios to bestfit1's. */
+static int run_ratios(const struct opts *o)
+{
+    size_t n = lt_policy_count() + 1, ref = SIZE_MAX;
+    struct run_spec *rs = lt_calloc(n, sizeof(*rs));
+    struct run_out *first = lt_calloc(n, sizeof(*first));
+    double *wall = lt_calloc(n * o->repeat, sizeof(*wall));
+    double *cpu = lt_calloc(n * o->repeat, sizeof(*cpu));
+    int rc = rs != NULL && first != NULL && wall != NULL && cpu != NULL ? 0 : -1;
+
+    if (rc < 0)
+        fprintf(stderr, PROG ": out of memory\n");
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        rs[i] = (struct run_spec){i + 1 < n ? lt_policy_at(i) : NULL, CACHE_BYTES, INT64_MAX};
+        if (rs[i].pol != NULL && strcmp(lt_policy_name(rs[i].pol), "bestfit1") == 0)
+            ref = i;
+    }
+    for (unsigned r = 0; r < o->repeat && rc == 0; r++) {
+        fprintf(stderr, PROG ": --ratios round %u of %u\n", r + 1, o->repeat);
+        for (size_t i = 0; i < n && rc == 0; i++) {
+            struct run_out x;
+            rc = run_child(o, &rs[i], &x);
+            if (rc == 0 && r == 0)
+                first[i] = x;
+            if (rc == 0 && !same_counts(&x, &first[i])) {
+                fprintf(stderr, PROG ": %s: replays disagree\n", pol_name(rs[i].pol));
+                rc = -1;
+            }
+            wall[i * o->repeat + r] = x.seconds;
+            cpu[i * o->repeat + r] = x.cpu_seconds;
+        }
+    }
+    if (rc == 0 && ref == SIZE_MAX) {
+        fprintf(stderr, PROG ": no bestfit1 policy to compare with\n");
+        rc = -1;
+    }
+    if (rc == 0) {
+        double ref_w = median(&wall[ref * o->repeat], o->repeat);
+        double ref_c = median(&cpu[ref * o->repeat], o->repeat);
+        for (size_t i = 0; i < n; i++) {
+            double w = median(&wall[i * o->repeat], o->repeat);
+            double c = median(&cpu[i * o->repeat], o->repeat);
+            printf("{\"bench\":\"replay_ratio\",\"policy\":");
+            json_str(pol_name(rs[i].pol));
+            printf(",\"trace\":");
+            json_str(o->trace);
+            printf(",\"repeat\":%u,\"seconds\":%.3f,\"cpu_seconds\":%.3f", o->repeat, w, c);
+            printf(",\"bestfit1_seconds\":%.3f,\"bestfit1_cpu_seconds\":%.3f", ref_w, ref_c);
+            printf(",\"ratio_vs_bestfit1\":%.2f,\"cpu_ratio_vs_bestfit1\":%.2f", w / ref_w,
+                   c / ref_c);
+            printf(",\"tasks_completed\":%" PRIu64 ",\"placements\":%" PRIu64 "}\n",
+                   first[i].completed, first[i].placements);
+        }
+        rc = fflush(stdout) == 0 ? 0 : -1;
+    }
+    lt_free(rs);
+    lt_free(first);
+    lt_free(wall);
+    lt_free(cpu);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     struct parts p;
@@ -681,6 +773,11 @@ int main(int argc, char **argv)
     if (rc != 0) {
         lt_free(o.pol);
         return rc > 0 ? 0 : 2;
+    }
+    if (o.ratios) {
+        rc = run_ratios(&o);
+        lt_free(o.pol);
+        return rc < 0 ? 1 : 0;
     }
     rc = parts_list(o.trace, &p);
     if (rc == 0) {

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lt_lotes.h"
@@ -366,6 +367,27 @@ static void test_bins_by_hand(void **state)
     assert_int_equal(lt_lotes_bins_enum(&p, 0, use, 0, &bins, &n, NULL), 0);
     assert_int_equal(n, 1);
     assert_int_equal(bins[0] + bins[1], 0);
+    lt_free(bins);
+}
+
+/* A tiny request (100,000 tasks a machine, within LT_LOTES_MAX_FIT) costs O(1) a search node:
+ * counting the tasks one at a time took 1e5 steps at each of the 1e5 nodes (minutes). */
+static void test_bins_tiny_request_is_fast(void **state)
+{
+    struct lt_lotes_class k[2] = {mk_class("x", 0.5, 1, 1e-5, 0), mk_class("y", 0.5, 1, 0, 1e-5)};
+    struct lt_lotes_config c = mk_config("m", 1, 1, 1);
+    struct lt_lotes_problem p = {k, 2, &c, 1};
+    bool use[2] = {true, true};
+    uint32_t *bins = NULL;
+    size_t n = 0;
+    clock_t t0 = clock();
+
+    (void)state;
+    assert_int_equal(lt_lotes_bins_enum(&p, 0, use, 0, &bins, &n, NULL), 0);
+    assert_true((double)(clock() - t0) / CLOCKS_PER_SEC < 2.0);
+    assert_int_equal(n, 1); /* x and y use different resources: one bin, both full */
+    assert_int_equal(bins[0], 100000);
+    assert_int_equal(bins[1], 100000);
     lt_free(bins);
 }
 
@@ -1133,6 +1155,80 @@ static void test_rank_follows_dispatch_choices(void **state)
     lt_lotes_tables_free(t);
 }
 
+/* The index against lt_lotes_dispatch on Tables 1+3 (100 machines, 10 a configuration) and
+ * 8 machines the tables do not describe: 20,000 dispatches of random classes at 0.5x to 30x
+ * their request, each after a random machine changed (free room, offline, queue length),
+ * must give the same choice and leave the two generators in the same state; every rule of
+ * level 2 and "nothing holds it" occur. lt_lotes_index_check agrees, and sees a stale view. */
+static void test_index_matches_dispatch(void **state)
+{
+    enum { N = 108 };
+    static const double scale[4] = {0.5, 1, 3, 30}, phase[4] = {1, 0.1, 0.01, 0.3};
+    struct lt_lotes_config c[10];
+    struct lt_lotes_class k[8];
+    struct lt_lotes_problem p;
+    struct lt_lotes_tables *t;
+    struct lt_lotes_index *ix;
+    struct lt_lotes_machine view[N];
+    struct lt_res cap[N];
+    size_t cfg[N], bin[N];
+    struct lt_rng rng, a, b;
+    int seen[5] = {0};
+    struct lt_err err;
+
+    (void)state;
+    tables_1_3(c, k, &p);
+    t = lt_lotes_build(&p, NULL);
+    assert_non_null(t);
+    for (size_t i = 0; i < N; i++)
+        cap[i] = i < 100 ? c[i / 10].cap : (struct lt_res){48, 64, 0};
+    assert_int_equal(lt_lotes_map_machines(t, cap, N, cfg, bin, NULL), 0);
+    lt_rng_init(&rng, 5, LT_RNG_WORKLOAD);
+    lt_rng_init(&a, 6, LT_RNG_POLICY);
+    b = a;
+    for (size_t i = 0; i < N; i++) {
+        double u = lt_rng_uniform(&rng);
+        view[i] =
+            (struct lt_lotes_machine){cfg[i], bin[i], {cap[i].cpu * u, cap[i].mem * u, 0}, 0, 0};
+    }
+    ix = lt_lotes_index_new(t, view, N, NULL);
+    assert_non_null(ix);
+    for (int d = 0; d < 20000; d++) {
+        size_t i = lt_rng_below(&rng, N), cls = lt_rng_below(&rng, 8);
+        double u = lt_rng_uniform(&rng), f = scale[lt_rng_below(&rng, 4)];
+        struct lt_res req = {k[cls].req.cpu * f, k[cls].req.mem * f, 0};
+        struct lt_lotes_choice x, y;
+
+        double g = phase[(d / 1000) % 4]; /* free room shrinks and grows by phases */
+
+        for (size_t h = d % 1000 == 0 ? 0 : i; h < (d % 1000 == 0 ? N : i + 1); h++) {
+            double v = lt_rng_uniform(&rng);
+            view[h].free = lt_rng_below(&rng, 10) == 0
+                               ? (struct lt_res){-1, -1, -1}
+                               : (struct lt_res){cap[h].cpu * v * u * g, cap[h].mem * v * g, 0};
+            view[h].queue_len = lt_rng_below(&rng, 3);
+            lt_lotes_index_set(ix, h, &view[h].free, view[h].queue_len);
+        }
+        assert_int_equal(lt_lotes_dispatch(t, view, N, cls, &req, &a, &x, NULL), 0);
+        assert_int_equal(lt_lotes_index_dispatch(ix, cls, &req, &b, &y, NULL), 0);
+        assert_int_equal(x.config, y.config);
+        assert_int_equal(x.machine, y.machine);
+        assert_int_equal(x.how, y.how);
+        assert_memory_equal(&a, &b, sizeof(a));
+        seen[x.machine == LT_NO_MACHINE ? 4 : (int)x.how]++;
+        if (d % 1000 == 0)
+            assert_int_equal(lt_lotes_index_check(ix, view, N, NULL), 0);
+    }
+    for (int h = 0; h < 5; h++)
+        assert_true(seen[h] > 0);
+    view[3].free.cpu += 1; /* not told to the index */
+    lt_err_init(&err, NULL);
+    assert_int_equal(lt_lotes_index_check(ix, view, N, &err), LT_EINVAL);
+    assert_non_null(strstr(err.text, "machine 3 differs"));
+    lt_lotes_index_free(ix);
+    lt_lotes_tables_free(t);
+}
+
 /* ---- The tables file --------------------------------------------------------------------- */
 
 static void assert_tables_equal(const struct lt_lotes_tables *a, const struct lt_lotes_tables *b)
@@ -1325,7 +1421,10 @@ static void test_bad_problems_name_the_class_or_configuration(void **state)
     c[0].n = 1;
     k[1].req.cpu = 5;
     expect_problem_error(&p, "class 'y' fits no machine configuration");
-    k[1].req.cpu = 1;
+    k[1].req.cpu = k[1].req.mem = 1e-8; /* 2e8 fit the small machine: a unit mistake */
+    expect_problem_error(&p, "class 'y' requests too little for configuration 'small': 2e+08 "
+                             "of its tasks fit one machine (at most 1000000)");
+    k[1].req.cpu = k[1].req.mem = 1;
     snprintf(k[1].name, sizeof(k[1].name), "x");
     expect_problem_error(&p, "class 'x' is defined twice");
     p.n_classes = 0;
@@ -1341,6 +1440,7 @@ int main(void)
         cmocka_unit_test(test_paper_fragmentation_example),
         cmocka_unit_test(test_tables_1_3_lambda_and_tables),
         cmocka_unit_test(test_bins_by_hand),
+        cmocka_unit_test(test_bins_tiny_request_is_fast),
         cmocka_unit_test(test_bins_match_brute_force_on_random_instances),
         cmocka_unit_test(test_bins_of_tables_1_3_match_brute_force),
         cmocka_unit_test(test_round_by_hand),
@@ -1359,6 +1459,7 @@ int main(void)
         cmocka_unit_test(test_map_machines_shares_bins_by_proportion),
         cmocka_unit_test(test_rank_by_hand),
         cmocka_unit_test(test_rank_follows_dispatch_choices),
+        cmocka_unit_test(test_index_matches_dispatch),
         cmocka_unit_test(test_tables_json_round_trip),
         cmocka_unit_test(test_bad_tables_rejected_with_json_path),
         cmocka_unit_test(test_bad_problems_name_the_class_or_configuration),

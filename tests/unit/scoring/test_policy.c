@@ -406,6 +406,49 @@ static void test_policy_never_chooses_offline_machine(void **state)
     }
 }
 
+/* 200 equal machines, all but machine m loaded so that a task fits m only: for every policy,
+ * lt_policy_choose_sole(m) answers what choose answers and leaves the generator in the same
+ * state (random: up to 64 rejection draws over 200 machines, often all missing); a machine
+ * the task does not fit is LT_EINVAL. */
+static void test_policy_choose_sole_equals_choose(void **state)
+{
+    enum { N = 200 };
+    struct lt_machine_spec ms[N];
+    char names[N][8];
+
+    (void)state;
+    for (size_t i = 0; i < N; i++) {
+        snprintf(names[i], sizeof(names[i]), "m%zu", i);
+        ms[i] = (struct lt_machine_spec){names[i], {1.0, 1.0, 1.0}};
+    }
+    for (size_t i = 0; i < lt_policy_count(); i++) {
+        const struct lt_policy *p = lt_policy_at(i);
+        struct lt_cluster *c = make(ms, N, 3);
+        struct lt_task load = task(0, 0.6, 0.6, 0.6), t = task(1, 0.5, 0.5, 0.5);
+        struct lt_rng a, b;
+        struct lt_err err;
+        size_t pid[N], m = 37, x, y;
+
+        lt_err_init(&err, NULL);
+        attach(p, c);
+        for (size_t k = 0; k < N; k++)
+            assert_int_equal(lt_cluster_place(c, k, &load, 0, &pid[k], &err), 0);
+        assert_int_equal(lt_cluster_remove(c, pid[m], &err), 0);
+        for (uint64_t seed = 1; seed <= 40; seed++) {
+            lt_rng_init(&a, seed, LT_RNG_POLICY);
+            b = a;
+            assert_int_equal(lt_policy_choose(p, c, &t, &a, &x, &err), 0);
+            assert_int_equal(lt_policy_choose_sole(p, c, &t, m, &b, &y, &err), 0);
+            assert_int_equal(x, m);
+            assert_int_equal(y, m);
+            assert_memory_equal(&a, &b, sizeof(a));
+        }
+        assert_int_equal(lt_policy_choose_sole(p, c, &t, m + 1, &b, &y, &err), LT_EINVAL);
+        assert_true(contains(err.text, "does not fit machine 38"));
+        lt_cluster_free(c);
+    }
+}
+
 static void test_policy_empty_cluster_gives_no_machine(void **state)
 {
     struct lt_cluster_spec spec = {NULL, 0, {1.0, 1.0, 1.0}, 1};
@@ -667,6 +710,7 @@ int main(void)
         cmocka_unit_test(test_policy_rejects_null_arguments),
         cmocka_unit_test(test_policy_task_that_fits_nowhere_is_no_machine),
         cmocka_unit_test(test_policy_never_chooses_offline_machine),
+        cmocka_unit_test(test_policy_choose_sole_equals_choose),
         cmocka_unit_test(test_policy_empty_cluster_gives_no_machine),
         cmocka_unit_test(test_policy_scores_best_breaks_ties_by_lowest_machine_index),
         cmocka_unit_test(test_policy_random_without_rng_is_einval),
