@@ -65,6 +65,10 @@ struct lt_slot_params {
      * the server, queue and event heaps, the class lists) after every event; the run stops
      * with LT_EINVAL naming the first broken one. O(tasks + servers) an event. */
     bool check;
+    /* Tests of the checker itself (0: off): with check on, before the first check at which it
+     * can, break one structure on purpose, so the check must fail: 1 the Fenwick tree, 2 a
+     * server's heap, 3 the event heap, 4 a class list, 5 the central queue, 6 free_total. */
+    int check_break;
 };
 
 /* Defaults: priority order, mrs, non-resume, no threshold, random slots, SLP, 30 s, no

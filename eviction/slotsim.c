@@ -116,6 +116,7 @@ struct sim {
     struct lt_rng slot_rng, evict_rng, mem_rng;
     double max_core; /* the largest core capacity, cpu / cores (T_x^min, A26) */
     struct lt_slot_summary *sum;
+    bool broken; /* lt_slot_params.check_break done */
 };
 
 /* ---- the central queue ---- */
@@ -793,6 +794,9 @@ static int check(const struct lt_slot_params *p, const struct lt_slot_task *task
         return lt_err_set(err, LT_EINVAL, 0, 0,
                           "slot simulator: horizon %g must be >= 0 and V's a (%g) finite",
                           p->horizon, p->v_a);
+    if (p->check_break < 0 || p->check_break > 6)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "slot simulator: check_break %d is not 0..6",
+                          p->check_break);
     if (!(p->wake_s >= 0.0) || !isfinite(p->wake_s))
         return lt_err_set(err, LT_EINVAL, 0, 0, "slot simulator: wake-up time %g is not >= 0",
                           p->wake_s);
@@ -1082,10 +1086,70 @@ static int servers_build(struct sim *m)
     return 0;
 }
 
-/* Runs sim_check after an event when the parameters ask for it. */
-static int maybe_check(const struct sim *m, struct lt_err *err)
+/* lt_slot_params.check_break: breaks structure `what` of m if it can now (true), as a bug
+ * would, so that the checker's next run must fail. */
+static bool break_one(struct sim *m, int what)
 {
-    return m->p->check ? sim_check(m, err) : 0;
+    switch (what) {
+    case 1: /* a free slot the Fenwick tree counts at server 0 but the server does not have */
+        fen_add(m, 0, 1);
+        return true;
+    case 2: /* two heap entries of a server swapped without their positions */
+        for (uint32_t si = 0; si < m->ns; si++) {
+            struct srv *s = &m->s[si];
+            if (s->n >= 2) {
+                uint32_t x = s->heap[0];
+                s->heap[0] = s->heap[1];
+                s->heap[1] = x;
+                return true;
+            }
+        }
+        return false;
+    case 3: /* a later event moved to the root */
+        for (size_t j = 1; j < m->ev.n; j++) {
+            if (ev_before(m, &m->ev.a[0], &m->ev.a[j])) {
+                struct sev x = m->ev.a[0];
+                m->ev.a[0] = m->ev.a[j];
+                m->ev.a[j] = x;
+                return true;
+            }
+        }
+        return false;
+    case 4: /* a class counting one task more than it lists */
+        for (int c = 0; c < N_CLASSES; c++) {
+            if (m->cnt[c] > 0) {
+                m->cnt[c]++;
+                return true;
+            }
+        }
+        return false;
+    case 5: /* a later task moved to the root of the central queue */
+        for (size_t j = 1; j < m->q.n; j++) {
+            if (q_before(m, &m->q.a[0], &m->q.a[j])) {
+                uint32_t x = m->q.a[0];
+                m->q.a[0] = m->q.a[j];
+                m->q.a[j] = x;
+                return true;
+            }
+        }
+        return false;
+    case 6:
+        m->free_total++;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Runs sim_check after an event when the parameters ask for it (breaking a structure first,
+ * once, under check_break). */
+static int maybe_check(struct sim *m, struct lt_err *err)
+{
+    if (!m->p->check)
+        return 0;
+    if (m->p->check_break != 0 && !m->broken)
+        m->broken = break_one(m, m->p->check_break);
+    return sim_check(m, err);
 }
 
 /* The event loop: server events and arrivals in time order, then a scheduling round per

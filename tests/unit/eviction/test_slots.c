@@ -696,6 +696,53 @@ static void test_policies_by_name(void **state)
     assert_int_equal(lt_slot_memory_set(&p, NULL, &err), LT_ENOTFOUND);
 }
 
+/* The checker can fail: each structure it covers, broken on purpose mid-run
+ * (lt_slot_params.check_break), stops the run with LT_EINVAL naming that structure; the same
+ * run unbroken passes. Two D servers of 4 slots, 40 tasks of three priorities arriving faster
+ * than they finish, so that servers hold several tasks, tasks queue and evictions happen. */
+static void test_checker_catches_each_broken_structure(void **state)
+{
+    static const char *const want[] = {NULL,    "Fenwick tree",  "is not its own", "event heap",
+                                       "class", "central queue", "free_total"};
+    struct lt_slot_config cfg;
+    struct lt_slot_params p;
+    struct lt_slot_task t[40];
+    struct lt_slot_outcome out[40];
+    struct lt_slot_summary sum;
+
+    (void)state;
+    one_server(&cfg, 4);
+    cfg.g[0].count = 2;
+    for (int k = 0; k < 40; k++)
+        t[k] = (struct lt_slot_task){k,
+                                     k % 3 == 0   ? 9
+                                     : k % 3 == 1 ? 4
+                                                  : 0,
+                                     0.5 * k, 3.0 + k % 5, 0.0};
+    for (int what = 0; what <= 6; what++) {
+        struct lt_err err;
+        int rc;
+
+        lt_slot_params_default(&p, &cfg);
+        p.sleep = false;
+        p.check = true;
+        p.check_break = what;
+        lt_err_init(&err, NULL);
+        rc = lt_slot_run(&p, t, 40, out, &sum, &err);
+        if (what == 0) {
+            assert_int_equal(rc, 0);
+            continue;
+        }
+        if (rc != LT_EINVAL || strstr(err.text, want[what]) == NULL) {
+            print_error("check_break %d: rc %d, '%s' (want '%s')\n", what, rc, err.text,
+                        want[what]);
+            fail();
+        }
+    }
+    p.check_break = 7;
+    assert_int_equal(lt_slot_run(&p, t, 40, out, &sum, NULL), LT_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -712,6 +759,7 @@ int main(void)
         cmocka_unit_test(test_chapter_7_orderings_on_w_e),
         cmocka_unit_test(test_progress_callback),
         cmocka_unit_test(test_policies_by_name),
+        cmocka_unit_test(test_checker_catches_each_broken_structure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
