@@ -7,14 +7,14 @@
  * first_part. Parts are then opened one at a time and read GZ_INBUF bytes a read(2); a part
  * is gzip when it starts with gzip's magic bytes, and its name must agree (.csv.gz or .csv).
  *
- * Reading: zlib's inflate (gzip members, one after another as gzread would) decompresses
- * straight into one BUF_CHUNK block of our buffer, and lines are cut with memchr, so each
- * byte is touched by inflate, the CRC, memchr and the field parser and by nothing else. The
- * CRC-32 of each member is ours (crc32.c, carry-less multiplication where the CPU has it:
- * zlib's own cost about a tenth of the replay's instructions), with zlib's check turned off
- * (inflateValidate) and the member's trailer, CRC and length, compared here. A line cut by
- * the block end is moved to the front of the buffer before the next read; a line longer than
- * TR_MAX_LINE is an error (the longest line in the samples is 160 bytes).
+ * Reading: ISA-L's isal_inflate (igzip) with gzip framing (ISAL_GZIP) decompresses straight
+ * into one BUF_CHUNK block of our buffer, and lines are cut with memchr, so each byte is touched
+ * by inflate (which computes the CRC-32 as it writes), memchr and the field parser and by
+ * nothing else. ISA-L parses each member's header and checks its trailer, CRC-32 and length,
+ * itself; at a member's end (ISAL_BLOCK_FINISH) the state is reset and the next member, if the
+ * bytes after it start one, read the same way, as gzread would. A line cut by the block end is
+ * moved to the front of the buffer before the next read; a line longer than TR_MAX_LINE is an
+ * error (the longest line in the samples is 160 bytes).
  *
  * Errors: a truncated gzip (the input ends inside a member), corrupt deflate data, or a
  * member whose CRC or length does not match its trailer is named LT_EIO with the part; the
@@ -40,16 +40,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <zlib.h>
+#include <isa-l/igzip_lib.h>
 
-#include "trace/crc32.h"
 #include "lt_mem.h"
 
 /* Longest line accepted. Real lines are at most 160 bytes (three 44-byte hashes in
  * job_events); 64 KiB bounds the carry-over copy and catches a file that is not a trace. */
 #define TR_MAX_LINE (64 * 1024)
 
-/* Text bytes made per fill: large enough that the per-call overhead of zlib and the
+/* Text bytes made per fill: large enough that the per-call overhead of inflate and the
  * carry-over of the cut line vanish, small enough to stay in L2. */
 #define BUF_CHUNK (1024 * 1024)
 
@@ -69,24 +68,19 @@ struct part {
 
 struct tr_reader {
     enum tr_table table;
-    bool skip_bad;         /* opts->skip_bad_lines */
-    struct part *parts;    /* owned; the parts to read, in order */
-    size_t n_parts;        /* >= 1 */
-    size_t cur;            /* index of the open part (or of the last one when done) */
-    int fd;                /* the open part; -1 before the first and after the last */
-    bool gzip;             /* the open part is gzip (inflated), not plain text (copied) */
-    bool zs_live;          /* zs is initialised (inflateEnd owed) */
-    bool member_end;       /* the last gzip member read has ended; another may follow */
-    z_stream zs;           /* inflate over in; next_in/avail_in are the unread input also for
-                            * plain parts */
-    unsigned char *in;     /* owned; GZ_INBUF bytes of the part as read */
-    bool in_eof;           /* read(2) has returned 0 for the open part */
-    uint64_t in_read;      /* bytes of the open part read so far */
-    unsigned char tail[8]; /* the last (up to 8) input bytes consumed before in[0]: a member's
-                            * trailer may straddle two reads */
-    size_t n_tail;
-    uint32_t crc;         /* CRC-32 of the current member's output so far */
-    uint32_t isize;       /* and its length, modulo 2^32 */
+    bool skip_bad;                /* opts->skip_bad_lines */
+    struct part *parts;           /* owned; the parts to read, in order */
+    size_t n_parts;               /* >= 1 */
+    size_t cur;                   /* index of the open part (or of the last one when done) */
+    int fd;                       /* the open part; -1 before the first and after the last */
+    bool gzip;                    /* the open part is gzip (inflated), not plain text (copied) */
+    bool member_end;              /* the last gzip member read has ended; another may follow */
+    struct inflate_state *st;     /* owned (the first gzip part allocates it); ISA-L's inflate */
+    unsigned char *in;            /* owned; GZ_INBUF bytes of the part as read */
+    const unsigned char *next_in; /* the unread input: next_in[0..avail_in-1], within in */
+    size_t avail_in;
+    bool in_eof;          /* read(2) has returned 0 for the open part */
+    uint64_t in_read;     /* bytes of the open part read so far */
     bool done;            /* every part has been read */
     char *buf;            /* owned; BUF_CHUNK + TR_MAX_LINE bytes */
     size_t pos;           /* first unread byte in buf */
@@ -339,33 +333,15 @@ static int select_parts(const char *dir, struct part *parts, size_t *n, const st
     return 0;
 }
 
-/* Keeps the last (up to 8) bytes of what has been consumed before p[n]. */
-static void keep_tail(struct tr_reader *r, const unsigned char *p, size_t n)
-{
-    if (n >= sizeof(r->tail)) {
-        memcpy(r->tail, p + n - sizeof(r->tail), sizeof(r->tail));
-        r->n_tail = sizeof(r->tail);
-        return;
-    }
-    if (r->n_tail + n > sizeof(r->tail)) {
-        size_t drop = r->n_tail + n - sizeof(r->tail);
-        memmove(r->tail, r->tail + drop, r->n_tail - drop);
-        r->n_tail -= drop;
-    }
-    memcpy(r->tail + r->n_tail, p, n);
-    r->n_tail += n;
-}
-
-/* Moves the unread input to the front of in (keeping the tail of what was consumed) and
- * reads more of the part after it; sets in_eof when the part has no more. */
+/* Moves the unread input to the front of in and reads more of the part after it; sets in_eof
+ * when the part has no more. */
 static int in_fill(struct tr_reader *r, struct lt_err *err)
 {
-    size_t used = (size_t)(r->zs.next_in - r->in), rest = r->zs.avail_in;
+    size_t rest = r->avail_in;
     ssize_t got;
 
-    keep_tail(r, r->in, used);
-    memmove(r->in, r->zs.next_in, rest);
-    r->zs.next_in = r->in;
+    memmove(r->in, r->next_in, rest);
+    r->next_in = r->in;
     do
         got = read(r->fd, r->in + rest, GZ_INBUF - rest);
     while (got < 0 && errno == EINTR);
@@ -374,26 +350,18 @@ static int in_fill(struct tr_reader *r, struct lt_err *err)
                            strerror(errno));
     if (got == 0)
         r->in_eof = true;
-    r->zs.avail_in = (uInt)(rest + (size_t)got);
+    r->avail_in = rest + (size_t)got;
     r->in_read += (uint64_t)got;
     return 0;
 }
 
-/* Starts a gzip member at next_in: zlib parses its header and inflates, without its own
- * check (ours is faster; member_check compares it with the trailer). */
-static int member_start(struct tr_reader *r, struct lt_err *err)
+/* Starts a gzip member at next_in: ISA-L parses its header, inflates, and checks its trailer
+ * (ISAL_GZIP survives the reset; it is set again to say so). */
+static void member_start(struct tr_reader *r)
 {
-    int zrc = inflateReset(&r->zs);
-
-    if (zrc == Z_OK)
-        zrc = inflateValidate(&r->zs, 0);
-    if (zrc != Z_OK)
-        return reader_fail(r, err, LT_EIO, r->line + 1, 0, "cannot read trace part (zlib error %d)",
-                           zrc);
-    r->crc = sim_crc32(0, NULL, 0);
-    r->isize = 0;
+    isal_inflate_reset(r->st);
+    r->st->crc_flag = ISAL_GZIP;
     r->member_end = false;
-    return 0;
 }
 
 /* The little-endian 32-bit number at p (gzip's trailer fields). */
@@ -402,28 +370,42 @@ static uint32_t le32(const unsigned char *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* The member that inflate has just ended: its trailer, the 8 input bytes before next_in
- * (little-endian CRC-32, then the length modulo 2^32), against what was inflated. NULL, or
- * what is wrong. */
-static const char *member_check(struct tr_reader *r)
+/* What is wrong when isal_inflate says ISAL_INCORRECT_CHECKSUM. ISA-L compares the member's
+ * trailer (CRC-32 and length as one 64-bit word) with its CRC and length of the output, and
+ * has consumed the input through the trailer: the 8 bytes of the part before the bytes
+ * consumed. They are read again (this is the error path) to say which of the two differs. A
+ * header CRC (FHCRC) that does not match is reported before the member's data. */
+static const char *checksum_fault(const struct tr_reader *r)
 {
-    size_t used = (size_t)(r->zs.next_in - r->in);
+    uint64_t off = r->in_read - r->avail_in;
     unsigned char t[8];
-    uint32_t crc, len;
 
-    if (used >= sizeof(t)) {
-        memcpy(t, r->zs.next_in - sizeof(t), sizeof(t));
-    } else {
-        memcpy(t, r->tail + r->n_tail - (sizeof(t) - used), sizeof(t) - used);
-        memcpy(t + sizeof(t) - used, r->in, used);
-    }
-    crc = le32(t);
-    len = le32(t + 4);
-    if (crc != r->crc)
+    if (r->st->block_state != ISAL_BLOCK_FINISH)
+        return "cannot read trace part: incorrect header check";
+    if (off < sizeof(t) || pread(r->fd, t, sizeof(t), (off_t)(off - sizeof(t))) != sizeof(t))
+        return "cannot read trace part: incorrect data or length check";
+    if (le32(t) != r->st->crc)
         return "cannot read trace part: incorrect data check";
-    if (len != r->isize)
-        return "cannot read trace part: incorrect length check";
-    return NULL;
+    return "cannot read trace part: incorrect length check";
+}
+
+/* isal_inflate's other errors, in words. */
+static const char *inflate_fault(int irc)
+{
+    switch (irc) {
+    case ISAL_INVALID_BLOCK:
+        return "invalid deflate block";
+    case ISAL_INVALID_SYMBOL:
+        return "invalid deflate symbol";
+    case ISAL_INVALID_LOOKBACK:
+        return "invalid distance too far back";
+    case ISAL_INVALID_WRAPPER:
+        return "invalid gzip header";
+    case ISAL_UNSUPPORTED_METHOD:
+        return "unknown compression method";
+    default:
+        return "corrupt gzip data";
+    }
 }
 
 /* Opens part r->cur: reads its first bytes, and says whether it is gzip. */
@@ -438,34 +420,32 @@ static int open_part(struct tr_reader *r, struct lt_err *err)
     r->line = 0;
     r->in_eof = false;
     r->in_read = 0;
-    r->n_tail = 0;
-    r->zs.next_in = r->in;
-    r->zs.avail_in = 0;
+    r->next_in = r->in;
+    r->avail_in = 0;
     r->fd = open(p->path, O_RDONLY | O_CLOEXEC);
     if (r->fd < 0)
         return reader_fail(r, err, LT_EIO, 0, 0, "cannot open trace part: %s", strerror(errno));
     r->counts.parts++;
     do
         rc = in_fill(r, err);
-    while (rc == 0 && r->zs.avail_in < 2 && !r->in_eof);
+    while (rc == 0 && r->avail_in < 2 && !r->in_eof);
     if (rc < 0)
         return rc;
-    r->gzip = r->zs.avail_in >= 2 && r->in[0] == 0x1f && r->in[1] == 0x8b;
-    if (r->zs.avail_in > 0 && r->gzip != p->gz)
+    r->gzip = r->avail_in >= 2 && r->in[0] == 0x1f && r->in[1] == 0x8b;
+    if (r->avail_in > 0 && r->gzip != p->gz)
         return reader_fail(r, err, LT_EIO, 0, 0,
                            p->gz ? "file named .csv.gz is not gzip-compressed"
                                  : "file named .csv is gzip-compressed");
     if (!r->gzip)
         return 0;
-    if (!r->zs_live) {
-        r->zs.zalloc = Z_NULL;
-        r->zs.zfree = Z_NULL;
-        r->zs.opaque = Z_NULL;
-        if (inflateInit2(&r->zs, 16 + MAX_WBITS) != Z_OK) /* gzip only */
+    if (r->st == NULL) {
+        r->st = lt_malloc(sizeof(*r->st));
+        if (r->st == NULL)
             return reader_fail(r, err, LT_ENOMEM, 0, 0, "out of memory opening a trace part");
-        r->zs_live = true;
+        isal_inflate_init(r->st);
     }
-    return member_start(r, err);
+    member_start(r);
+    return 0;
 }
 
 /* Closes the open part. */
@@ -492,17 +472,17 @@ static int fill_from(struct tr_reader *r, unsigned char *dst, size_t want, size_
     *got = 0;
     while (*got < want) {
         size_t room = want - *got;
-        int zrc;
+        int irc;
 
-        if (r->zs.avail_in < 2 && !r->in_eof && (rc = in_fill(r, err)) < 0)
+        if (r->avail_in < 2 && !r->in_eof && (rc = in_fill(r, err)) < 0)
             return rc;
         if (!r->gzip) {
-            size_t k = r->zs.avail_in < room ? r->zs.avail_in : room;
-            memcpy(dst + *got, r->zs.next_in, k);
-            r->zs.next_in += k;
-            r->zs.avail_in -= (uInt)k;
+            size_t k = r->avail_in < room ? r->avail_in : room;
+            memcpy(dst + *got, r->next_in, k);
+            r->next_in += k;
+            r->avail_in -= k;
             *got += k;
-            if (r->zs.avail_in == 0 && r->in_eof) {
+            if (r->avail_in == 0 && r->in_eof) {
                 r->eof = true;
                 break;
             }
@@ -511,47 +491,43 @@ static int fill_from(struct tr_reader *r, unsigned char *dst, size_t want, size_
         if (r->member_end) {
             /* Another member, as gzread reads them; anything else after the last one is
              * ignored, as gzread ignores it. */
-            if (r->zs.avail_in >= 2 && r->zs.next_in[0] == 0x1f && r->zs.next_in[1] == 0x8b) {
-                if ((rc = member_start(r, err)) < 0)
-                    return rc;
+            if (r->avail_in >= 2 && r->next_in[0] == 0x1f && r->next_in[1] == 0x8b) {
+                member_start(r);
                 mstart = *got;
                 continue;
             }
             r->eof = true;
             break;
         }
-        r->zs.next_out = dst + *got;
-        r->zs.avail_out = (uInt)room;
-        zrc = inflate(&r->zs, Z_NO_FLUSH);
-        {
-            size_t made = room - r->zs.avail_out;
-            r->crc = sim_crc32(r->crc, dst + *got, made);
-            r->isize += (uint32_t)made;
-            *got += made;
+        /* GZ_INBUF and BUF_CHUNK + TR_MAX_LINE fit ISA-L's 32-bit counts. */
+        r->st->next_in = (uint8_t *)(uintptr_t)r->next_in;
+        r->st->avail_in = (uint32_t)r->avail_in;
+        r->st->next_out = dst + *got;
+        r->st->avail_out = (uint32_t)room;
+        irc = isal_inflate(r->st);
+        r->next_in = r->st->next_in;
+        r->avail_in = r->st->avail_in;
+        *got += room - r->st->avail_out;
+        if (irc == ISAL_INCORRECT_CHECKSUM) {
+            r->bad_end = checksum_fault(r);
+            *got = mstart;
+            r->eof = true;
+            break;
         }
-        if (zrc == Z_STREAM_END) {
-            r->bad_end = member_check(r);
-            if (r->bad_end != NULL) {
-                *got = mstart;
-                r->eof = true;
-                break;
-            }
-            r->member_end = true;
-            continue;
-        }
-        if (zrc == Z_OK || zrc == Z_BUF_ERROR) {
-            if (r->zs.avail_in == 0 && r->in_eof && r->zs.avail_out > 0) {
-                /* Room for more, no input left, and the member has not ended: the data ends
-                 * inside it. Hand out the complete lines first, next_line reports it. */
-                r->bad_end = "truncated gzip file (unexpected end of file)";
-                r->eof = true;
-                break;
-            }
-            continue;
-        }
-        if (zrc != Z_OK)
+        if (irc < 0)
             return reader_fail(r, err, LT_EIO, r->line + 1, 0, "cannot read trace part: %s",
-                               r->zs.msg != NULL ? r->zs.msg : "corrupt gzip data");
+                               inflate_fault(irc));
+        if (r->st->block_state == ISAL_BLOCK_FINISH) {
+            r->member_end = true; /* its CRC-32 and length matched */
+            continue;
+        }
+        if (r->avail_in == 0 && r->in_eof && r->st->avail_out > 0) {
+            /* Room for more, no input left, and the member has not ended: the data ends
+             * inside it. Hand out the complete lines first, next_line reports it. */
+            r->bad_end = "truncated gzip file (unexpected end of file)";
+            r->eof = true;
+            break;
+        }
     }
     return 0;
 }
@@ -660,8 +636,7 @@ void tr_close(struct tr_reader *r)
         return;
     if (r->fd >= 0)
         (void)close(r->fd);
-    if (r->zs_live)
-        (void)inflateEnd(&r->zs);
+    lt_free(r->st);
     free_parts(r->parts, r->n_parts);
     lt_free(r->buf);
     lt_free(r->in);
@@ -818,7 +793,7 @@ uint64_t tr_bytes_read(const struct tr_reader *r)
     uint64_t now = r->bytes_done;
 
     if (r->fd >= 0)
-        now += r->in_read - r->zs.avail_in;
+        now += r->in_read - r->avail_in;
     return now;
 }
 

@@ -10,8 +10,9 @@
  *   tr_parse_*_line  pure functions: one line (without its newline) -> one row, or an error
  *                    naming the 1-based column and what was wrong. No allocation, no I/O;
  *                    bounded by the line length (the fuzz target drives them).
- *   struct tr_reader one table: finds and orders the parts, decompresses them (zlib gzread;
- *                    plain .csv too), splits lines, parses them, checks that timestamps never
+ *   struct tr_reader one table: finds and orders the parts, decompresses them (ISA-L's
+ *                    isal_inflate, each gzip member's CRC-32 and length checked; plain .csv
+ *                    too), splits lines, parses them, checks that timestamps never
  *                    go backwards (within a part and across parts), counts rows per event
  *                    type, and reports errors as "PART:LINE:COLUMN: message". With
  *                    skip_bad_lines a bad line is counted (and the first few remembered)

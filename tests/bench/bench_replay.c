@@ -1,11 +1,15 @@
-/* bench_replay.c -- replay benchmark: sim_replay_run on real trace parts against zcat.
+/* bench_replay.c -- replay benchmark: sim_replay_run on real trace parts against zcat and igzip.
  *
  * What: for each policy, the whole replay engine (machine_events read whole, pass 1 over
  * task_events, job_events counted, pass 2 placing every task with lt_policy_choose) runs on
  * --trace DIR without output files, --repeat times; the median wall time, the median CPU
- * time (getrusage) and the peak RSS are reported. Next to it, in the same run, `zcat` is
- * timed decompressing the same task_events parts to /dev/null (median of 3 runs), and the
- * ratio of the two row rates is reported: issue 5 asks for lotus' rows/s >= 0.33 x zcat's.
+ * time (getrusage) and the peak RSS are reported. Next to it, in the same run, `zcat` and
+ * ISA-L's `igzip -dc` are timed decompressing the same task_events parts to /dev/null (median
+ * of 3 runs each), and the ratios of the row rates are reported: issue 5 asks for lotus'
+ * rows/s >= 0.33 x zcat's. Before the policies, one "inflate" line times decompression
+ * alone, in this process, of the same parts into a 1 MiB buffer (read 256 KiB at a time, as
+ * the reader does): ISA-L's isal_inflate, which the reader uses, against zlib's inflate, both
+ * checking each member's CRC-32 and length (median of INFLATE_REPEAT runs each).
  *
  * Why a child process per replay: the replay runs in-process, and ru_maxrss only grows, so
  * each run is forked off. The child measures its own wall and CPU time around
@@ -48,11 +52,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <isa-l/igzip_lib.h>
 #include <zlib.h>
 
 #include "bench_util.h"
@@ -74,7 +80,8 @@
 #define DEFAULT_REPEAT   3
 #define RATIOS_REPEAT    5
 #define MAX_REPEAT       101
-#define ZCAT_REPEAT      3 /* zcat runs per policy; the median is used */
+#define ZCAT_REPEAT      3 /* zcat (and igzip) runs per policy; the median is used */
+#define INFLATE_REPEAT   5 /* in-process decompressions per library; the median is used */
 
 /* The run's engine settings, as the issue fixes them: no files, 1 GiB of cached rows,
  * a time-series sample every 300 s. NO_CACHE_BYTES = 1 keeps no row (each costs more). */
@@ -107,6 +114,8 @@ struct parts {
     char **path;   /* owned, each owned; sorted by name (= part order) */
     size_t n;      /* parts */
     uint64_t rows; /* lines of the decompressed parts (counted with zlib, untimed) */
+    uint64_t text; /* bytes of the decompressed parts (the same count) */
+    uint64_t gz;   /* bytes of the parts as stored */
 };
 
 /* What a replay child sends back through its pipe. */
@@ -132,9 +141,10 @@ static void usage(FILE *f)
           "       [--help]\n"
           "\n"
           "Replays a Google 2011 trace directory with sim_replay_run (no output files) for\n"
-          "each policy and times zcat on the same task_events parts in the same run.\n"
-          "Prints one JSON line per policy on stdout; exits 1 if a replay or zcat fails or\n"
-          "repeats disagree, 2 on a bad option.\n"
+          "each policy and times zcat and igzip -dc on the same task_events parts in the\n"
+          "same run, and ISA-L's inflate against zlib's on them. Prints one JSON line for the\n"
+          "inflate timing and one per policy on stdout; exits 1 if a replay, zcat, igzip or\n"
+          "an inflate fails or repeats disagree, 2 on a bad option.\n"
           "\n"
           "  --policy LIST   comma-separated policy names (default " DEFAULT_POLICIES ")\n"
           "  --trace DIR     trace directory (default " BENCH_TRACE_DIR ")\n"
@@ -299,12 +309,15 @@ static int parts_count_rows(struct parts *p)
         fprintf(stderr, PROG ": out of memory\n");
         return -1;
     }
-    p->rows = 0;
+    p->rows = p->text = p->gz = 0;
     for (size_t i = 0; rc == 0 && i < p->n; i++) {
         gzFile f = gzopen(p->path[i], "rb");
         char last = '\n';
+        struct stat st;
         int n;
 
+        if (stat(p->path[i], &st) == 0)
+            p->gz += (uint64_t)st.st_size;
         if (f == NULL) {
             fprintf(stderr, PROG ": cannot open '%s'\n", p->path[i]);
             rc = -1;
@@ -314,6 +327,7 @@ static int parts_count_rows(struct parts *p)
             for (const char *s = buf, *end = buf + n; (s = memchr(s, '\n', (size_t)(end - s))); s++)
                 p->rows++;
             last = buf[n - 1];
+            p->text += (uint64_t)n;
         }
         gzclose(f);
         if (n < 0) {
@@ -333,13 +347,14 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Runs `zcat PART... > /dev/null` once; *seconds is its wall time from spawn to reaped.
- * 0, or -1 after printing. */
-static int zcat_once(const struct parts *p, double *seconds)
+/* Runs `TOOL [FLAG] PART... > /dev/null` once (tool "zcat", or "igzip" with "-dc");
+ * *seconds is its wall time from spawn to reaped. 0, or -1 after printing. */
+static int tool_once(const struct parts *p, const char *tool, const char *flag, double *seconds)
 {
-    char zcat_name[] = "zcat"; /* argv wants char *, not a string literal */
+    char name[16], fl[8]; /* argv wants char *, not a string literal */
     posix_spawn_file_actions_t fa;
-    char **argv = lt_calloc(p->n + 2, sizeof(*argv));
+    char **argv = lt_calloc(p->n + 3, sizeof(*argv));
+    size_t k = 0;
     int rc, status;
     pid_t pid;
     double t0;
@@ -348,13 +363,18 @@ static int zcat_once(const struct parts *p, double *seconds)
         fprintf(stderr, PROG ": out of memory\n");
         return -1;
     }
-    argv[0] = zcat_name;
+    snprintf(name, sizeof(name), "%s", tool);
+    argv[k++] = name;
+    if (flag != NULL) {
+        snprintf(fl, sizeof(fl), "%s", flag);
+        argv[k++] = fl;
+    }
     for (size_t i = 0; i < p->n; i++)
-        argv[i + 1] = p->path[i];
+        argv[k++] = p->path[i];
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
     t0 = now_s();
-    rc = posix_spawnp(&pid, "zcat", &fa, NULL, argv, environ);
+    rc = posix_spawnp(&pid, tool, &fa, NULL, argv, environ);
     if (rc == 0 && waitpid(pid, &status, 0) == pid)
         *seconds = now_s() - t0;
     else if (rc == 0)
@@ -362,11 +382,11 @@ static int zcat_once(const struct parts *p, double *seconds)
     posix_spawn_file_actions_destroy(&fa);
     lt_free(argv);
     if (rc != 0) {
-        fprintf(stderr, PROG ": cannot run 'zcat': %s\n", strerror(rc));
+        fprintf(stderr, PROG ": cannot run '%s': %s\n", tool, strerror(rc));
         return -1;
     }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        fprintf(stderr, PROG ": 'zcat' on the parts of '%s' failed (status %d)\n", p->path[0],
+        fprintf(stderr, PROG ": '%s' on the parts of '%s' failed (status %d)\n", tool, p->path[0],
                 status);
         return -1;
     }
@@ -386,16 +406,207 @@ static double median(double *v, size_t n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* Median wall time of ZCAT_REPEAT zcat runs. 0, or -1 after printing. */
-static int zcat_median(const struct parts *p, double *seconds)
+/* Median wall time of ZCAT_REPEAT runs of tool_once. 0, or -1 after printing. */
+static int tool_median(const struct parts *p, const char *tool, const char *flag, double *seconds)
 {
     double t[ZCAT_REPEAT];
 
     for (size_t i = 0; i < ZCAT_REPEAT; i++)
-        if (zcat_once(p, &t[i]) < 0)
+        if (tool_once(p, tool, flag, &t[i]) < 0)
             return -1;
     *seconds = median(t, ZCAT_REPEAT);
     return 0;
+}
+
+/* Prints s as a JSON string. */
+static void json_str(const char *s)
+{
+    putchar('"');
+    for (; *s != '\0'; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
+}
+
+/* ---- decompression alone: ISA-L against zlib ---- */
+
+/* Buffers of one in-process decompression: the reader's sizes (trace.c). */
+#define INF_IN  (256 * 1024)
+#define INF_OUT (1024 * 1024)
+
+/* One library's inflate over a whole part, one member after another. */
+struct inflater {
+    const char *name;
+    /* start: readies st for a member. step: inflates next_in[0..*avail_in) into
+     * out[0..INF_OUT), updating next_in, avail_in and *made; 1 at the member's end (its
+     * CRC-32 and length checked), 0 for more, -1 on an error. */
+    void (*start)(void *st);
+    int (*step)(void *st, const unsigned char **next_in, size_t *avail_in, unsigned char *out,
+                size_t *made);
+};
+
+static void isal_start(void *st)
+{
+    isal_inflate_reset(st);
+    ((struct inflate_state *)st)->crc_flag = ISAL_GZIP;
+}
+
+static int isal_step(void *st, const unsigned char **next_in, size_t *avail_in, unsigned char *out,
+                     size_t *made)
+{
+    struct inflate_state *s = st;
+
+    s->next_in = (uint8_t *)(uintptr_t)*next_in;
+    s->avail_in = (uint32_t)*avail_in;
+    s->next_out = out;
+    s->avail_out = INF_OUT;
+    if (isal_inflate(s) != ISAL_DECOMP_OK)
+        return -1;
+    *next_in = s->next_in;
+    *avail_in = s->avail_in;
+    *made = INF_OUT - s->avail_out;
+    return s->block_state == ISAL_BLOCK_FINISH;
+}
+
+static void zlib_start(void *st)
+{
+    (void)inflateReset(st);
+}
+
+static int zlib_step(void *st, const unsigned char **next_in, size_t *avail_in, unsigned char *out,
+                     size_t *made)
+{
+    z_stream *z = st;
+    int zrc;
+
+    z->next_in = (Bytef *)(uintptr_t)*next_in;
+    z->avail_in = (uInt)*avail_in;
+    z->next_out = out;
+    z->avail_out = INF_OUT;
+    zrc = inflate(z, Z_NO_FLUSH);
+    if (zrc != Z_OK && zrc != Z_STREAM_END && zrc != Z_BUF_ERROR)
+        return -1;
+    *next_in = z->next_in;
+    *avail_in = z->avail_in;
+    *made = INF_OUT - z->avail_out;
+    return zrc == Z_STREAM_END;
+}
+
+/* Decompresses one part with inf into out, adding the bytes made to *text. 0, or -1. */
+static int inflate_part(const struct inflater *inf, void *st, const char *path, unsigned char *in,
+                        unsigned char *out, uint64_t *text)
+{
+    const unsigned char *next = in;
+    size_t avail = 0, made;
+    bool eof = false, in_member = true;
+    int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+
+    if (fd < 0)
+        return -1;
+    inf->start(st);
+    while (rc == 0) {
+        if (avail < 2 && !eof) {
+            ssize_t got;
+            memmove(in, next, avail);
+            next = in;
+            got = read(fd, in + avail, INF_IN - avail);
+            if (got < 0) {
+                rc = -1;
+                break;
+            }
+            eof = got == 0;
+            avail += (size_t)got;
+        }
+        if (!in_member) {
+            if (avail < 2 || next[0] != 0x1f || next[1] != 0x8b)
+                break; /* the end, or bytes that start no member: ignored, as the reader does */
+            inf->start(st);
+            in_member = true;
+        }
+        rc = inf->step(st, &next, &avail, out, &made);
+        *text += made;
+        if (rc == 1) {
+            in_member = false;
+            rc = 0;
+        } else if (rc == 0 && avail == 0 && eof && made == 0) {
+            rc = -1; /* truncated */
+        }
+    }
+    close(fd);
+    return rc;
+}
+
+/* Median wall time of INFLATE_REPEAT decompressions of every part with inf; each must make
+ * p->text bytes. 0, or -1 after printing. */
+static int inflate_median(const struct parts *p, const struct inflater *inf, void *st,
+                          double *seconds)
+{
+    unsigned char *in = lt_malloc(INF_IN), *out = lt_malloc(INF_OUT);
+    double t[INFLATE_REPEAT];
+    int rc = in != NULL && out != NULL ? 0 : -1;
+
+    for (size_t k = 0; rc == 0 && k < INFLATE_REPEAT; k++) {
+        uint64_t text = 0;
+        double t0 = now_s();
+        for (size_t i = 0; rc == 0 && i < p->n; i++)
+            if (inflate_part(inf, st, p->path[i], in, out, &text) < 0) {
+                fprintf(stderr, PROG ": %s cannot decompress '%s'\n", inf->name, p->path[i]);
+                rc = -1;
+            }
+        t[k] = now_s() - t0;
+        if (rc == 0 && text != p->text) {
+            fprintf(stderr, PROG ": %s made %" PRIu64 " bytes, zlib's gzread %" PRIu64 "\n",
+                    inf->name, text, p->text);
+            rc = -1;
+        }
+    }
+    lt_free(in);
+    lt_free(out);
+    if (rc == 0)
+        *seconds = median(t, INFLATE_REPEAT);
+    return rc;
+}
+
+/* Times ISA-L's and zlib's inflate on the parts and prints the "inflate" JSON line. 0, or -1
+ * after printing. */
+static int run_inflate(const struct opts *o, const struct parts *p)
+{
+    static const struct inflater isal = {"ISA-L", isal_start, isal_step};
+    static const struct inflater zlib = {"zlib", zlib_start, zlib_step};
+    struct inflate_state *is = lt_malloc(sizeof(*is));
+    z_stream zs;
+    double ts, tz;
+    int rc;
+
+    memset(&zs, 0, sizeof(zs));
+    if (is == NULL || inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) {
+        fprintf(stderr, PROG ": out of memory\n");
+        lt_free(is);
+        return -1;
+    }
+    isal_inflate_init(is);
+    fprintf(stderr, PROG ": inflate x%d with ISA-L and with zlib\n", INFLATE_REPEAT);
+    rc = inflate_median(p, &isal, is, &ts);
+    if (rc == 0)
+        rc = inflate_median(p, &zlib, &zs, &tz);
+    (void)inflateEnd(&zs);
+    lt_free(is);
+    if (rc < 0)
+        return -1;
+    printf("{\"bench\":\"inflate\",\"trace\":");
+    json_str(o->trace);
+    printf(",\"parts\":%zu,\"gz_bytes\":%" PRIu64 ",\"text_bytes\":%" PRIu64 ",\"rows\":%" PRIu64,
+           p->n, p->gz, p->text, p->rows);
+    printf(",\"isal_seconds\":%.4f,\"isal_mb_per_s\":%.0f,\"zlib_seconds\":%.4f"
+           ",\"zlib_mb_per_s\":%.0f,\"ratio_isal_vs_zlib\":%.3f,\"repeat\":%d}\n",
+           ts, (double)p->text / ts / 1e6, tz, (double)p->text / tz / 1e6, tz / ts, INFLATE_REPEAT);
+    return fflush(stdout) == 0 ? 0 : -1;
 }
 
 /* ---- the replay, in a child ---- */
@@ -571,6 +782,7 @@ static int run_series(const struct opts *o, const struct run_spec *rs, unsigned 
 /* Everything measured for one policy. */
 struct measured {
     double zcat_s;       /* median zcat wall time */
+    double igzip_s;      /* median igzip -dc wall time */
     struct summary c;    /* the timed replays, 1 GiB row cache */
     struct summary nc;   /* the same without the cache */
     struct run_out half; /* one replay without the cache, first half of the window */
@@ -612,22 +824,6 @@ static void rss_extrapolate(const struct measured *m, struct rss_model *x)
                        (x->per_task_rss > x->per_task_rec ? x->per_task_rss : x->per_task_rec);
 }
 
-/* Prints s as a JSON string. */
-static void json_str(const char *s)
-{
-    putchar('"');
-    for (; *s != '\0'; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            printf("\\%c", c);
-        else if (c < 0x20)
-            printf("\\u%04x", c);
-        else
-            putchar(c);
-    }
-    putchar('"');
-}
-
 /* Prints the JSON line of one policy (docs/benchmarks.md lists the keys, in this order). */
 static void report(const struct opts *o, const struct lt_policy *pol, const struct parts *p,
                    const struct measured *m)
@@ -636,7 +832,7 @@ static void report(const struct opts *o, const struct lt_policy *pol, const stru
     double rows = (double)r->task_rows;
     double events = rows + (double)r->machine_rows + (double)r->completions;
     double rate = rows / r->seconds, rate_nc = rows / m->nc.out.seconds;
-    double zrate = (double)p->rows / m->zcat_s;
+    double zrate = (double)p->rows / m->zcat_s, irate = (double)p->rows / m->igzip_s;
     struct rss_model x;
 
     rss_extrapolate(m, &x);
@@ -650,8 +846,10 @@ static void report(const struct opts *o, const struct lt_policy *pol, const stru
            r->seconds, r->cpu_seconds, rate, events / r->seconds);
     printf(",\"peak_rss_kb\":%ld,\"zcat_seconds\":%.3f,\"zcat_rows_per_s\":%.0f", m->c.peak_rss_kb,
            m->zcat_s, zrate);
-    printf(",\"ratio_vs_zcat\":%.3f,\"extrapolated_full_trace_s\":%.1f", rate / zrate,
-           FULL_TRACE_ROWS / rate);
+    printf(",\"ratio_vs_zcat\":%.3f", rate / zrate);
+    printf(",\"igzip_seconds\":%.3f,\"igzip_rows_per_s\":%.0f,\"ratio_vs_igzip\":%.3f", m->igzip_s,
+           irate, rate / irate);
+    printf(",\"extrapolated_full_trace_s\":%.1f", FULL_TRACE_ROWS / rate);
     printf(",\"tasks_completed\":%" PRIu64 ",\"placements\":%" PRIu64, r->completed, r->placements);
     /* Beyond the issue's keys: the repeat count, zcat's rows and the extrapolations. */
     printf(",\"repeat\":%u,\"zcat_rows\":%" PRIu64 ",\"tasks\":%" PRIu64, o->repeat, p->rows,
@@ -674,7 +872,7 @@ static void report(const struct opts *o, const struct lt_policy *pol, const stru
 /* Trace timestamp of trace second 0 (docs/simulator.md). */
 #define TRACE_ZERO_US (600LL * 1000000LL)
 
-/* zcat, the cached replays, the uncached ones and one uncached replay of the first half of
+/* zcat, igzip, the cached replays, the uncached ones and one uncached replay of the first half of
  * the window, for one policy. 0, or -1 after printing. */
 static int run_policy(const struct opts *o, const struct lt_policy *pol, const struct parts *p)
 {
@@ -682,13 +880,15 @@ static int run_policy(const struct opts *o, const struct lt_policy *pol, const s
     struct run_spec uncached = {pol, NO_CACHE_BYTES, INT64_MAX};
     struct measured m;
 
-    fprintf(stderr, PROG ": %s: zcat x%d, replay x%u, replay without cache x%u + 1\n",
-            lt_policy_name(pol), ZCAT_REPEAT, o->repeat, o->repeat);
-    if (zcat_median(p, &m.zcat_s) < 0 || run_series(o, &cached, o->repeat, NULL, &m.c) < 0 ||
+    fprintf(stderr, PROG ": %s: zcat x%d, igzip x%d, replay x%u, replay without cache x%u + 1\n",
+            lt_policy_name(pol), ZCAT_REPEAT, ZCAT_REPEAT, o->repeat, o->repeat);
+    if (tool_median(p, "zcat", NULL, &m.zcat_s) < 0 ||
+        tool_median(p, "igzip", "-dc", &m.igzip_s) < 0 ||
+        run_series(o, &cached, o->repeat, NULL, &m.c) < 0 ||
         run_series(o, &uncached, o->repeat, &m.c.out, &m.nc) < 0)
         return -1;
     if (m.c.out.task_rows == 0 || m.c.out.tasks == 0 || !(m.c.out.seconds > 0) ||
-        !(m.nc.out.seconds > 0) || !(m.zcat_s > 0)) {
+        !(m.nc.out.seconds > 0) || !(m.zcat_s > 0) || !(m.igzip_s > 0)) {
         fprintf(stderr, PROG ": %s: the replay of '%s' read no task or took no time\n",
                 lt_policy_name(pol), o->trace);
         return -1;
@@ -782,6 +982,8 @@ int main(int argc, char **argv)
     rc = parts_list(o.trace, &p);
     if (rc == 0) {
         rc = parts_count_rows(&p);
+        if (rc == 0)
+            rc = run_inflate(&o, &p);
         for (size_t i = 0; rc == 0 && i < o.n_pol; i++)
             rc = run_policy(&o, o.pol[i], &p);
         parts_release(&p);

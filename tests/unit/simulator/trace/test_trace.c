@@ -658,6 +658,8 @@ static void test_trace_reports_corrupt_gzip_and_misnamed_files(void **state)
     assert_int_equal(fclose(f), 0);
     assert_int_equal(read_all(t->dir, TR_TASK_EVENTS, NULL, &r, &err), LT_EIO);
     assert_string_equal(err.source, path);
+    assert_non_null(strstr(err.text, "cannot read trace part: invalid"));
+    assert_int_equal(err.line, tr_counts(r)->rows + 1);
     tr_close(r);
     lt_free(text);
 
@@ -673,8 +675,10 @@ static void test_trace_reports_corrupt_gzip_and_misnamed_files(void **state)
 }
 
 /* One gzip member of text, stored (no compression, so its size is known in advance), with
- * an extra header field of extra bytes to set that size; returns its length in out. */
-static size_t gz_member(unsigned char *out, size_t cap, const char *text, size_t len, size_t extra)
+ * an extra header field of extra bytes to set that size, and a header CRC (FHCRC) when hcrc;
+ * returns its length in out. */
+static size_t gz_member_h(unsigned char *out, size_t cap, const char *text, size_t len,
+                          size_t extra, bool hcrc)
 {
     static unsigned char pad[65535];
     z_stream zs;
@@ -686,6 +690,7 @@ static size_t gz_member(unsigned char *out, size_t cap, const char *text, size_t
     assert_true(extra <= sizeof(pad));
     h.extra = pad;
     h.extra_len = (uInt)extra;
+    h.hcrc = hcrc;
     assert_int_equal(
         deflateInit2(&zs, Z_NO_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY),
         Z_OK);
@@ -698,6 +703,11 @@ static size_t gz_member(unsigned char *out, size_t cap, const char *text, size_t
     n = cap - zs.avail_out;
     assert_int_equal(deflateEnd(&zs), Z_OK);
     return n;
+}
+
+static size_t gz_member(unsigned char *out, size_t cap, const char *text, size_t len, size_t extra)
+{
+    return gz_member_h(out, cap, text, len, extra, false);
 }
 
 static void put_file(const char *path, const unsigned char *p, size_t n)
@@ -766,6 +776,16 @@ static void test_trace_checks_every_gzip_member(void **state)
         assert_int_equal(read_all(t->dir, TR_TASK_EVENTS, NULL, &r, &err), LT_EIO);
         assert_string_equal(err.text, "cannot read trace part: incorrect data check");
         assert_int_equal(tr_counts(r)->rows, 6000);
+        tr_close(r);
+        /* A third member whose header CRC (FHCRC, after the 10-byte header and XLEN = 0)
+         * does not match. */
+        buf[n - 8] ^= 1;
+        n += gz_member_h(buf + n, cap - n, more, strlen(more), 0, true);
+        buf[n - 8 - 5 - strlen(more) - 2] ^= 1; /* its trailer, a stored block, the CRC */
+        put_file(path, buf, n);
+        assert_int_equal(read_all(t->dir, TR_TASK_EVENTS, NULL, &r, &err), LT_EIO);
+        assert_string_equal(err.text, "cannot read trace part: incorrect header check");
+        assert_int_equal(tr_counts(r)->rows, 6002);
         tr_close(r);
     }
     lt_free(buf);
