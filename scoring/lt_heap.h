@@ -32,6 +32,10 @@
 #include "lt_mem.h"
 #include "lt_vec.h"
 
+/* Every generated function: static inline, and unused ones are no warning (clang warns about an
+ * unused static inline function defined in a .c file, which a macro expansion is). */
+#define LT__HEAP_FN static inline __attribute__((unused))
+
 #define LT_HEAP_NO_MOVED(c, x, k) ((void)(c), (void)(x), (void)(k))
 
 #define LT_HEAP_DEFINE(name, type, ctx, less, moved)                                               \
@@ -39,7 +43,7 @@
         type *a;                                                                                   \
         size_t n, cap;                                                                             \
     };                                                                                             \
-    static inline void name##_up(ctx *c, struct name *h, size_t k)                                 \
+    LT__HEAP_FN void name##_up(ctx *c, struct name *h, size_t k)                                   \
     {                                                                                              \
         type x = h->a[k];                                                                          \
         while (k > 0 && less(c, &x, &h->a[(k - 1) / 2])) {                                         \
@@ -50,7 +54,7 @@
         h->a[k] = x;                                                                               \
         moved(c, &h->a[k], k);                                                                     \
     }                                                                                              \
-    static inline void name##_down(ctx *c, struct name *h, size_t k)                               \
+    LT__HEAP_FN void name##_down(ctx *c, struct name *h, size_t k)                                 \
     {                                                                                              \
         type x = h->a[k];                                                                          \
         for (;;) {                                                                                 \
@@ -68,7 +72,7 @@
         h->a[k] = x;                                                                               \
         moved(c, &h->a[k], k);                                                                     \
     }                                                                                              \
-    LT_MUST_CHECK static inline int name##_push(ctx *c, struct name *h, type x)                    \
+    LT_MUST_CHECK LT__HEAP_FN int name##_push(ctx *c, struct name *h, type x)                      \
     {                                                                                              \
         if (LT_VEC_RESERVE(h->a, h->cap, h->n + 1) != 0)                                           \
             return LT_ENOMEM;                                                                      \
@@ -76,21 +80,21 @@
         name##_up(c, h, h->n++);                                                                   \
         return 0;                                                                                  \
     }                                                                                              \
-    static inline void name##_fix(ctx *c, struct name *h, size_t k)                                \
+    LT__HEAP_FN void name##_fix(ctx *c, struct name *h, size_t k)                                  \
     {                                                                                              \
         if (k > 0 && less(c, &h->a[k], &h->a[(k - 1) / 2]))                                        \
             name##_up(c, h, k);                                                                    \
         else                                                                                       \
             name##_down(c, h, k);                                                                  \
     }                                                                                              \
-    static inline void name##_remove(ctx *c, struct name *h, size_t k)                             \
+    LT__HEAP_FN void name##_remove(ctx *c, struct name *h, size_t k)                               \
     {                                                                                              \
         if (k == --h->n)                                                                           \
             return;                                                                                \
         h->a[k] = h->a[h->n];                                                                      \
         name##_fix(c, h, k);                                                                       \
     }                                                                                              \
-    static inline type name##_pop(ctx *c, struct name *h)                                          \
+    LT__HEAP_FN type name##_pop(ctx *c, struct name *h)                                            \
     {                                                                                              \
         type top = h->a[0];                                                                        \
         if (--h->n > 0) {                                                                          \
@@ -99,14 +103,14 @@
         }                                                                                          \
         return top;                                                                                \
     }                                                                                              \
-    static inline bool name##_ok(ctx *c, const struct name *h)                                     \
+    LT__HEAP_FN bool name##_ok(ctx *c, const struct name *h)                                       \
     {                                                                                              \
         for (size_t k = 1; k < h->n; k++)                                                          \
             if (less(c, &h->a[k], &h->a[(k - 1) / 2]))                                             \
                 return false;                                                                      \
         return true;                                                                               \
     }                                                                                              \
-    static inline void name##_free(struct name *h)                                                 \
+    LT__HEAP_FN void name##_free(struct name *h)                                                   \
     {                                                                                              \
         lt_free(h->a);                                                                             \
         h->a = NULL;                                                                               \
