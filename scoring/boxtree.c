@@ -289,7 +289,7 @@ BOX_CHOOSE(epvm)
 #define DOT_WORDS   (DOT_BUCKETS / 64)
 #define DOT_NONE    UINT32_MAX
 #define DOT_OFF     UINT16_MAX /* bucket of an offline machine */
-#define DOT_TOP_K   8          /* the top list a search keeps for the hint (tophint.c) */
+#define DOT_TOP_K   16         /* the top list a search keeps for the hint (tophint.c) */
 
 _Static_assert(DOT_WORDS == 64, "one summary word per direction");
 

@@ -65,7 +65,8 @@
 #define BOUND_SLACK   1e-9 /* relative: far above rounding error, far below score gaps */
 #define SORT_CONFIGS  64   /* configurations ordered by bound when there are at most this many */
 #define GRID_EPS      1e-3 /* fine grid lines: about linear above it, logarithmic below */
-#define GRID_TOP_K    8    /* bestfit5's top list for its hint (tophint.c) */
+#define GRID_TOP_K    16 /* the top list bestfit4, bestfit5 and epvm2 keep for the hint (tophint.c) \
+                          */
 
 struct grid_cfg {
     /* What choose() reads of every configuration first, together (a cache line or two). */
@@ -1468,9 +1469,9 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
 GRID_CHOOSE(bestfit1, 0, NULL, NULL, NULL, NULL, NULL, NULL)
 GRID_CHOOSE(bestfit2, 0, NULL, NULL, NULL, NULL, NULL, NULL)
 GRID_CHOOSE(bestfit3, 0, NULL, NULL, NULL, NULL, NULL, NULL)
-GRID_CHOOSE(bestfit4, 0, term_bestfit4, prep_bestfit4, corr_bestfit4, corner_bestfit4, kb_bestfit4,
-            NULL)
+GRID_CHOOSE(bestfit4, GRID_TOP_K, term_bestfit4, prep_bestfit4, corr_bestfit4, corner_bestfit4,
+            kb_bestfit4, NULL)
 GRID_CHOOSE(bestfit5, GRID_TOP_K, term_bestfit5, prep_bestfit5, corr_bestfit5, corner_bestfit5,
             NULL, mb_bestfit5)
-GRID_CHOOSE(epvm2, 0, term_epvm2, prep_epvm2, corr_epvm2, NULL, NULL, NULL)
+GRID_CHOOSE(epvm2, GRID_TOP_K, term_epvm2, prep_epvm2, corr_epvm2, NULL, NULL, NULL)
 GRID_CHOOSE(brfs_norm, 0, NULL, NULL, NULL, NULL, NULL, NULL)
