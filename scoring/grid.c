@@ -65,8 +65,7 @@
 #define BOUND_SLACK   1e-9 /* relative: far above rounding error, far below score gaps */
 #define SORT_CONFIGS  64   /* configurations ordered by bound when there are at most this many */
 #define GRID_EPS      1e-3 /* fine grid lines: about linear above it, logarithmic below */
-#define GRID_TOP_K    16 /* the top list bestfit4, bestfit5 and epvm2 keep for the hint (tophint.c) \
-                          */
+#define GRID_TOP_K    16   /* top list of bestfit4, bestfit5, epvm2 for the hint (tophint.c) */
 
 struct grid_cfg {
     /* What choose() reads of every configuration first, together (a cache line or two). */
