@@ -1,4 +1,4 @@
-/* tophint.c -- top lists and the hints built from them (bestfit5, brfs-dot).
+/* tophint.c -- top lists and the hints built from them (bestfit4, bestfit5, epvm2, brfs-dot).
  *
  * A job submits many equal tasks back to back, and each lands on the machine the previous
  * choose returned, so that machine changes and the next choose for the same request searches
