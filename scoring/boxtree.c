@@ -203,7 +203,7 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
 {
     const struct box_index *bx = (const struct box_index *)ix;
     struct query q = {bx->fp, c, NULL, &t->req, {0}};
-    struct lt__best b = {LT_SCORE_INFEASIBLE, LT_NO_MACHINE};
+    struct lt__best b = {LT_SCORE_INFEASIBLE, LT_NO_MACHINE, NULL};
     uint32_t order[SORT_CONFIGS];
     double bound_of[SORT_CONFIGS];
     size_t n = 0;
@@ -289,6 +289,7 @@ BOX_CHOOSE(epvm)
 #define DOT_WORDS   (DOT_BUCKETS / 64)
 #define DOT_NONE    UINT32_MAX
 #define DOT_OFF     UINT16_MAX /* bucket of an offline machine */
+#define DOT_TOP_K   16         /* the top list a search keeps for the hint (tophint.c) */
 
 _Static_assert(DOT_WORDS == 64, "one summary word per direction");
 
@@ -324,6 +325,7 @@ struct dot_index {
     uint64_t sum[DOT_DIRS]; /* bit w set iff bits[j * DOT_WORDS + w] != 0 */
     uint32_t *next, *prev;  /* [i * DOT_DIRS + j]: list links, DOT_NONE at the ends */
     uint16_t *bkt;          /* [i * DOT_DIRS + j]: machine i's bucket, DOT_OFF offline */
+    struct lt__changes ch;  /* the last machine changes, for top hints (tophint.c) */
 };
 
 static double dot_proj(int j, const struct lt_res *f, const struct lt_res *ref)
@@ -416,6 +418,7 @@ static void dot_commit(struct lt_index *ix, const struct lt_cluster *c, size_t i
     bool on = c->m[i].online;
 
     (void)of;
+    lt__changes_note(&dx->ch, i);
     for (int j = 0; j < DOT_DIRS; j++) {
         uint16_t b = on ? dot_bucket(dx, j, &f) : DOT_OFF;
         if (oon && b == dx->bkt[i * DOT_DIRS + (size_t)j])
@@ -567,13 +570,13 @@ __attribute__((flatten)) LT__CHOOSE_DECL(lt__dot_choose_brfs_dot)
     const struct dot_index *dx = (const struct dot_index *)ix;
     const struct lt_res *r = &t->req;
     double ux = r->cpu / c->ref.cpu, uy = r->mem / c->ref.mem, det, wt[2], lim[2], pad;
-    struct lt__best best = {LT_SCORE_INFEASIBLE, LT_NO_MACHINE};
+    struct lt__top top = {.k = DOT_TOP_K};
+    struct lt__best best = {LT_SCORE_INFEASIBLE, LT_NO_MACHINE, NULL};
     uint32_t b[2];
     int k, side = 0;
 
     (void)p;
     (void)rng;
-    (void)hint;
     (void)err;
     if (!(ux > 0.0) && !(uy > 0.0)) {
         /* Every machine scores 0: the first one that fits. */
@@ -585,6 +588,11 @@ __attribute__((flatten)) LT__CHOOSE_DECL(lt__dot_choose_brfs_dot)
         }
         *out = LT_NO_MACHINE;
         return 0;
+    }
+    if (hint != NULL) {
+        if (lt__top_hint_use(hint, ix, &dx->ch, c, r, lt__brfs_dot, out))
+            return 0;
+        best.top = &top;
     }
     /* The sector of u: the last direction k with u at or counter-clockwise of it. */
     for (k = DOT_DIRS - 2; k > 0 && dot_cos[k] * uy - dot_sin[k] * ux < 0; k--)
@@ -612,6 +620,7 @@ __attribute__((flatten)) LT__CHOOSE_DECL(lt__dot_choose_brfs_dot)
         if (wt[0] > 0.0 && wt[1] > 0.0)
             side ^= 1;
     }
-    *out = best.i;
+    *out = lt__best_answer(&best);
+    lt__top_hint_keep(hint, ix, &dx->ch, r, &best);
     return 0;
 }

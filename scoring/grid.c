@@ -65,6 +65,7 @@
 #define BOUND_SLACK   1e-9 /* relative: far above rounding error, far below score gaps */
 #define SORT_CONFIGS  64   /* configurations ordered by bound when there are at most this many */
 #define GRID_EPS      1e-3 /* fine grid lines: about linear above it, logarithmic below */
+#define GRID_TOP_K    16   /* top list of bestfit4, bestfit5, epvm2 for the hint (tophint.c) */
 
 struct grid_cfg {
     /* What choose() reads of every configuration first, together (a cache line or two). */
@@ -130,6 +131,7 @@ struct grid_index {
     double *rinv;
     uint32_t n_r[3];
     double line64[GRID_MAX + 1]; /* the fine lines at GRID_MAX cells per dimension */
+    struct lt__changes ch;       /* the last machine changes, for top hints (tophint.c) */
 };
 
 /* The column (or row) of free amount f, inv_cap = 1 / capacity, scale = g / capacity: the
@@ -355,6 +357,7 @@ static void grid_commit(struct lt_index *ix, const struct lt_cluster *c, size_t 
 
     (void)of;
     (void)oon;
+    lt__changes_note(&gi->ch, i);
     if (from == to) {
         if (to != NO_CELL) {
             if (gi->pos != NULL)
@@ -1075,8 +1078,12 @@ static void scan_cell(const struct query *q, const struct lt__cell *cl, struct l
     if (!lt__res_ge(&cl->hi, q->r) || box_bound(q, &cl->lo, &cl->hi, score) > b->s)
         return;
     if (lt__box_is_point(&cl->lo, &cl->hi)) {
-        /* Every member has this free vector, hence this score: the first one wins. */
-        lt__best_offer(b, score(&q->g->cap, &cl->f[0], q->r, &c->ref), cl->mem[0]);
+        /* Every member has this free vector, hence this score: the first one wins (a top
+         * list wants them all, in index order, until one is not taken). */
+        double s = score(&q->g->cap, &cl->f[0], q->r, &c->ref);
+        lt__best_offer(b, s, cl->mem[0]);
+        for (uint32_t k = 1; lt__best_wants_all(b) && k < cl->n; k++)
+            lt__best_offer(b, s, cl->mem[k]);
         return;
     }
     for (uint32_t k = 0; k < cl->n; k++) {
@@ -1105,8 +1112,14 @@ static void scan_heap(const struct query *q, const struct lt__cell *cl, double c
     if (!lt__res_ge(&cl->hi, q->r))
         return;
     if (lt__box_is_point(&cl->lo, &cl->hi)) {
-        /* Every member has this free vector, hence this score: the lowest index wins. */
+        /* Every member has this free vector, hence this score: the lowest index wins (a top
+         * list wants them all; the heap is not in index order). */
         offer_member(q, cl, 0, cl->min_i, b, score, mb);
+        if (lt__best_wants_all(b) && cl->n > 1) {
+            double s = score(&q->g->cap, &cl->f[0], q->r, &q->c->ref);
+            for (uint32_t k = 0; k < cl->n; k++)
+                lt__best_offer(b, s, cl->mem[k]);
+        }
         return;
     }
     if (q->fp->dir > 0 && !lt__res_ge(&cl->lo, q->r)) {
@@ -1358,17 +1371,24 @@ static void set_config(struct query *q, size_t k, term_fn *term, prep_fn *prep)
 /* The search with the formula as a parameter; each instance below passes constants, and
  * `flatten` inlines this body, and the formula, into it. */
 static inline int choose_with(const struct lt_index *ix, const struct lt_cluster *c,
-                              const struct lt_task *t, size_t *out, FORMULA)
+                              const struct lt_task *t, struct lt_choose_hint *hint, uint32_t top_k,
+                              size_t *out, FORMULA)
 {
     const struct grid_index *gi = (const struct grid_index *)ix;
     struct query q = {.gi = gi, .fp = gi->fp, .c = c, .r = &t->req};
-    struct lt__best b = {LT_SCORE_INFEASIBLE, LT_NO_MACHINE};
+    struct lt__top top = {.k = top_k};
+    struct lt__best b = {LT_SCORE_INFEASIBLE, LT_NO_MACHINE, NULL};
     struct query qs[SORT_CONFIGS];
     struct rterm rt[3][SORT_CONFIGS];
     uint32_t order[SORT_CONFIGS];
     double bound[SORT_CONFIGS];
     size_t n = 0;
 
+    if (top_k > 0 && hint != NULL) {
+        if (lt__top_hint_use(hint, ix, &gi->ch, c, &t->req, score, out))
+            return 0;
+        b.top = &top;
+    }
     if (gi->n_cfg > SORT_CONFIGS) {
         for (size_t k = 0; k < gi->n_cfg; k++) {
             if (!config_usable(&gi->cfg[k], q.r))
@@ -1378,7 +1398,8 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
                 continue;
             walk(&q, &b, PASS);
         }
-        *out = b.i;
+        *out = lt__best_answer(&b);
+        lt__top_hint_keep(hint, ix, &gi->ch, &t->req, &b);
         return 0;
     }
     /* Few configurations: visit them in order of their bound, so the first one visited
@@ -1428,26 +1449,28 @@ static inline int choose_with(const struct lt_index *ix, const struct lt_cluster
             walk(&q, &b, PASS);
         }
     }
-    *out = b.i;
+    *out = lt__best_answer(&b);
+    lt__top_hint_keep(hint, ix, &gi->ch, &t->req, &b);
     return 0;
 }
 
-#define GRID_CHOOSE(name, term, prep, corr, corner, kb, mb)                                        \
+/* top_k: the top list a search keeps for the hint (tophint.c); 0: no hint. */
+#define GRID_CHOOSE(name, top_k, term, prep, corr, corner, kb, mb)                                 \
     __attribute__((flatten)) LT__CHOOSE_DECL(lt__grid_choose_##name)                               \
     {                                                                                              \
         (void)p;                                                                                   \
         (void)rng;                                                                                 \
-        (void)hint;                                                                                \
         (void)err;                                                                                 \
-        return choose_with(ix, c, t, out, lt__##name, term, prep, corr, corner, kb, mb);           \
+        return choose_with(ix, c, t, hint, top_k, out, lt__##name, term, prep, corr, corner, kb,   \
+                           mb);                                                                    \
     }
 
-GRID_CHOOSE(bestfit1, NULL, NULL, NULL, NULL, NULL, NULL)
-GRID_CHOOSE(bestfit2, NULL, NULL, NULL, NULL, NULL, NULL)
-GRID_CHOOSE(bestfit3, NULL, NULL, NULL, NULL, NULL, NULL)
-GRID_CHOOSE(bestfit4, term_bestfit4, prep_bestfit4, corr_bestfit4, corner_bestfit4, kb_bestfit4,
-            NULL)
-GRID_CHOOSE(bestfit5, term_bestfit5, prep_bestfit5, corr_bestfit5, corner_bestfit5, NULL,
-            mb_bestfit5)
-GRID_CHOOSE(epvm2, term_epvm2, prep_epvm2, corr_epvm2, NULL, NULL, NULL)
-GRID_CHOOSE(brfs_norm, NULL, NULL, NULL, NULL, NULL, NULL)
+GRID_CHOOSE(bestfit1, 0, NULL, NULL, NULL, NULL, NULL, NULL)
+GRID_CHOOSE(bestfit2, 0, NULL, NULL, NULL, NULL, NULL, NULL)
+GRID_CHOOSE(bestfit3, 0, NULL, NULL, NULL, NULL, NULL, NULL)
+GRID_CHOOSE(bestfit4, GRID_TOP_K, term_bestfit4, prep_bestfit4, corr_bestfit4, corner_bestfit4,
+            kb_bestfit4, NULL)
+GRID_CHOOSE(bestfit5, GRID_TOP_K, term_bestfit5, prep_bestfit5, corr_bestfit5, corner_bestfit5,
+            NULL, mb_bestfit5)
+GRID_CHOOSE(epvm2, GRID_TOP_K, term_epvm2, prep_epvm2, corr_epvm2, NULL, NULL, NULL)
+GRID_CHOOSE(brfs_norm, 0, NULL, NULL, NULL, NULL, NULL, NULL)

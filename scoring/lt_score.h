@@ -101,8 +101,9 @@ LT_MUST_CHECK int lt_policy_choose_sole(const struct lt_policy *p, const struct 
  * per sequence of calls, never shared between threads; the cluster stays const). When the
  * next request is the same, a policy may skip the part of its search that the changes to the
  * cluster since then cannot have altered (sos10/sos20: the machines below the lowest one that
- * stays in its bucket; docs/policies.md). Use a hint with one cluster only: reset it before
- * using it with another (a freed cluster's memory may be reused by a new one). */
+ * stays in its bucket; bestfit4, bestfit5, epvm2, brfs-dot: every machine but the previous
+ * search's 16 best and those changed since; docs/policies.md). Use a hint with one cluster only:
+ * reset it before using it with another (a freed cluster's memory may be reused by a new one). */
 struct lt_choose_hint;
 
 /* A new hint that holds nothing yet (owned, free with lt_choose_hint_free). NULL and

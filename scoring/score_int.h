@@ -164,19 +164,53 @@ static inline bool lt__better(double s, size_t i, double bs, size_t bi)
     return s < bs || (!(bs < s) && i < bi);
 }
 
-/* The best (score, machine) found so far by a choose() search. */
-struct lt__best {
-    double s; /* best score so far (LT_SCORE_INFEASIBLE before any) */
-    size_t i; /* its machine, or LT_NO_MACHINE */
+#define LT__TOP_MAX 16 /* machines a top list (and a top hint) holds at most */
+
+/* The k best (score, machine) pairs a search found (tophint.c), best first. */
+struct lt__top {
+    uint32_t n, k;         /* held, wanted (1 <= k <= LT__TOP_MAX) */
+    double s[LT__TOP_MAX]; /* scores, best first (lt__better) */
+    size_t i[LT__TOP_MAX]; /* their machines */
 };
+
+/* The best (score, machine) found so far by a choose() search; with a top list, (s, i) is
+ * instead its k-th entry once it holds k (before: LT_SCORE_INFEASIBLE, LT_NO_MACHINE), so that
+ * a search that prunes what cannot beat (s, i) finds the k best exactly. */
+struct lt__best {
+    double s;            /* best score so far (LT_SCORE_INFEASIBLE before any) */
+    size_t i;            /* its machine, or LT_NO_MACHINE */
+    struct lt__top *top; /* NULL: the best only */
+};
+
+/* Inserts (s, i), which beats (b->s, b->i), into b's top list (tophint.c). */
+void lt__top_insert(struct lt__best *b, double s, size_t i);
 
 /* Keeps (s, i) if it beats the best: lower score, then lower index. */
 static inline void lt__best_offer(struct lt__best *b, double s, size_t i)
 {
     if (lt__better(s, i, b->s, b->i)) {
+        if (b->top != NULL) {
+            lt__top_insert(b, s, i);
+            return;
+        }
         b->s = s;
         b->i = i;
     }
+}
+
+/* The answer of a search: its best machine, or LT_NO_MACHINE. */
+static inline size_t lt__best_answer(const struct lt__best *b)
+{
+    if (b->top != NULL)
+        return b->top->n > 0 ? b->top->i[0] : LT_NO_MACHINE;
+    return b->i;
+}
+
+/* Does the search want every machine of a group with equal scores offered (a top list), or
+ * only the lowest index? */
+static inline bool lt__best_wants_all(const struct lt__best *b)
+{
+    return b->top != NULL;
 }
 
 /* Inserts configuration k with bound s into the n entries of (bound, order), kept sorted by
@@ -521,14 +555,50 @@ struct lt__sos_walk_query {
     uint32_t lq, tc;       /* lo[1] >> LT__WALK_LSHIFT, lo[0] + 1 */
 };
 
-/* lt_score.h's hint: the walk's last answer (only sos10 and sos20 use one). */
+/* lt_score.h's hint: sos10 and sos20 keep the walk's last answer (from); bestfit5 and
+ * brfs-dot a top list (tophint.c). */
 struct lt_choose_hint {
-    const void *ix;    /* the walk that left it, or NULL */
+    const void *ix;    /* the walk or index that left it, or NULL */
     uint64_t serial;   /* its index's serial number in the cluster (an address may be reused) */
-    uint64_t version;  /* the walk's count of machine changes then */
+    uint64_t version;  /* the walk's or index's count of machine changes then */
     struct lt_res req; /* the request */
-    uint64_t from;     /* the stayer found then, or the number of machines if none */
+    uint64_t from;     /* sos: the stayer found then, or the number of machines if none */
+    /* top list: every machine not in top[] and unchanged since has (score, index) after
+     * (ts, ti) or does not fit */
+    uint32_t n_top;            /* machines in top[] */
+    uint32_t top[LT__TOP_MAX]; /* the best machines for req then */
+    double ts;                 /* the threshold: LT_SCORE_INFEASIBLE, LT_NO_MACHINE when top[] */
+    size_t ti;                 /* held every machine that fit */
 };
+
+/* ---- tophint.c: hints from a search's top list, for the policies whose score of a machine
+ * depends only on the machine's own state, the request and the cluster's constants ---- */
+#define LT__TOP_RING 16 /* machine changes a top hint may lag behind and still be used */
+
+/* The last machine changes of an index, for top hints. */
+struct lt__changes {
+    uint64_t version;            /* changes noted */
+    uint32_t ring[LT__TOP_RING]; /* ring[v % LT__TOP_RING] changed at count v */
+};
+
+static inline void lt__changes_note(struct lt__changes *ch, size_t i)
+{
+    ch->ring[ch->version % LT__TOP_RING] = (uint32_t)i;
+    ch->version++;
+}
+
+/* Answers choose for request r from hint (NULL, or left by another index, request or more
+ * than LT__TOP_RING changes ago: false) if it can: the best of its top list and of the
+ * machines changed since, scored by score as rank() scores them, when that best is not after
+ * the hint's threshold (or when nothing fits and the threshold is LT_SCORE_INFEASIBLE). Then
+ * *out is the answer, hint is brought up to date and true is returned; false: search. */
+bool lt__top_hint_use(struct lt_choose_hint *hint, const struct lt_index *ix,
+                      const struct lt__changes *ch, const struct lt_cluster *c,
+                      const struct lt_res *r, lt__fit_score_fn *score, size_t *out);
+/* Leaves the top list of a search b for request r in hint (NULL: nothing). */
+void lt__top_hint_keep(struct lt_choose_hint *hint, const struct lt_index *ix,
+                       const struct lt__changes *ch, const struct lt_res *r,
+                       const struct lt__best *b);
 
 /* The exact test of machine i near the thresholds (ctx: the caller's): does it stay? */
 typedef bool lt__sos_stays_fn(const void *ctx, uint32_t i);

@@ -530,6 +530,49 @@ static void test_hinted_choose_after_many_changes(void **state)
     free_world(&w);
 }
 
+/* Jobs of equal tasks, each placed where the placer chooses, as the replay places them, with
+ * now and then a task ending: the pattern top hints serve (bestfit5, brfs-dot: tophint.c).
+ * Hinted choose == choose == rank for every policy, through hints that answer, that run out
+ * (every listed machine changed for the worse than the threshold) and that see nothing fit. */
+static void test_hinted_choose_on_jobs_of_equal_tasks(void **state)
+{
+    static const char *const placers[] = {"bestfit5", "brfs-dot", "bestfit1", "epvm2"};
+
+    (void)state;
+    for (uint64_t seed = 11001; seed <= 11240; seed++) {
+        struct world w;
+        size_t placer = 0;
+        struct lt_err err;
+
+        new_world(&w, seed);
+        lt_err_init(&err, NULL);
+        for (size_t k = 0; k < lt_policy_count(); k++) {
+            if (strcmp(lt_policy_name(lt_policy_at(k)), placers[seed % 4]) == 0)
+                placer = k;
+        }
+        for (int job = 0; job < 6; job++) {
+            struct lt_task t = random_task(&w);
+            size_t tasks = 1 + (size_t)lt_rng_below(&w.r, 40);
+
+            for (size_t j = 0; j < tasks; j++) {
+                size_t m = compare_all(&w, &t, placer), pid;
+
+                if (m != LT_NO_MACHINE) {
+                    assert_int_equal(lt_cluster_place(w.c, m, &t, 0, &pid, &err), 0);
+                    push_live(&w, pid);
+                }
+                if (w.n_live > 0 && lt_rng_below(&w.r, 5) == 0) {
+                    size_t k = (size_t)lt_rng_below(&w.r, w.n_live);
+                    assert_int_equal(lt_cluster_remove(w.c, w.live[k], &err), 0);
+                    w.live[k] = w.live[--w.n_live];
+                }
+            }
+        }
+        check(&w, "jobs");
+        free_world(&w);
+    }
+}
+
 static void test_choose_equals_naive_rank_on_packed_cells(void **state)
 {
     (void)state;
@@ -546,6 +589,7 @@ int main(void)
         cmocka_unit_test(test_choose_equals_naive_rank_with_many_configurations),
         cmocka_unit_test(test_choose_equals_naive_rank_on_packed_cells),
         cmocka_unit_test(test_hinted_choose_after_many_changes),
+        cmocka_unit_test(test_hinted_choose_on_jobs_of_equal_tasks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
