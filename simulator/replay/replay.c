@@ -133,6 +133,16 @@ struct reqfix {
     struct lt_res req;
 };
 
+/* --initial-state trace: the t = 0 SCHEDULE row of a task running at t = 0 (pass 1, in row
+ * order; sorted by id after pass 1, one entry a task: its last such row). */
+struct t0place {
+    uint32_t id;       /* dense task id */
+    uint32_t seq;      /* row order, so that the last row of a task wins */
+    uint64_t machine;  /* trace machine ID */
+    struct lt_res req; /* the row's requests (has_req) */
+    bool has_req;
+};
+
 /* ---- live tasks (pass 2) ----------------------------------------------------------------- */
 
 enum live_state { L_QUEUED, L_RUNNING, L_DEFERRED };
@@ -230,6 +240,8 @@ struct engine {
     uint64_t rows_window;      /* task_events rows inside the window */
     struct reqfix *fix;
     size_t n_fix, cap_fix;
+    struct t0place *t0; /* --initial-state trace */
+    size_t n_t0, cap_t0;
 
     struct lt_map jobs; /* job ID -> struct job_slot */
 
@@ -870,6 +882,45 @@ static int cmp_reqfix(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static int cmp_t0_id(const void *a, const void *b)
+{
+    uint32_t x = ((const struct t0place *)a)->id, y = ((const struct t0place *)b)->id;
+    return (x > y) - (x < y);
+}
+
+static int cmp_t0place(const void *a, const void *b)
+{
+    const struct t0place *x = a, *y = b;
+    if (x->id != y->id)
+        return (x->id > y->id) - (x->id < y->id);
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* Sorts the t = 0 SCHEDULE rows by task and keeps the last one of each task. */
+static void t0_sort(struct engine *e)
+{
+    size_t n = 0;
+    if (e->n_t0 == 0)
+        return;
+    qsort(e->t0, e->n_t0, sizeof(*e->t0), cmp_t0place);
+    for (size_t k = 0; k < e->n_t0; k++) {
+        if (n > 0 && e->t0[n - 1].id == e->t0[k].id)
+            n--;
+        e->t0[n++] = e->t0[k];
+    }
+    e->n_t0 = n;
+}
+
+/* The t = 0 SCHEDULE row of task id, or NULL. */
+static const struct t0place *t0_find(const struct engine *e, uint32_t id)
+{
+    struct t0place key = {.id = id};
+    if (e->n_t0 == 0)
+        return NULL;
+    const struct t0place *p = bsearch(&key, e->t0, e->n_t0, sizeof(*e->t0), cmp_t0_id);
+    return p;
+}
+
 /* Pass 1's work on one row of the window: the task's record, the cache. */
 static int pass1_row(struct engine *e, const struct tr_task_row *row)
 {
@@ -913,8 +964,19 @@ static int pass1_row(struct engine *e, const struct tr_task_row *row)
     case TR_SCHEDULE:
         t->flags &= (uint8_t)~F_ENDED;
         t->u.t = row->time;
-        if (row->time == 0)
+        if (row->time == 0) {
             t->flags |= F_SCHED_AT_0;
+            if (e->cfg->initial_state == SIM_INIT_TRACE && row->has_machine) {
+                if (e->n_t0 >= NIL || LT_VEC_RESERVE(e->t0, e->cap_t0, e->n_t0 + 1) != 0)
+                    return oom(e);
+                e->t0[e->n_t0] = (struct t0place){id,
+                                                  (uint32_t)e->n_t0,
+                                                  row->machine_id,
+                                                  {row->cpu, row->mem, row->disk},
+                                                  row->has_req};
+                e->n_t0++;
+            }
+        }
         break;
     default:
         if (is_end(row->type)) {
@@ -1003,6 +1065,7 @@ static int pass1(struct engine *e)
         e->cfg->progress->end_time_us = last;
     if (e->n_fix) /* qsort and bsearch want a non-null array even for 0 elements */
         qsort(e->fix, e->n_fix, sizeof(*e->fix), cmp_reqfix);
+    t0_sort(e);
     e->res->task_bytes = e->n_rec * sizeof(*e->rec) + e->map.cap * sizeof(*e->map.slot);
     e->res->cache_bytes = e->n_cache;
     e->res->cache_rows = e->cache_rows;
@@ -1278,7 +1341,9 @@ static void task_leave(struct engine *e, uint32_t l, uint8_t o, const char *name
 
 static int retry_queue(struct engine *e, size_t m);
 
-static int start(struct engine *e, uint32_t l, size_t m)
+/* Starts l on machine m now. flags: LT_PLACE_FORCE for a task the trace ran there at t = 0
+ * (--initial-state trace), placed even beyond the machine's room. */
+static int start(struct engine *e, uint32_t l, size_t m, unsigned flags)
 {
     struct live *t = &e->live[l];
     struct lt_task task = {.id = (int64_t)l,
@@ -1290,7 +1355,7 @@ static int start(struct engine *e, uint32_t l, size_t m)
                            .start_us = e->now,
                            .evictions = t->requeues};
     size_t pid;
-    int rc = lt_cluster_place(e->cluster, m, &task, 0, &pid, e->err);
+    int rc = lt_cluster_place(e->cluster, m, &task, flags, &pid, e->err);
     if (rc < 0)
         return rc;
     lotes_touch(e, m);
@@ -1358,7 +1423,7 @@ static int place_or_queue(struct engine *e, uint32_t l, bool in_retry)
         queue_insert(e, l);
         return 0;
     }
-    return start(e, l, m);
+    return start(e, l, m, 0);
 }
 
 /* The sanitizer build (LOTUS_SANITIZE) checks every start_on_sole against a full choose; the
@@ -1392,7 +1457,7 @@ static int start_on_sole(struct engine *e, uint32_t l, size_t m)
         return lt_err_set(e->err, LT_EINVAL, 0, 0,
                           "replay: a queued task that fits machine %zu also fits machine %zu", m,
                           want);
-    return start(e, l, got);
+    return start(e, l, got, 0);
 }
 
 static bool fits_some_machine(const struct engine *e, const struct lt_res *q)
@@ -1462,12 +1527,52 @@ static int on_completion(struct engine *e)
     return retry_queue(e, m);
 }
 
+/* The incarnation of trace machine id that is online now, or LT_NO_MACHINE (not kept, or not
+ * online). */
+static size_t online_incarnation(const struct engine *e, uint64_t id)
+{
+    const uint64_t *hit = bsearch(&id, e->primary_ids, e->n_primary, sizeof(uint64_t), cmp_u64);
+    if (hit && lt_cluster_online(e->cluster, (size_t)(hit - e->primary_ids)))
+        return (size_t)(hit - e->primary_ids);
+    for (size_t x = e->n_primary; x < e->n_inc; x++)
+        if (e->inc[x].id == id && lt_cluster_online(e->cluster, x))
+            return x;
+    return LT_NO_MACHINE;
+}
+
+/* --initial-state trace, a task running at t = 0: its trace machine (LT_NO_MACHINE when that
+ * machine is not simulated) and, when its t = 0 SCHEDULE row has requests, those. */
+static size_t t0_machine(struct engine *e, size_t h, struct lt_res *req, bool *has_req)
+{
+    const struct t0place *p = t0_find(e, (uint32_t)h);
+    *has_req = false;
+    if (!p)
+        return LT_NO_MACHINE;
+    if (p->has_req) {
+        *req = p->req;
+        *has_req = true;
+    }
+    return online_incarnation(e, p->machine);
+}
+
 static int arrive(struct engine *e, size_t h, const struct crow *row, const struct lt_res *rq)
 {
     struct task_rec *r = &e->rec[h];
     struct lt_res req = rq ? *rq : (struct lt_res){0, 0, 0};
+    bool t0_trace =
+        e->t0_phase && (r->flags & F_SCHED_AT_0) && e->cfg->initial_state == SIM_INIT_TRACE;
+    size_t m0 = LT_NO_MACHINE;
 
     r->flags |= F_ARRIVED;
+    if (t0_trace) {
+        bool has_req;
+        struct lt_res sreq;
+        m0 = t0_machine(e, h, &sreq, &has_req);
+        if (has_req) { /* the requests it ran with (docs/simulator.md, "Initial state") */
+            req = sreq;
+            rq = &req;
+        }
+    }
     if (!rq) {
         struct reqfix key = {.id = (uint32_t)h};
         const struct reqfix *fix =
@@ -1484,7 +1589,7 @@ static int arrive(struct engine *e, size_t h, const struct crow *row, const stru
     if (!js)
         return oom(e);
     js->arrived++;
-    if (!fits_some_machine(e, &req)) {
+    if (m0 == LT_NO_MACHINE && !fits_some_machine(e, &req)) {
         e->res->tasks_unplaceable++;
         r->flags |= F_DONE;
         task_csv_row(e, r, row->priority, row->sched_class, &req, row->time, -1, -1, "unplaceable",
@@ -1518,7 +1623,17 @@ static int arrive(struct engine *e, size_t h, const struct crow *row, const stru
     r->u.live = l;
     if (sq_add(&e->q, t->prio, l, &t->slot) != 0)
         return oom(e);
-    if (e->t0_phase && !(r->flags & F_SCHED_AT_0)) {
+    if (t0_trace && m0 != LT_NO_MACHINE) { /* where the trace ran it, even beyond its room */
+        e->res->tasks_t0_trace++;
+        if (!lt_cluster_fits(e->cluster, m0, &t->req))
+            e->res->tasks_t0_overfull++;
+        return start(e, l, m0, LT_PLACE_FORCE);
+    }
+    if (t0_trace)
+        e->res->tasks_t0_moved++;
+    /* Pending at t = 0 (and with --initial-state trace, running on a machine not simulated):
+     * placed once every task running at t = 0 is. */
+    if (e->t0_phase && (t0_trace || !(r->flags & F_SCHED_AT_0))) {
         if (LT_VEC_RESERVE(e->deferred, e->cap_deferred, e->n_deferred + 1) != 0)
             return oom(e);
         e->deferred[e->n_deferred++] = l;
@@ -1710,14 +1825,25 @@ static int sample(struct engine *e, int64_t ts)
     return 0;
 }
 
+/* The end of t = 0: the deferred tasks go through the policy in trace order, those that ran at
+ * t = 0 (--initial-state trace, on a machine not simulated) before those pending. */
 static int run_deferred(struct engine *e)
 {
     int rc = 0;
     e->t0_phase = false;
-    for (size_t k = 0; k < e->n_deferred && rc == 0; k++)
-        if (e->deferred[k] != NIL)
-            rc = place_or_queue(e, e->deferred[k], false);
+    for (int ran = 1; ran >= 0; ran--) {
+        for (size_t k = 0; k < e->n_deferred && rc == 0; k++) {
+            uint32_t l = e->deferred[k];
+            if (l == NIL || ((e->rec[e->live[l].rec].flags & F_SCHED_AT_0) != 0) != (ran == 1))
+                continue;
+            rc = place_or_queue(e, l, false);
+        }
+    }
     e->n_deferred = 0;
+    /* Forced placements left machines beyond capacity: the cluster and the policy's index
+     * must still be exact (once a run, O(machines)). */
+    if (rc == 0 && e->cfg->initial_state == SIM_INIT_TRACE)
+        rc = lt_cluster_check(e->cluster, e->err);
     return rc;
 }
 
@@ -1930,6 +2056,14 @@ json_t *sim_replay_summary_json(const struct sim_replay_config *cfg,
     json_object_set_new(m, "kept", json_integer((json_int_t)res->machines_kept));
     json_object_set_new(root, "machines", m);
 
+    json_t *is = json_object(); /* docs/simulator.md, "Initial state" */
+    json_object_set_new(is, "mode",
+                        json_string(cfg->initial_state == SIM_INIT_TRACE ? "trace" : "repack"));
+    json_object_set_new(is, "on_trace_machine", json_integer((json_int_t)res->tasks_t0_trace));
+    json_object_set_new(is, "overfull", json_integer((json_int_t)res->tasks_t0_overfull));
+    json_object_set_new(is, "through_policy", json_integer((json_int_t)res->tasks_t0_moved));
+    json_object_set_new(root, "initial_state", is);
+
     json_t *t = json_object();
 #define TASKS(k, v) json_object_set_new(t, k, json_integer((json_int_t)(v)))
     TASKS("submitted", res->tasks_submitted);
@@ -2107,6 +2241,7 @@ static void engine_free(struct engine *e)
     lt_free(e->caps);
     lt_free(e->map.slot);
     lt_free(e->fix);
+    lt_free(e->t0);
     lt_map_release(&e->jobs);
     lt_free(e->rec);
     lt_free(e->cache);

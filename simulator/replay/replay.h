@@ -38,6 +38,14 @@ struct sim_progress {
     volatile uint64_t bytes_total; /* compressed bytes of all task_events parts */
 };
 
+/* How the replay starts (docs/simulator.md, "Initial state"). */
+enum sim_initial_state {
+    SIM_INIT_REPACK = 0, /* every task pending or running at t = 0 goes through the policy */
+    SIM_INIT_TRACE = 1   /* a task running at t = 0 starts on its trace machine (forced, even
+                          * beyond capacity) with its t = 0 SCHEDULE row's requests; only those
+                          * on machines --machines-fraction drops go through the policy */
+};
+
 struct sim_replay_config {
     const char *trace_dir;          /* holds machine_events/, task_events/ (job_events/ optional) */
     const struct lt_policy *policy; /* placement policy; NULL with lotes_classes */
@@ -47,16 +55,17 @@ struct sim_replay_config {
      * that finds no room waits in the replay's queue, as with every policy. */
     const struct lt_lotes_class *lotes_classes;
     size_t n_lotes_classes;
-    uint64_t seed;                 /* policy RNG, randfirstfit order, T(x) machine subset */
-    double machines_pct;           /* keep this % of the machine IDs (0 < x <= 100) */
-    int64_t until_us;              /* last timestamp to replay; INT64_MAX = all parts */
-    int64_t interval_us;           /* time-series sampling interval (> 0) */
-    bool skip_bad_lines;           /* count bad trace lines instead of stopping */
-    const char *out_dir;           /* write the files here (created); NULL = no files */
-    bool task_csv;                 /* write tasks.csv (with out_dir) */
-    size_t cache_bytes;            /* memory for task_events rows kept from pass 1 for
-                                    * pass 2; rows beyond it are read from the parts again */
-    struct sim_progress *progress; /* NULL = none */
+    uint64_t seed;                        /* policy RNG, randfirstfit order, T(x) machine subset */
+    double machines_pct;                  /* keep this % of the machine IDs (0 < x <= 100) */
+    enum sim_initial_state initial_state; /* the start: SIM_INIT_REPACK (0) or _TRACE */
+    int64_t until_us;                     /* last timestamp to replay; INT64_MAX = all parts */
+    int64_t interval_us;                  /* time-series sampling interval (> 0) */
+    bool skip_bad_lines;                  /* count bad trace lines instead of stopping */
+    const char *out_dir;                  /* write the files here (created); NULL = no files */
+    bool task_csv;                        /* write tasks.csv (with out_dir) */
+    size_t cache_bytes;                   /* memory for task_events rows kept from pass 1 for
+                                           * pass 2; rows beyond it are read from the parts again */
+    struct sim_progress *progress;        /* NULL = none */
 };
 
 /* Waiting-time statistics of one priority. */
@@ -82,6 +91,9 @@ struct sim_replay_result {
     uint64_t tasks_running_at_end, tasks_queued_at_end;
     uint64_t tasks_unplaceable; /* larger than every machine */
     uint64_t tasks_no_requests; /* no row carried requests */
+    uint64_t tasks_t0_trace;    /* --initial-state trace: started on their t = 0 trace machine */
+    uint64_t tasks_t0_moved;    /* ... running at t = 0 on a machine not simulated: the policy */
+    uint64_t tasks_t0_overfull; /* ... of tasks_t0_trace, placed beyond the machine's room */
     uint64_t orphan_rows;       /* rows of tasks whose first row is neither SUBMIT nor SCHEDULE */
     uint64_t ignored_rows;      /* rows counted and not acted on (docs/simulator.md) */
     /* Metrics. */

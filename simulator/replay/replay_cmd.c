@@ -50,6 +50,8 @@ struct opts {
     const char *policy_list; /* --policy, split into policy[] */
     const char *x_list;      /* --x, split into x[] */
     const char *fraction;    /* --machines-fraction, parsed into machines_pct */
+    const char *init_state;  /* --initial-state, parsed into initial_state */
+    enum sim_initial_state initial_state;
     const struct lt_policy *policy[MAX_POLICIES];
     size_t n_policy;
     uint64_t jobs;
@@ -101,6 +103,10 @@ struct run {
             "replay trace time [0, DURATION] only (seconds,\nor 90s, 5m, 1h, 2d)",                 \
             "the whole trace"),                                                                    \
         OPT("--seed", SIM_OPT_U64, seed, "N", "seed of the policies and the machine subset", "1"), \
+        OPT("--initial-state", SIM_OPT_STR, init_state, "trace|repack",                            \
+            "trace: tasks running at t = 0 start on their\ntrace machine (even beyond its "        \
+            "capacity);\nrepack: they go through the policy",                                      \
+            "trace"),                                                                              \
         OPT("--interval", SIM_OPT_SECS, interval_s, "DURATION",                                    \
             "time-series sampling interval (seconds, or 5m ...)", "300"),                          \
         OPT("--skip-bad-lines", SIM_OPT_FLAG, skip_bad_lines, NULL,                                \
@@ -218,6 +224,7 @@ static void opts_default(struct opts *o, bool tx)
     o->jobs = 2;
     o->seed = 1;
     o->machines_pct = 100.0;
+    o->initial_state = SIM_INIT_TRACE;
     o->until_s = UINT64_MAX;
     o->interval_s = 300;
     o->out = tx ? "out/tx" : "out/replay";
@@ -248,6 +255,15 @@ static int opts_finish(struct opts *o, bool tx, struct lt_err *err)
     if (o->fraction != NULL &&
         (rc = parse_pct("--machines-fraction", o->fraction, &o->machines_pct, err)) < 0)
         return rc;
+    if (o->init_state != NULL) {
+        if (strcmp(o->init_state, "trace") == 0)
+            o->initial_state = SIM_INIT_TRACE;
+        else if (strcmp(o->init_state, "repack") == 0)
+            o->initial_state = SIM_INIT_REPACK;
+        else
+            return lt_err_set(err, LT_EINVAL, 0, 0,
+                              "--initial-state: '%.60s' is not trace or repack", o->init_state);
+    }
     if (o->x_list != NULL && (rc = parse_x(o->x_list, o, err)) < 0)
         return rc;
     if (o->trace == NULL)
@@ -419,6 +435,7 @@ static int child_run(const struct opts *o, struct run *r, struct sim_progress *p
                                         r->policy == NULL ? LT_LOTES_TABLE3_CLASSES : 0,
                                     .seed = o->seed,
                                     .machines_pct = r->pct,
+                                    .initial_state = o->initial_state,
                                     .until_us = o->until_us,
                                     .interval_us = o->interval_us,
                                     .skip_bad_lines = o->skip_bad_lines,

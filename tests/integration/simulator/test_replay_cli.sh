@@ -198,6 +198,19 @@ for x in 0 101 abc -5; do
     check "--machines-fraction $x is named ($err)" contains "$err" "--machines-fraction"
 done
 
+# --initial-state: trace (the default) or repack, named in summary.json; anything else exits 2.
+for st in trace repack; do
+    run tx --trace "$demo" --policy firstfit --x 50 --initial-state $st --out "$tmp/is-$st" --quiet
+    check "tx --initial-state $st exits 0 (got $rc: $err)" [ "$rc" -eq 0 ]
+    check "tx --initial-state $st: in summary.json" \
+        sh -c "grep -A1 '\"initial_state\"' '$tmp/is-$st/x50/firstfit/summary.json' | grep -q '\"mode\": \"$st\"'"
+done
+check "the default is trace" \
+    sh -c "grep -A1 '\"initial_state\"' '$o1/bestfit1/summary.json' | grep -q '\"mode\": \"trace\"'"
+run replay --trace "$demo" --policy firstfit --initial-state checkpoint --out "$tmp/bad-is" --quiet
+check "--initial-state checkpoint exits 2 (got $rc)" [ "$rc" -eq 2 ]
+check "--initial-state checkpoint is named ($err)" contains "$err" "--initial-state: 'checkpoint'"
+
 # ---- the command-line layer and the output layer (docs/cli.md "Common syntax") --------------
 
 run tx --trace "$demo" --policy firstfit --x 50,50 --out "$tmp/dup" --quiet

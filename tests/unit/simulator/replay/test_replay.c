@@ -114,6 +114,17 @@ static void t_req(struct lines *b, int64_t t, uint64_t job, int type, int prio, 
     add_line(b, line);
 }
 
+/* t_req with a machine ID (SCHEDULE rows name the machine the trace ran the task on). */
+static void t_req_on(struct lines *b, int64_t t, uint64_t job, int type, int prio, uint64_t machine,
+                     const char *cpu, const char *mem, const char *disk)
+{
+    char line[256];
+
+    snprintf(line, sizeof(line), "%" PRId64 ",,%" PRIu64 ",0,%" PRIu64 ",%d,,0,%d,%s,%s,%s,", t,
+             job, machine, type, prio, cpu, mem, disk);
+    add_line(b, line);
+}
+
 /* task_events row without requests (SCHEDULE, FINISH, ... rows may carry none). */
 static void t_row(struct lines *b, int64_t t, uint64_t job, int type, int prio)
 {
@@ -175,6 +186,7 @@ static void cfg_init(struct sim_replay_config *c, const char *trace, const char 
     assert_non_null(c->policy);
     c->seed = 1;
     c->machines_pct = 100.0;
+    c->initial_state = SIM_INIT_TRACE;
     c->until_us = INT64_MAX;
     c->interval_us = 300 * US;
     c->out_dir = out;
@@ -825,6 +837,107 @@ static void test_replay_tasks_scheduled_at_t0_are_placed_before_pending_ones(voi
     assert_task(f, 2, "running", 100, NONE, 0, "1");
 }
 
+/* docs/simulator.md, "Initial state". Machines 1 (.5, .5) and 2 (1, 1); firstfit.
+ * J1: SUBMIT at 0 (.6, .6), SCHEDULE at 0 on machine 2 with (.6, .6), FINISH at 100: demand
+ *     100 - (-600) = 700 s from its start at -600 -> completes at 100.
+ * J2: SUBMIT at 0 (.3, .3), SCHEDULE at 0 on machine 2 with (.7, .7), open: it carries the
+ *     SCHEDULE row's (.7, .7). trace: both stay on machine 2, allocated 1.3 > 1 (overfull:
+ *     J2 is the one placed beyond the room), started at -600.
+ * J4: SUBMIT at 0 (.4, .4), pending (no SCHEDULE): placed after the t = 0 tasks -> machine 1.
+ * J3: SUBMIT at 10 (.05, .05) -> machine 1 (free .1).
+ * J5: SUBMIT at 50 (.25, .25): machine 1 has .05, machine 2 is overfull (fits nothing) ->
+ *     queued until J1 leaves machine 2 at 100 (free .3) -> starts on machine 2 at 100.
+ * on_trace_machine 2, overfull 1, through_policy 0.
+ * repack: J1 -> machine 2 (not machine 1), J2 with its SUBMIT (.3, .3) -> machine 1, J4 (.4)
+ * fits machine 2 (free .4) -> machine 2: J2 is on machine 1, carrying .3. */
+static void test_replay_initial_state_trace_keeps_t0_tasks_on_their_overfull_machine(void **state)
+{
+    struct fx *f = *state;
+    struct sim_replay_config c;
+    struct lines m = {0}, t = {0};
+    char trace[256], out[256];
+    struct csv_row r;
+
+    m_row(&m, 0, 1, ADD, "0.5", "0.5");
+    m_row(&m, 0, 2, ADD, "1", "1");
+    t_req(&t, 0, 1, SUBMIT, 9, "0.6", "0.6", "0");
+    t_req(&t, 0, 2, SUBMIT, 9, "0.3", "0.3", "0");
+    t_req(&t, 0, 4, SUBMIT, 0, "0.4", "0.4", "0");
+    t_req_on(&t, 0, 1, SCHED, 9, 2, "0.6", "0.6", "0");
+    t_req_on(&t, 0, 2, SCHED, 9, 2, "0.7", "0.7", "0");
+    t_req(&t, TS(10), 3, SUBMIT, 0, "0.05", "0.05", "0");
+    t_req(&t, TS(50), 5, SUBMIT, 0, "0.25", "0.25", "0");
+    t_row(&t, TS(100), 1, FINISH, 9);
+    t_end_marker(&t, TS(200));
+    write_trace(f, "tr", &m, &t, trace, sizeof(trace));
+    run_ok(f, trace, "firstfit");
+
+    assert_int_equal(f->res->tasks_t0_trace, 2);
+    assert_int_equal(f->res->tasks_t0_overfull, 1);
+    assert_int_equal(f->res->tasks_t0_moved, 0);
+    assert_task(f, 1, "finished", -600, 100, 0, "2");
+    assert_task(f, 2, "running", -600, NONE, 0, "2");
+    assert_true(task_row(f, 2, &r));
+    assert_string_equal(r.col[4], "0.7");
+    assert_task(f, 4, "running", -600, NONE, 0, "1");
+    assert_task(f, 3, "running", 10, NONE, 0, "1");
+    assert_task(f, 5, "running", 100, NONE, 0, "2");
+    assert_int_equal(f->res->tasks_completed, 1);
+
+    snprintf(out, sizeof(out), "%s/out", f->dir);
+    cfg_init(&c, trace, out, "firstfit");
+    c.initial_state = SIM_INIT_REPACK;
+    assert_int_equal(run_cfg(f, &c), 0);
+    assert_int_equal(f->res->tasks_t0_trace, 0);
+    assert_task(f, 1, "finished", -600, 100, 0, "2");
+    assert_task(f, 2, "running", -600, NONE, 0, "1");
+    assert_true(task_row(f, 2, &r));
+    assert_string_equal(r.col[4], "0.3");
+    assert_task(f, 4, "running", -600, NONE, 0, "2");
+}
+
+/* "Initial state": a task running at t = 0 on a machine --machines-fraction drops goes through
+ * the policy. Machines 1 and 2 (1, 1), 50 % kept: one of them. J1 runs at t = 0 on machine 1,
+ * J2 on machine 2, each (.4, .4) by SUBMIT and SCHEDULE; J3 pending at t = 0 (.3, .3).
+ * Whichever machine is kept, its own task stays on it and the other is placed by firstfit on
+ * the only machine (free .6 -> fits, started at -600): both on the kept machine, J3 (free .2)
+ * queued. on_trace_machine 1, through_policy 1, overfull 0. */
+static void test_replay_initial_state_trace_places_tasks_of_dropped_machines(void **state)
+{
+    struct fx *f = *state;
+    struct sim_replay_config c;
+    struct lines m = {0}, t = {0};
+    char trace[256], out[256];
+    struct csv_row r1, r2;
+
+    m_row(&m, 0, 1, ADD, "1", "1");
+    m_row(&m, 0, 2, ADD, "1", "1");
+    t_req(&t, 0, 1, SUBMIT, 9, "0.4", "0.4", "0");
+    t_req(&t, 0, 2, SUBMIT, 9, "0.4", "0.4", "0");
+    t_req(&t, 0, 3, SUBMIT, 9, "0.3", "0.3", "0");
+    t_req_on(&t, 0, 1, SCHED, 9, 1, "0.4", "0.4", "0");
+    t_req_on(&t, 0, 2, SCHED, 9, 2, "0.4", "0.4", "0");
+    t_end_marker(&t, TS(200));
+    write_trace(f, "tr", &m, &t, trace, sizeof(trace));
+    snprintf(out, sizeof(out), "%s/out", f->dir);
+    cfg_init(&c, trace, out, "firstfit");
+    c.machines_pct = 50.0;
+    assert_int_equal(run_cfg(f, &c), 0);
+
+    assert_int_equal(f->res->machines_kept, 1);
+    assert_int_equal(f->res->tasks_t0_trace, 1);
+    assert_int_equal(f->res->tasks_t0_moved, 1);
+    assert_int_equal(f->res->tasks_t0_overfull, 0);
+    assert_int_equal(f->res->tasks_running_at_end, 2);
+    assert_int_equal(f->res->tasks_queued_at_end, 1);
+    assert_true(task_row(f, 1, &r1));
+    assert_true(task_row(f, 2, &r2));
+    assert_string_equal(r1.col[12], r2.col[12]); /* both on the kept machine */
+    assert_task(f, 1, "running", -600, NONE, 0, NULL);
+    assert_task(f, 2, "running", -600, NONE, 0, NULL);
+    assert_task(f, 3, "queued", NONE, NONE, 0, "");
+}
+
 /* "A SUBMIT without requests takes the first requests that a later row of the same task
  * carries; a task whose rows never carry requests is counted (no_requests)"; "requests keep
  * the SUBMIT row's values". One machine 1 (1, 1).
@@ -1213,6 +1326,8 @@ int main(void)
         FX_TEST(test_replay_add_without_capacities_takes_next_then_previous_row),
         FX_TEST(test_replay_update_changing_capacity_requeues_onto_a_new_machine),
         FX_TEST(test_replay_tasks_scheduled_at_t0_are_placed_before_pending_ones),
+        FX_TEST(test_replay_initial_state_trace_keeps_t0_tasks_on_their_overfull_machine),
+        FX_TEST(test_replay_initial_state_trace_places_tasks_of_dropped_machines),
         FX_TEST(test_replay_submit_without_requests_takes_the_next_rows_requests),
         FX_TEST(test_replay_task_larger_than_every_machine_is_unplaceable),
         FX_TEST(test_replay_until_cuts_the_window),
