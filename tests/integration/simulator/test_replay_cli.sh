@@ -38,7 +38,7 @@ first_line_is() {
 
 tasks_hdr='job_id,task_index,priority,sched_class,cpu,mem,disk,arrival_s,start_s,end_s,outcome,requeues,machine'
 ts_hdr='time_s,machines_online,tasks_running,tasks_queued,util_cpu,util_mem,util_disk,unused_machines,frag5,frag10,frag25,frag50,completed,requeues'
-wait_hdr='priority,quantile,waiting_s'
+wait_hdr='priority,quantile,waiting_s,all_s,all_lower_bound'
 
 o1=$tmp/r1
 run replay --trace "$demo" --policy bestfit1,sos10 -j 2 --out "$o1" --quiet
