@@ -648,6 +648,10 @@ static const struct row_def table_rows[] = {
     {"queued at end", "tasks", "queued_at_end", NULL, 1, 0},
     {"unplaceable", "tasks", "unplaceable", NULL, 1, 0},
     {"flow time (h)", "metrics", "flow_time_s", NULL, 1.0 / 3600, 1},
+    {"flow time mean (s)", "metrics", "flow_time_mean_s", NULL, 1, 1},
+    {"bounded slowdown mean", "metrics", "bounded_slowdown_mean", NULL, 1, 2},
+    {"job compl. time mean (s)", "jobs", "completion_time_mean_s", NULL, 1, 1},
+    {"job bounded sld mean", "jobs", "bounded_slowdown_mean", NULL, 1, 2},
     {"useful work (h)", "metrics", "useful_work_s", NULL, 1.0 / 3600, 1},
     {"wasted work (h)", "metrics", "wasted_work_s", NULL, 1.0 / 3600, 1},
     {"requeues", "metrics", "requeues", NULL, 1, 0},
@@ -658,6 +662,62 @@ static const struct row_def table_rows[] = {
     {"frag 10% mean", "metrics", "fragmentation_mean", "10", 1, 1},
     {"unused machines mean", "metrics", "unused_machines_mean", NULL, 1, 1},
 };
+
+/* The waiting-time cell of quantile key qkey (…_s) of w: "-" when absent or null, ">=V" when
+ * its …_lower_bound flag is true. */
+static void wait_cell(char *cell, size_t cap, json_t *w, const char *qkey)
+{
+    char bkey[40];
+    size_t len = strlen(qkey);
+    json_t *v = json_object_get(w, qkey);
+
+    snprintf(bkey, sizeof(bkey), "%.*slower_bound", (int)(len > 1 ? len - 1 : 0), qkey);
+    if (!json_is_number(v))
+        snprintf(cell, cap, "-");
+    else
+        snprintf(cell, cap, "%s%.1f", json_is_true(json_object_get(w, bkey)) ? ">=" : "",
+                 json_number_value(v));
+}
+
+/* The waiting rows of priority p: quantiles of the started tasks, the share that never
+ * started, quantiles over all tasks (the never started at their censored wait, ">=" where
+ * only a lower bound) and Kaplan-Meier's ("-": beyond every wait seen). */
+static void print_wait_rows(json_t **sum, size_t n, int p)
+{
+    static const char *qs[] = {"p50_s", "p90_s", "p99_s", "censored_share", "all_p50_s",
+                               "all_p90_s", "all_p99_s", "km_p50_s", "km_p90_s", "km_p99_s"};
+    static const char *lab[] = {"wait p50", "wait p90", "wait p99", "never started %",
+                                "wait all p50", "wait all p90", "wait all p99", "wait KM p50",
+                                "wait KM p90", "wait KM p99"};
+    json_t *w[MAX_POLICIES * MAX_X];
+    char key[8];
+    bool any = false;
+
+    snprintf(key, sizeof(key), "%d", p);
+    for (size_t k = 0; k < n; k++) {
+        w[k] = json_object_get(
+            json_object_get(json_object_get(sum[k], "metrics"), "waiting_by_priority"), key);
+        any |= w[k] != NULL;
+    }
+    for (size_t q = 0; any && q < sizeof(qs) / sizeof(qs[0]); q++) {
+        char label[40], cell[64];
+        bool share = q == 3;
+        snprintf(label, sizeof(label), "%s prio %d", lab[q], p);
+        /* the first three rows: as before these were added (a table is read by scripts) */
+        if (q >= 3 && w[0] != NULL && json_object_get(w[0], qs[q]) == NULL)
+            continue;
+        printf("%-24s", label);
+        for (size_t k = 0; k < n; k++) {
+            json_t *v = json_object_get(w[k], qs[q]);
+            if (share && json_is_number(v))
+                snprintf(cell, sizeof(cell), "%.1f", json_number_value(v) * 100.0);
+            else
+                wait_cell(cell, sizeof(cell), w[k], qs[q]);
+            printf(" %12s", cell);
+        }
+        printf("\n");
+    }
+}
 
 static void print_table(json_t **sum, const struct run *runs, size_t n)
 {
@@ -679,37 +739,8 @@ static void print_table(json_t **sum, const struct run *runs, size_t n)
         }
         printf("\n");
     }
-    for (int p = SIM_N_PRIO - 1; p >= 0; p--) {
-        char key[8];
-        snprintf(key, sizeof(key), "%d", p);
-        bool any = false;
-        for (size_t k = 0; k < n; k++)
-            any |= json_object_get(
-                       json_object_get(json_object_get(sum[k], "metrics"), "waiting_by_priority"),
-                       key) != NULL;
-        if (!any)
-            continue;
-        static const char *qs[] = {"p50_s", "p90_s", "p99_s"};
-        for (int q = 0; q < 3; q++) {
-            char label[40];
-            snprintf(label, sizeof(label), "wait %s prio %d", qs[q], p);
-            label[8] = label[7] == '_' ? ' ' : label[8];
-            printf("%-24s", label);
-            for (size_t k = 0; k < n; k++) {
-                json_t *w = json_object_get(
-                    json_object_get(json_object_get(sum[k], "metrics"), "waiting_by_priority"),
-                    key);
-                json_t *v = json_object_get(w, qs[q]);
-                char cell[64];
-                if (json_is_number(v))
-                    snprintf(cell, sizeof(cell), "%.1f", json_number_value(v));
-                else
-                    snprintf(cell, sizeof(cell), "-");
-                printf(" %12s", cell);
-            }
-            printf("\n");
-        }
-    }
+    for (int p = SIM_N_PRIO - 1; p >= 0; p--)
+        print_wait_rows(sum, n, p);
 }
 
 /* ---- commands ----------------------------------------------------------------------------- */
