@@ -61,8 +61,8 @@ struct sim_replay_config {
 
 /* Waiting-time statistics of one priority. */
 struct sim_wait_stats {
-    struct sim_hist hist;   /* first start - arrival of the started tasks, microseconds */
-    uint64_t never_started; /* simulated tasks of this priority that never started */
+    struct sim_hist hist;     /* first start - arrival of the started tasks, microseconds */
+    uint64_t never_started;   /* simulated tasks of this priority that never started */
     struct sim_hist censored; /* the never-started tasks' censored waits, microseconds:
                                * min(leave, T_end) - arrival (left: killed or lost while
                                * waiting); never_started values */

@@ -695,11 +695,11 @@ static void wait_cell(char *cell, size_t cap, json_t *w, const char *qkey)
  * only a lower bound) and Kaplan-Meier's ("-": beyond every wait seen). */
 static void print_wait_rows(json_t **sum, size_t n, int p)
 {
-    static const char *qs[] = {"p50_s", "p90_s", "p99_s", "censored_share", "all_p50_s",
-                               "all_p90_s", "all_p99_s", "km_p50_s", "km_p90_s", "km_p99_s"};
-    static const char *lab[] = {"wait p50", "wait p90", "wait p99", "never started %",
+    static const char *qs[] = {"p50_s",     "p90_s",     "p99_s",    "censored_share", "all_p50_s",
+                               "all_p90_s", "all_p99_s", "km_p50_s", "km_p90_s",       "km_p99_s"};
+    static const char *lab[] = {"wait p50",     "wait p90",     "wait p99",     "never started %",
                                 "wait all p50", "wait all p90", "wait all p99", "wait KM p50",
-                                "wait KM p90", "wait KM p99"};
+                                "wait KM p90",  "wait KM p99"};
     json_t *w[MAX_POLICIES * MAX_X];
     char key[8];
     bool any = false;
@@ -839,9 +839,9 @@ static char *command_line(const struct opts *o)
     p += sprintf(p, "lotus-sim");
     for (int k = 0; k < o->argc; k++) {
         const char *a = o->argv[k];
-        bool plain = a[0] != '\0' && strspn(a,
-                                            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                            "0123456789_./=,:%+-") == strlen(a);
+        bool plain =
+            a[0] != '\0' && strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                      "0123456789_./=,:%+-") == strlen(a);
         *p++ = ' ';
         if (plain) {
             p += sprintf(p, "%s", a);
@@ -1075,7 +1075,7 @@ static int replay_main(int argc, char **argv, bool tx)
     status = sum != NULL && summaries_load(runs, n, sum) ? SIM_EXIT_OK : SIM_EXIT_INPUT;
     if (status == SIM_EXIT_OK && (size_t)failed < n) {
         warn_until(&o, sum, n);
-        status = !tx             ? replay_results(&o, runs, sum, n)
+        status = !tx           ? replay_results(&o, runs, sum, n)
                  : o.seeds > 1 ? tx_results_seeds(&o, sum)
                                : tx_results(&o, sum);
     }

@@ -718,8 +718,8 @@ static void gp_wait(FILE *f, const struct rp *rp)
                 continue;
             const char *x = logx ? "($1 < 1 ? 1 : $1)" : "1";
             /* solid where exact, dotted where a lower bound (column 3 = 1) */
-            fprintf(f, "%s'wait_%zu.dat' index %d using %s:($3 > 0 ? NaN : $2) with lines ", sep,
-                    i, b, x);
+            fprintf(f, "%s'wait_%zu.dat' index %d using %s:($3 > 0 ? NaN : $2) with lines ", sep, i,
+                    b, x);
             gp_style(f, i);
             fputs(" title '", f);
             sim_gp_puts(f, rp->pol[i].name);

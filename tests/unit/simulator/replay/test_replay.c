@@ -1280,7 +1280,6 @@ static void test_replay_malformed_task_line_is_a_positioned_error_or_skipped(voi
 
 #define FX_TEST(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
 
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {

@@ -240,9 +240,9 @@ static void test_report_shows_both_policies_metrics_and_five_plots(void **state)
     assert_non_null(strstr(html, "50.0 %")); /* CPU utilisation */
     assert_non_null(strstr(html, "1.0 s / 20.0 s / 5.0 min"));
     /* The means per completed task and job; a null mean shows as "-". */
-    assert_non_null(strstr(html, ">40.0 s<"));   /* flow time mean */
-    assert_non_null(strstr(html, ">1.25<"));     /* bounded slowdown */
-    assert_non_null(strstr(html, ">2.0 h<"));    /* job completion time mean */
+    assert_non_null(strstr(html, ">40.0 s<")); /* flow time mean */
+    assert_non_null(strstr(html, ">1.25<"));   /* bounded slowdown */
+    assert_non_null(strstr(html, ">2.0 h<"));  /* job completion time mean */
     assert_non_null(strstr(html, "job bounded slowdown, mean (tau 10 s)</th><td class=\"n\">-<"));
     if (sim_report_has_gnuplot()) {
         assert_int_equal(count(html, "<svg"), 5);
