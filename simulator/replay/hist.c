@@ -71,3 +71,68 @@ uint64_t sim_hist_quantile(const struct sim_hist *h, double q)
     }
     return h->max;
 }
+
+/* The bucket value reported for bucket b: its midpoint, clamped to max. */
+static uint64_t bucket_value(unsigned b, uint64_t max)
+{
+    uint64_t lo, width;
+    bucket_range(b, &lo, &width);
+    uint64_t mid = lo + (width - 1) / 2;
+    return mid > max ? max : mid;
+}
+
+static uint64_t rank_of(double q, uint64_t n)
+{
+    if (!(q > 0.0))
+        q = 0.0;
+    if (q > 1.0)
+        q = 1.0;
+    uint64_t rank = (uint64_t)ceil(q * (double)n);
+    if (rank < 1)
+        rank = 1;
+    return rank > n ? n : rank;
+}
+
+uint64_t sim_hist_quantile_censored(const struct sim_hist *obs, const struct sim_hist *cens,
+                                    double q, bool *bound)
+{
+    uint64_t n = obs->n + cens->n, max = obs->max > cens->max ? obs->max : cens->max;
+    *bound = false;
+    if (n == 0)
+        return 0;
+    uint64_t rank = rank_of(q, n), seen = 0, seen_cens = 0;
+    for (unsigned b = 0; b < HIST_BUCKETS; b++) {
+        seen += obs->count[b] + cens->count[b];
+        seen_cens += cens->count[b];
+        if (seen >= rank) {
+            *bound = seen_cens > 0;
+            return bucket_value(b, max);
+        }
+    }
+    *bound = cens->n > 0;
+    return max;
+}
+
+bool sim_hist_km_quantile(const struct sim_hist *obs, const struct sim_hist *cens, double q,
+                          uint64_t *value)
+{
+    uint64_t at_risk = obs->n + cens->n, max = obs->max > cens->max ? obs->max : cens->max;
+    double surv = 1.0, target = 1.0 - q;
+
+    *value = max;
+    if (at_risk == 0 || obs->n == 0)
+        return false;
+    for (unsigned b = 0; b < HIST_BUCKETS && at_risk > 0; b++) {
+        uint64_t d = obs->count[b];
+        if (d > 0) {
+            surv *= 1.0 - (double)d / (double)at_risk;
+            /* 1e-9: S falls to 1 - q exactly when q * n tasks have started (no censoring) */
+            if (surv <= target + 1e-9) {
+                *value = bucket_value(b, max);
+                return true;
+            }
+        }
+        at_risk -= d + cens->count[b];
+    }
+    return false;
+}

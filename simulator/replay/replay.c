@@ -90,8 +90,11 @@ struct task_map {
 /* Jobs, for "jobs completed" (the T(x) of the slides counts jobs): the value of job ID in
  * engine.jobs. */
 struct job_slot {
-    uint32_t arrived;   /* simulated tasks that arrived */
-    uint32_t completed; /* of them, completed (FINISH outcome) */
+    uint32_t arrived;      /* simulated tasks that arrived */
+    uint32_t completed;    /* of them, completed (FINISH outcome) */
+    int64_t first_arrival; /* of its first simulated task */
+    int64_t last_end;      /* latest completion (FINISH) of its tasks, -1 none */
+    int64_t max_run;       /* longest last run of its completed tasks */
 };
 
 /* A task_events row as pass 2 needs it: decoded from the cache (below) or read again. */
@@ -391,7 +394,7 @@ static struct job_slot *job_get(struct engine *e, uint64_t job_id)
         return js;
     if (lt_map_put(&e->jobs, job_id, (void **)&js, &fresh) != 0)
         return NULL;
-    *js = (struct job_slot){0, 0};
+    *js = (struct job_slot){0, 0, 0, -1, 0};
     return js;
 }
 
@@ -1331,8 +1334,11 @@ static void task_leave(struct engine *e, uint32_t l, uint8_t o, const char *name
     int64_t end = e->now < e->t_end ? e->now : e->t_end;
 
     e->res->time_in_system_s += (double)(end - t->arrival) / (double)US;
-    if (t->first_start < 0)
+    if (t->first_start < 0) {
         e->res->wait[t->prio].never_started++;
+        e->res->wait[t->prio].waiting_at_end += o == TR_N_TYPES;
+        sim_hist_add(&e->res->wait[t->prio].censored, (uint64_t)(end - t->arrival));
+    }
     task_csv_row(e, r, t->prio, t->sched_class, &t->req, t->arrival, t->first_start,
                  o == TR_N_TYPES ? -1 : e->now, name ? name : outcome_name(o), t->requeues,
                  machine);
@@ -1505,6 +1511,27 @@ static int stop_run(struct engine *e, uint32_t l, size_t *machine)
     return rc;
 }
 
+/* max(1, flow / max(run, SIM_BSLD_TAU_US)), the bounded slowdown. */
+static double bsld(int64_t flow, int64_t run)
+{
+    double s = (double)flow / (double)(run > SIM_BSLD_TAU_US ? run : SIM_BSLD_TAU_US);
+    return s > 1.0 ? s : 1.0;
+}
+
+/* Live task l completes now (FINISH): the books of its job, and its bounded slowdown. */
+static void job_done(struct engine *e, uint32_t l)
+{
+    const struct live *t = &e->live[l];
+    struct job_slot *js = job_get(e, e->rec[t->rec].job_id); /* present since the task arrived */
+    int64_t run = e->now - t->start;
+
+    js->completed++;
+    js->last_end = e->now;
+    if (run > js->max_run)
+        js->max_run = run;
+    e->res->bsld_sum += bsld(e->now - t->arrival, run);
+}
+
 static int on_completion(struct engine *e)
 {
     uint32_t l = e->heap.a[0].live;
@@ -1517,7 +1544,7 @@ static int on_completion(struct engine *e)
         return rc;
     if (t->outcome == TR_FINISH) {
         e->res->tasks_completed++;
-        job_get(e, e->rec[t->rec].job_id)->completed++; /* present since the task arrived */
+        job_done(e, l);
         e->res->flow_time_s += (double)(e->now - t->arrival) / (double)US;
         e->res->useful_work_s += (double)(e->now - t->start) / (double)US;
     } else {
@@ -1588,7 +1615,8 @@ static int arrive(struct engine *e, size_t h, const struct crow *row, const stru
     struct job_slot *js = job_get(e, r->job_id);
     if (!js)
         return oom(e);
-    js->arrived++;
+    if (js->arrived++ == 0)
+        js->first_arrival = row->time;
     if (m0 == LT_NO_MACHINE && !fits_some_machine(e, &req)) {
         e->res->tasks_unplaceable++;
         r->flags |= F_DONE;
@@ -2027,6 +2055,77 @@ static double q_s(const struct sim_hist *h, double q)
     return (double)sim_hist_quantile(h, q) / (double)US;
 }
 
+/* sum / n, or null when n is 0 (a mean of nothing). */
+static json_t *per(double sum, uint64_t n)
+{
+    return n ? json_real(sum / (double)n) : json_null();
+}
+
+/* The censored quantiles of one priority (docs/simulator.md, "Waiting times"): over started
+ * and never-started tasks (all_pQ_s, a lower bound; all_pQ_lower_bound says whether it is only
+ * that) and Kaplan-Meier's estimate (km_pQ_s, null when more than 1 - Q never started). */
+static void censored_json(json_t *o, const struct sim_wait_stats *ws)
+{
+    static const int qs[] = {50, 90, 99};
+    uint64_t n = ws->hist.n + ws->censored.n;
+    char key[32];
+
+    json_object_set_new(o, "waiting_at_end", json_integer((json_int_t)ws->waiting_at_end));
+    json_object_set_new(o, "censored_share",
+                        json_real(n ? (double)ws->censored.n / (double)n : 0.0));
+    for (int k = 0; k < 3; k++) {
+        bool bound;
+        uint64_t v = sim_hist_quantile_censored(&ws->hist, &ws->censored, qs[k] / 100.0, &bound);
+        snprintf(key, sizeof(key), "all_p%d_s", qs[k]);
+        json_object_set_new(o, key, json_real((double)v / US));
+        snprintf(key, sizeof(key), "all_p%d_lower_bound", qs[k]);
+        json_object_set_new(o, key, json_boolean(bound));
+    }
+    for (int k = 0; k < 3; k++) {
+        uint64_t v;
+        bool ok = sim_hist_km_quantile(&ws->hist, &ws->censored, qs[k] / 100.0, &v);
+        snprintf(key, sizeof(key), "km_p%d_s", qs[k]);
+        json_object_set_new(o, key, ok ? json_real((double)v / US) : json_null());
+    }
+}
+
+static json_t *waiting_json(const struct sim_replay_result *res)
+{
+    json_t *w = json_object();
+    for (int p = 0; p < SIM_N_PRIO; p++) {
+        const struct sim_wait_stats *ws = &res->wait[p];
+        if (ws->hist.n == 0 && ws->never_started == 0)
+            continue;
+        json_t *o = json_object();
+        char key[8];
+        snprintf(key, sizeof(key), "%d", p);
+        json_object_set_new(o, "started", json_integer((json_int_t)ws->hist.n));
+        json_object_set_new(o, "never_started", json_integer((json_int_t)ws->never_started));
+        json_object_set_new(
+            o, "mean_s",
+            json_real(ws->hist.n ? (double)(ws->hist.sum / (long double)ws->hist.n) / US : 0.0));
+        json_object_set_new(o, "p50_s", json_real(q_s(&ws->hist, 0.50)));
+        json_object_set_new(o, "p90_s", json_real(q_s(&ws->hist, 0.90)));
+        json_object_set_new(o, "p99_s", json_real(q_s(&ws->hist, 0.99)));
+        json_object_set_new(o, "max_s", json_real((double)ws->hist.max / US));
+        censored_json(o, ws);
+        json_object_set_new(w, key, o);
+    }
+    return w;
+}
+
+/* Job metrics of the jobs all of whose tasks completed (docs/simulator.md, "Metrics"). */
+static void jobs_json(json_t *jb, const struct sim_replay_result *res)
+{
+    const struct sim_hist *h = &res->jct;
+    json_object_set_new(jb, "completion_time_mean_s",
+                        h->n ? json_real((double)(h->sum / (long double)h->n) / US) : json_null());
+    json_object_set_new(jb, "completion_time_p50_s", json_real(q_s(h, 0.50)));
+    json_object_set_new(jb, "completion_time_p90_s", json_real(q_s(h, 0.90)));
+    json_object_set_new(jb, "completion_time_max_s", json_real((double)h->max / US));
+    json_object_set_new(jb, "bounded_slowdown_mean", per(res->job_bsld_sum, h->n));
+}
+
 json_t *sim_replay_summary_json(const struct sim_replay_config *cfg,
                                 const struct sim_replay_result *res)
 {
@@ -2082,11 +2181,15 @@ json_t *sim_replay_summary_json(const struct sim_replay_config *cfg,
     json_t *jb = json_object();
     json_object_set_new(jb, "submitted", json_integer((json_int_t)res->jobs_submitted));
     json_object_set_new(jb, "completed", json_integer((json_int_t)res->jobs_completed));
+    jobs_json(jb, res);
     json_object_set_new(root, "jobs", jb);
 
     json_t *mt = json_object();
     json_object_set_new(mt, "throughput", json_integer((json_int_t)res->tasks_completed));
     json_object_set_new(mt, "flow_time_s", json_real(res->flow_time_s));
+    json_object_set_new(mt, "flow_time_mean_s", per(res->flow_time_s, res->tasks_completed));
+    json_object_set_new(mt, "bounded_slowdown_mean", per(res->bsld_sum, res->tasks_completed));
+    json_object_set_new(mt, "bounded_slowdown_tau_s", json_real((double)SIM_BSLD_TAU_US / US));
     json_object_set_new(mt, "time_in_system_s", json_real(res->time_in_system_s));
     json_object_set_new(mt, "useful_work_s", json_real(res->useful_work_s));
     json_object_set_new(mt, "wasted_work_s", json_real(res->wasted_work_s));
@@ -2108,28 +2211,26 @@ json_t *sim_replay_summary_json(const struct sim_replay_config *cfg,
     json_object_set_new(mt, "fragmentation_mean", fr);
     json_object_set_new(mt, "unused_machines_mean", json_real(res->unused_mean));
     json_object_set_new(mt, "samples", json_integer((json_int_t)res->samples));
-    json_t *w = json_object();
-    for (int p = 0; p < SIM_N_PRIO; p++) {
-        const struct sim_wait_stats *ws = &res->wait[p];
-        if (ws->hist.n == 0 && ws->never_started == 0)
-            continue;
-        json_t *o = json_object();
-        char key[8];
-        snprintf(key, sizeof(key), "%d", p);
-        json_object_set_new(o, "started", json_integer((json_int_t)ws->hist.n));
-        json_object_set_new(o, "never_started", json_integer((json_int_t)ws->never_started));
-        json_object_set_new(
-            o, "mean_s",
-            json_real(ws->hist.n ? (double)(ws->hist.sum / (long double)ws->hist.n) / US : 0.0));
-        json_object_set_new(o, "p50_s", json_real(q_s(&ws->hist, 0.50)));
-        json_object_set_new(o, "p90_s", json_real(q_s(&ws->hist, 0.90)));
-        json_object_set_new(o, "p99_s", json_real(q_s(&ws->hist, 0.99)));
-        json_object_set_new(o, "max_s", json_real((double)ws->hist.max / US));
-        json_object_set_new(w, key, o);
-    }
-    json_object_set_new(mt, "waiting_by_priority", w);
+    json_object_set_new(mt, "waiting_by_priority", waiting_json(res));
     json_object_set_new(root, "metrics", mt);
     return root;
+}
+
+/* The waiting.csv rows of priority p (none when no task of it arrived): the quantiles of the
+ * started tasks (waiting_s, empty when none started) and of all tasks, the never-started ones
+ * at their censored wait (all_s; all_lower_bound 1 when it is only a lower bound). */
+static void waiting_rows(FILE *f, int p, const struct sim_wait_stats *ws)
+{
+    if (ws->hist.n == 0 && ws->censored.n == 0)
+        return;
+    for (int q = 0; q <= 100; q++) {
+        bool bound;
+        uint64_t all = sim_hist_quantile_censored(&ws->hist, &ws->censored, q / 100.0, &bound);
+        fprintf(f, "%d,%.2f,", p, q / 100.0);
+        if (ws->hist.n)
+            fprintf(f, "%.6f", q_s(&ws->hist, q / 100.0));
+        fprintf(f, ",%.6f,%d\n", (double)all / US, bound);
+    }
 }
 
 static int write_outputs(struct engine *e)
@@ -2162,13 +2263,9 @@ static int write_outputs(struct engine *e)
         lt_free(final);
         return e->err->code;
     }
-    fprintf(f, "priority,quantile,waiting_s\n");
-    for (int p = 0; p < SIM_N_PRIO; p++) {
-        if (e->res->wait[p].hist.n == 0)
-            continue;
-        for (int q = 0; q <= 100; q++)
-            fprintf(f, "%d,%.2f,%.6f\n", p, q / 100.0, q_s(&e->res->wait[p].hist, q / 100.0));
-    }
+    fprintf(f, "priority,quantile,waiting_s,all_s,all_lower_bound\n");
+    for (int p = 0; p < SIM_N_PRIO; p++)
+        waiting_rows(f, p, &e->res->wait[p]);
     rc = sim_tmp_commit(f, tmp, final, 0, e->err);
     lt_free(final);
     return rc;
@@ -2264,8 +2361,11 @@ int sim_replay_run(const struct sim_replay_config *cfg, struct sim_replay_result
 
     memset(&e, 0, sizeof(e));
     memset(res, 0, sizeof(*res));
-    for (int p = 0; p < SIM_N_PRIO; p++)
+    for (int p = 0; p < SIM_N_PRIO; p++) {
         sim_hist_init(&res->wait[p].hist);
+        sim_hist_init(&res->wait[p].censored);
+    }
+    sim_hist_init(&res->jct);
     e.cfg = cfg;
     e.res = res;
     e.err = err;
@@ -2298,8 +2398,11 @@ int sim_replay_run(const struct sim_replay_config *cfg, struct sim_replay_result
         void *v;
         for (size_t it = 0; lt_map_next(&e.jobs, &it, NULL, &v);) {
             const struct job_slot *js = v;
-            if (js->completed == js->arrived)
+            if (js->completed == js->arrived) {
                 res->jobs_completed++;
+                sim_hist_add(&res->jct, (uint64_t)(js->last_end - js->first_arrival));
+                res->job_bsld_sum += bsld(js->last_end - js->first_arrival, js->max_run);
+            }
         }
         if (res->samples) {
             double n = (double)res->samples;

@@ -70,9 +70,16 @@ struct sim_replay_config {
 
 /* Waiting-time statistics of one priority. */
 struct sim_wait_stats {
-    struct sim_hist hist;   /* first start - arrival of the started tasks, microseconds */
-    uint64_t never_started; /* simulated tasks of this priority that never started */
+    struct sim_hist hist;     /* first start - arrival of the started tasks, microseconds */
+    uint64_t never_started;   /* simulated tasks of this priority that never started */
+    struct sim_hist censored; /* the never-started tasks' censored waits, microseconds:
+                               * min(leave, T_end) - arrival (left: killed or lost while
+                               * waiting); never_started values */
+    uint64_t waiting_at_end;  /* of the never-started, those still waiting at T_end */
 };
+
+/* Feitelson's bound of the bounded slowdown (docs/simulator.md, "Metrics"). */
+#define SIM_BSLD_TAU_US 10000000LL
 
 struct sim_replay_result {
     /* The run. */
@@ -98,6 +105,9 @@ struct sim_replay_result {
     uint64_t ignored_rows;      /* rows counted and not acted on (docs/simulator.md) */
     /* Metrics. */
     double flow_time_s;      /* completed tasks: completion - arrival */
+    double bsld_sum;         /* completed tasks: max(1, flow / max(last run, tau)) */
+    struct sim_hist jct;     /* completed jobs: last completion - first arrival, microseconds */
+    double job_bsld_sum;     /* completed jobs: max(1, jct / max(longest last run, tau)) */
     double time_in_system_s; /* all tasks: min(end, T_end) - arrival */
     double useful_work_s;    /* completed runs */
     double wasted_work_s;    /* runs lost to requeues */

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "replay/ci.h"
 #include "replay/replay.h"
 #include "report/report.h"
 #include "sim.h"
@@ -71,11 +72,15 @@ struct opts {
     double x[MAX_X];
     size_t n_x;
     uint64_t cache_mb;
+    uint64_t seeds;    /* tx --seeds: seeds seed .. seed + seeds - 1 per (policy, x) */
+    int argc;          /* the command line, for the report's command box */
+    char *const *argv; /* argv[0] is the command name */
 };
 
 struct run {
     const struct lt_policy *policy;
     double pct;
+    uint64_t seed;
     char dir[4096];   /* the result directory */
     char stage[4200]; /* where the run writes: dir + ".tmp", swapped in on success */
     pid_t pid;
@@ -134,6 +139,8 @@ static const struct sim_opt tx_opts[] = {
     OPT("--out", SIM_OPT_STR, out, "DIR", "output directory", "out/tx"),
     OPT("--x", SIM_OPT_STR, x_list, "LIST", "machine percentages",
         "20,40,60,80,83,85,87,90,93,95,100"),
+    OPT("--seeds", SIM_OPT_U64, seeds, "N",
+        "run every (policy, x) with seeds --seed .. --seed+N-1\nand print mean +- 95 % CI", "1"),
 };
 
 static const char footer[] =
@@ -231,6 +238,7 @@ static void opts_default(struct opts *o, bool tx)
     memcpy(o->x, tx_default, sizeof(tx_default));
     o->n_x = N_TX_DEFAULT;
     o->cache_mb = 1024;
+    o->seeds = 1;
 }
 
 /* Checks and converts what sim_opt_parse stored. */
@@ -240,6 +248,9 @@ static int opts_finish(struct opts *o, bool tx, struct lt_err *err)
 
     o->task_csv = !tx && !o->no_task_csv;
     o->report = !tx && !o->no_report;
+    if (o->seeds == 0 || o->seeds > 1000)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "--seeds: '%" PRIu64 "' is not in 1..1000",
+                          o->seeds);
     if (o->jobs == 0 || o->jobs > 256)
         return lt_err_set(err, LT_EINVAL, 0, 0, "-j: '%" PRIu64 "' is not in 1..256", o->jobs);
     if (o->until_s != UINT64_MAX && o->until_s > (uint64_t)(INT64_MAX / US) - 600)
@@ -433,7 +444,7 @@ static int child_run(const struct opts *o, struct run *r, struct sim_progress *p
                                     .lotes_classes = r->policy == NULL ? cls : NULL,
                                     .n_lotes_classes =
                                         r->policy == NULL ? LT_LOTES_TABLE3_CLASSES : 0,
-                                    .seed = o->seed,
+                                    .seed = r->seed,
                                     .machines_pct = r->pct,
                                     .initial_state = o->initial_state,
                                     .until_us = o->until_us,
@@ -659,6 +670,10 @@ static const struct row_def table_rows[] = {
     {"queued at end", "tasks", "queued_at_end", NULL, 1, 0},
     {"unplaceable", "tasks", "unplaceable", NULL, 1, 0},
     {"flow time (h)", "metrics", "flow_time_s", NULL, 1.0 / 3600, 1},
+    {"flow time mean (s)", "metrics", "flow_time_mean_s", NULL, 1, 1},
+    {"bounded slowdown mean", "metrics", "bounded_slowdown_mean", NULL, 1, 2},
+    {"job compl. time mean (s)", "jobs", "completion_time_mean_s", NULL, 1, 1},
+    {"job bounded sld mean", "jobs", "bounded_slowdown_mean", NULL, 1, 2},
     {"useful work (h)", "metrics", "useful_work_s", NULL, 1.0 / 3600, 1},
     {"wasted work (h)", "metrics", "wasted_work_s", NULL, 1.0 / 3600, 1},
     {"requeues", "metrics", "requeues", NULL, 1, 0},
@@ -669,6 +684,62 @@ static const struct row_def table_rows[] = {
     {"frag 10% mean", "metrics", "fragmentation_mean", "10", 1, 1},
     {"unused machines mean", "metrics", "unused_machines_mean", NULL, 1, 1},
 };
+
+/* The waiting-time cell of quantile key qkey (…_s) of w: "-" when absent or null, ">=V" when
+ * its …_lower_bound flag is true. */
+static void wait_cell(char *cell, size_t cap, json_t *w, const char *qkey)
+{
+    char bkey[40];
+    size_t len = strlen(qkey);
+    json_t *v = json_object_get(w, qkey);
+
+    snprintf(bkey, sizeof(bkey), "%.*slower_bound", (int)(len > 1 ? len - 1 : 0), qkey);
+    if (!json_is_number(v))
+        snprintf(cell, cap, "-");
+    else
+        snprintf(cell, cap, "%s%.1f", json_is_true(json_object_get(w, bkey)) ? ">=" : "",
+                 json_number_value(v));
+}
+
+/* The waiting rows of priority p: quantiles of the started tasks, the share that never
+ * started, quantiles over all tasks (the never started at their censored wait, ">=" where
+ * only a lower bound) and Kaplan-Meier's ("-": beyond every wait seen). */
+static void print_wait_rows(json_t **sum, size_t n, int p)
+{
+    static const char *qs[] = {"p50_s",     "p90_s",     "p99_s",    "censored_share", "all_p50_s",
+                               "all_p90_s", "all_p99_s", "km_p50_s", "km_p90_s",       "km_p99_s"};
+    static const char *lab[] = {"wait p50",     "wait p90",     "wait p99",     "never started %",
+                                "wait all p50", "wait all p90", "wait all p99", "wait KM p50",
+                                "wait KM p90",  "wait KM p99"};
+    json_t *w[MAX_POLICIES * MAX_X];
+    char key[8];
+    bool any = false;
+
+    snprintf(key, sizeof(key), "%d", p);
+    for (size_t k = 0; k < n; k++) {
+        w[k] = json_object_get(
+            json_object_get(json_object_get(sum[k], "metrics"), "waiting_by_priority"), key);
+        any |= w[k] != NULL;
+    }
+    for (size_t q = 0; any && q < sizeof(qs) / sizeof(qs[0]); q++) {
+        char label[40], cell[64];
+        bool share = q == 3;
+        snprintf(label, sizeof(label), "%s prio %d", lab[q], p);
+        /* the first three rows: as before these were added (a table is read by scripts) */
+        if (q >= 3 && w[0] != NULL && json_object_get(w[0], qs[q]) == NULL)
+            continue;
+        printf("%-24s", label);
+        for (size_t k = 0; k < n; k++) {
+            json_t *v = json_object_get(w[k], qs[q]);
+            if (share && json_is_number(v))
+                snprintf(cell, sizeof(cell), "%.1f", json_number_value(v) * 100.0);
+            else
+                wait_cell(cell, sizeof(cell), w[k], qs[q]);
+            printf(" %12s", cell);
+        }
+        printf("\n");
+    }
+}
 
 static void print_table(json_t **sum, const struct run *runs, size_t n)
 {
@@ -690,37 +761,8 @@ static void print_table(json_t **sum, const struct run *runs, size_t n)
         }
         printf("\n");
     }
-    for (int p = SIM_N_PRIO - 1; p >= 0; p--) {
-        char key[8];
-        snprintf(key, sizeof(key), "%d", p);
-        bool any = false;
-        for (size_t k = 0; k < n; k++)
-            any |= json_object_get(
-                       json_object_get(json_object_get(sum[k], "metrics"), "waiting_by_priority"),
-                       key) != NULL;
-        if (!any)
-            continue;
-        static const char *qs[] = {"p50_s", "p90_s", "p99_s"};
-        for (int q = 0; q < 3; q++) {
-            char label[40];
-            snprintf(label, sizeof(label), "wait %s prio %d", qs[q], p);
-            label[8] = label[7] == '_' ? ' ' : label[8];
-            printf("%-24s", label);
-            for (size_t k = 0; k < n; k++) {
-                json_t *w = json_object_get(
-                    json_object_get(json_object_get(sum[k], "metrics"), "waiting_by_priority"),
-                    key);
-                json_t *v = json_object_get(w, qs[q]);
-                char cell[64];
-                if (json_is_number(v))
-                    snprintf(cell, sizeof(cell), "%.1f", json_number_value(v));
-                else
-                    snprintf(cell, sizeof(cell), "-");
-                printf(" %12s", cell);
-            }
-            printf("\n");
-        }
-    }
+    for (int p = SIM_N_PRIO - 1; p >= 0; p--)
+        print_wait_rows(sum, n, p);
 }
 
 /* ---- commands ----------------------------------------------------------------------------- */
@@ -729,7 +771,7 @@ static void print_table(json_t **sum, const struct run *runs, size_t n)
  * --force. Returns NULL after printing the error. */
 static struct run *runs_make(const struct opts *o, bool tx, size_t *n_out)
 {
-    size_t n_x = tx ? o->n_x : 1, n = o->n_policy * n_x;
+    size_t n_x = tx ? o->n_x : 1, n_s = tx ? (size_t)o->seeds : 1, n = o->n_policy * n_x * n_s;
     struct run *runs = lt_calloc(n, sizeof(*runs));
     const char **dirs = lt_calloc(n, sizeof(*dirs));
     struct lt_err err;
@@ -741,17 +783,21 @@ static struct run *runs_make(const struct opts *o, bool tx, size_t *n_out)
         lt_free(dirs);
         return NULL;
     }
-    for (size_t xi = 0; xi < n_x; xi++) {
-        for (size_t k = 0; k < o->n_policy; k++) {
-            struct run *r = &runs[xi * o->n_policy + k];
-            r->policy = o->policy[k];
-            r->pct = tx ? o->x[xi] : o->machines_pct;
-            if (tx)
-                snprintf(r->dir, sizeof(r->dir), "%s/x%g/%s", o->out, r->pct, pol_name(r->policy));
-            else
-                snprintf(r->dir, sizeof(r->dir), "%s/%s", o->out, pol_name(r->policy));
-            dirs[xi * o->n_policy + k] = r->dir;
-        }
+    /* run (xi, k, si) is runs[(xi * n_policy + k) * n_s + si] */
+    for (size_t j = 0; j < n; j++) {
+        struct run *r = &runs[j];
+        size_t xi = j / n_s / o->n_policy, k = j / n_s % o->n_policy, si = j % n_s;
+        r->policy = o->policy[k];
+        r->pct = tx ? o->x[xi] : o->machines_pct;
+        r->seed = o->seed + si;
+        if (tx && n_s > 1)
+            snprintf(r->dir, sizeof(r->dir), "%s/x%g/%s/seed%" PRIu64, o->out, r->pct,
+                     pol_name(r->policy), r->seed);
+        else if (tx)
+            snprintf(r->dir, sizeof(r->dir), "%s/x%g/%s", o->out, r->pct, pol_name(r->policy));
+        else
+            snprintf(r->dir, sizeof(r->dir), "%s/%s", o->out, pol_name(r->policy));
+        dirs[j] = r->dir;
     }
     if (sim_out_refuse_existing(dirs, n, o->force, &err) < 0 || sim_make_dirs(o->out, &err) < 0) {
         sim_err_print(&err);
@@ -790,15 +836,47 @@ static void warn_until(const struct opts *o, json_t **sum, size_t n)
     }
 }
 
+/* The whole command line, "lotus-sim CMD ARG...", each argument that holds more than
+ * [A-Za-z0-9_./=,:%+-] in single quotes (' as '\''), so it can be pasted into a shell; a new
+ * string (lt_free) or NULL when out of memory. */
+static char *command_line(const struct opts *o)
+{
+    size_t cap = 16;
+    for (int k = 0; k < o->argc; k++)
+        cap += 4 * strlen(o->argv[k]) + 3;
+    char *s = lt_malloc(cap), *p = s;
+    if (s == NULL)
+        return NULL;
+    p += sprintf(p, "lotus-sim");
+    for (int k = 0; k < o->argc; k++) {
+        const char *a = o->argv[k];
+        bool plain =
+            a[0] != '\0' && strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                      "0123456789_./=,:%+-") == strlen(a);
+        *p++ = ' ';
+        if (plain) {
+            p += sprintf(p, "%s", a);
+            continue;
+        }
+        *p++ = '\'';
+        for (; *a; a++)
+            p += *a == '\'' ? sprintf(p, "'\\''") : sprintf(p, "%c", *a);
+        *p++ = '\'';
+    }
+    *p = '\0';
+    return s;
+}
+
 /* replay: the table of the runs that succeeded, the report, the outputs line. */
 static int replay_results(const struct opts *o, const struct run *runs, json_t **sum, size_t n)
 {
     const char *names[MAX_POLICIES];
     json_t *ok_sum[MAX_POLICIES];
     struct run ok_runs[MAX_POLICIES];
-    char title[512];
+    char *title;
     struct lt_err err;
     size_t m = 0;
+    int rc;
 
     lt_err_init(&err, NULL);
     for (size_t k = 0; k < n; k++) {
@@ -812,8 +890,13 @@ static int replay_results(const struct opts *o, const struct run *runs, json_t *
         return SIM_EXIT_INPUT;
     print_table(ok_sum, ok_runs, m);
     if (o->report) {
-        snprintf(title, sizeof(title), "lotus-sim replay of %s", o->trace);
-        if (sim_report_write(o->out, names, m, title, &err) < 0) {
+        if ((title = command_line(o)) == NULL) {
+            fprintf(stderr, "lotus-sim: out of memory\n");
+            return SIM_EXIT_INPUT;
+        }
+        rc = sim_report_write(o->out, names, m, title, &err);
+        lt_free(title);
+        if (rc < 0) {
             sim_err_print(&err);
             return SIM_EXIT_INPUT;
         }
@@ -873,6 +956,95 @@ static int tx_results(const struct opts *o, json_t **sum)
     return SIM_EXIT_OK;
 }
 
+/* The mean and 95 % half-width of what (tasks, jobs) completed over the seeds of cell
+ * (xi, k) that succeeded; *n_ok their number. */
+static void cell_ci(const struct opts *o, json_t **sum, size_t xi, size_t k, const char *what,
+                    double *mean, double *half, size_t *n_ok)
+{
+    double v[1000];
+    size_t n_s = (size_t)o->seeds, base = (xi * o->n_policy + k) * n_s;
+
+    *n_ok = 0;
+    for (size_t si = 0; si < n_s; si++) {
+        double x = jnum(sum[base + si], what, "completed", NULL);
+        if (!isnan(x))
+            v[(*n_ok)++] = x;
+    }
+    sim_ci95(v, *n_ok, mean, half);
+}
+
+/* tx --seeds N (N > 1): T(x) as mean +- 95 % CI (Student t, ci.h) per cell; tx.csv holds every
+ * run (x,policy,seed,tasks_completed,jobs_completed) and tx_ci.csv the cells. A cell with
+ * fewer successful seeds says how many ("(2)"). */
+static int tx_results_seeds(const struct opts *o, json_t **sum)
+{
+    static const char *what[2] = {"tasks", "jobs"};
+    char path[4200], path_ci[4200], *tmp = NULL;
+    struct lt_err err;
+    FILE *f;
+    int rc = -1;
+
+    for (int w = 0; w < 2; w++) {
+        printf("%sT(x): %s completed with x%% of the machines, mean +- 95%% CI over %" PRIu64
+               " seeds (%" PRIu64 "..%" PRIu64 ")\n%-8s",
+               w ? "\n" : "", what[w], o->seeds, o->seed, o->seed + o->seeds - 1, "x");
+        for (size_t k = 0; k < o->n_policy; k++)
+            printf(" %20s", pol_name(o->policy[k]));
+        printf("\n");
+        for (size_t xi = 0; xi < o->n_x; xi++) {
+            printf("%-8g", o->x[xi]);
+            for (size_t k = 0; k < o->n_policy; k++) {
+                double mean, half;
+                size_t n_ok;
+                char cell[64], cnt[32] = "";
+                cell_ci(o, sum, xi, k, what[w], &mean, &half, &n_ok);
+                if (n_ok < o->seeds)
+                    snprintf(cnt, sizeof(cnt), " (%zu)", n_ok);
+                if (n_ok == 0)
+                    snprintf(cell, sizeof(cell), "-");
+                else if (n_ok == 1)
+                    snprintf(cell, sizeof(cell), "%.0f%s", mean, cnt);
+                else
+                    snprintf(cell, sizeof(cell), "%.0f +- %.0f%s", mean, half, cnt);
+                printf(" %20s", cell);
+            }
+            printf("\n");
+        }
+    }
+    lt_err_init(&err, NULL);
+    snprintf(path, sizeof(path), "%s/tx.csv", o->out);
+    if ((f = sim_tmp_open(path, &tmp, &err)) != NULL) {
+        fprintf(f, "x,policy,seed,tasks_completed,jobs_completed\n");
+        for (size_t j = 0; j < o->n_x * o->n_policy * o->seeds; j++)
+            fprintf(f, "%g,%s,%" PRIu64 ",%.0f,%.0f\n", o->x[j / o->seeds / o->n_policy],
+                    pol_name(o->policy[j / o->seeds % o->n_policy]), o->seed + j % o->seeds,
+                    jnum(sum[j], "tasks", "completed", NULL),
+                    jnum(sum[j], "jobs", "completed", NULL));
+        rc = sim_tmp_commit(f, tmp, path, 0, &err);
+    }
+    snprintf(path_ci, sizeof(path_ci), "%s/tx_ci.csv", o->out);
+    if (rc == 0 && (rc = -1, f = sim_tmp_open(path_ci, &tmp, &err)) != NULL) {
+        fprintf(f, "x,policy,seeds,tasks_mean,tasks_ci95,jobs_mean,jobs_ci95\n");
+        for (size_t xi = 0; xi < o->n_x; xi++)
+            for (size_t k = 0; k < o->n_policy; k++) {
+                double tm, th, jm, jh;
+                size_t n_ok;
+                cell_ci(o, sum, xi, k, "jobs", &jm, &jh, &n_ok);
+                cell_ci(o, sum, xi, k, "tasks", &tm, &th, &n_ok);
+                fprintf(f, "%g,%s,%zu,%.3f,%.3f,%.3f,%.3f\n", o->x[xi], pol_name(o->policy[k]),
+                        n_ok, tm, th, jm, jh);
+            }
+        rc = sim_tmp_commit(f, tmp, path_ci, 0, &err);
+    }
+    if (rc < 0) {
+        sim_err_print(&err);
+        return SIM_EXIT_INPUT;
+    }
+    printf("\nT(x) tables: %s (runs), %s (mean, CI half-width); runs: %s/x<x>/<policy>/seed<s>/\n",
+           path, path_ci, o->out);
+    return SIM_EXIT_OK;
+}
+
 /* The runs that failed, after the results of the others. */
 static void report_failed(const struct run *runs, size_t n, long failed)
 {
@@ -896,6 +1068,8 @@ static int replay_main(int argc, char **argv, bool tx)
 
     if (rc != 0)
         return rc == 1 ? SIM_EXIT_OK : rc - 100;
+    o.argc = argc;
+    o.argv = argv;
     lt_err_init(&err, NULL);
     if (check_trace(o.trace, &err) < 0) {
         sim_err_print(&err);
@@ -912,7 +1086,9 @@ static int replay_main(int argc, char **argv, bool tx)
     status = sum != NULL && summaries_load(runs, n, sum) ? SIM_EXIT_OK : SIM_EXIT_INPUT;
     if (status == SIM_EXIT_OK && (size_t)failed < n) {
         warn_until(&o, sum, n);
-        status = tx ? tx_results(&o, sum) : replay_results(&o, runs, sum, n);
+        status = !tx           ? replay_results(&o, runs, sum, n)
+                 : o.seeds > 1 ? tx_results_seeds(&o, sum)
+                               : tx_results(&o, sum);
     }
     if (failed > 0) {
         report_failed(runs, n, failed);

@@ -58,17 +58,32 @@
 #define RP_MAX_WAIT_ROWS 100000
 /* Longest policy name (a directory name). */
 #define RP_MAX_NAME 255
-/* Line types cycle through gnuplot's 8 default colours, then change dash type. */
+/* Line i has colour i % 8 (gnuplot's 8 default colours), dash type i % 4 and point type
+ * i % 13 + 1: two policies whose lines coincide (bestfit1 and bestfit3 often do) still differ
+ * in dash and marks, and each line's marks are shifted by a fraction of the mark interval. */
 #define RP_COLOURS 8
+#define RP_DASHES  4
+#define RP_POINTS  13
+#define RP_MARKS   12 /* marks per line */
 
 static const char *const ts_cols[] = {
     "time_s",   "machines_online", "tasks_running",   "tasks_queued", "util_cpu",
     "util_mem", "util_disk",       "unused_machines", "frag5",        "frag10",
     "frag25",   "frag50",          "completed",       "requeues"};
 #define TS_NCOLS (sizeof(ts_cols) / sizeof(ts_cols[0]))
-enum { TS_TIME = 0, TS_QUEUED = 3, TS_CPU = 4, TS_MEM = 5, TS_UNUSED = 7, TS_FRAG10 = 9 };
+enum {
+    TS_TIME = 0,
+    TS_QUEUED = 3,
+    TS_CPU = 4,
+    TS_MEM = 5,
+    TS_UNUSED = 7,
+    TS_FRAG10 = 9,
+    TS_COMPLETED = 12
+};
 
-static const char *const wait_cols[] = {"priority", "quantile", "waiting_s"};
+static const char *const wait_cols[] = {"priority", "quantile", "waiting_s", "all_s",
+                                        "all_lower_bound"};
+enum { WAIT_STARTED = 2, WAIT_ALL = 3, WAIT_BOUND = 4 };
 #define WAIT_NCOLS (sizeof(wait_cols) / sizeof(wait_cols[0]))
 
 /* How a summary.json value is shown. */
@@ -78,6 +93,8 @@ enum rp_kind {
     RP_HOURS, /* seconds, shown in hours */
     RP_PCT,   /* fraction, shown in per cent */
     RP_REAL,  /* number, one decimal */
+    RP_SECS,  /* seconds or null (a mean of nothing): shown in a readable unit, or "-" */
+    RP_RATIO, /* number or null: two decimals, or "-" */
     RP_STR,   /* string */
 };
 
@@ -98,6 +115,13 @@ static const struct rp_field metrics[] = {
     {"tasks queued at the end", "tasks.queued_at_end", RP_INT},
     {"tasks unplaceable", "tasks.unplaceable", RP_INT},
     {"flow time (h)", "metrics.flow_time_s", RP_HOURS},
+    {"flow time, mean per completed task", "metrics.flow_time_mean_s", RP_SECS},
+    {"bounded slowdown, mean per completed task (tau 10 s)", "metrics.bounded_slowdown_mean",
+     RP_RATIO},
+    {"jobs completed", "jobs.completed", RP_INT},
+    {"job completion time, mean", "jobs.completion_time_mean_s", RP_SECS},
+    {"job completion time, p90", "jobs.completion_time_p90_s", RP_SECS},
+    {"job bounded slowdown, mean (tau 10 s)", "jobs.bounded_slowdown_mean", RP_RATIO},
     {"useful work (h)", "metrics.useful_work_s", RP_HOURS},
     {"wasted work (h)", "metrics.wasted_work_s", RP_HOURS},
     {"requeues", "metrics.requeues", RP_INT},
@@ -121,18 +145,26 @@ static const struct rp_field facts[] = {
 };
 #define N_FACTS (sizeof(facts) / sizeof(facts[0]))
 
-/* The four plots, in page order. */
-enum { PLOT_QUEUE, PLOT_UTIL, PLOT_WAIT, PLOT_FRAG, N_PLOTS };
-static const char *const plot_file[N_PLOTS] = {"queue.svg", "util.svg", "wait.svg", "frag.svg"};
-static const char *const plot_title[N_PLOTS] = {"Queue size", "Utilisation",
-                                                "Waiting time CDF per priority", "Fragmentation"};
+/* The plots, in page order. */
+enum { PLOT_DONE, PLOT_QUEUE, PLOT_UTIL, PLOT_WAIT, PLOT_FRAG, N_PLOTS };
+static const char *const plot_file[N_PLOTS] = {"done.svg", "queue.svg", "util.svg", "wait.svg",
+                                               "frag.svg"};
+static const char *const plot_name[N_PLOTS] = {"done", "queue", "util", "wait", "frag"};
+static const char *const plot_title[N_PLOTS] = {"Completions over time", "Queue size",
+                                                "Utilisation", "Waiting time CDF per priority",
+                                                "Fragmentation"};
 static const char *const plot_caption[N_PLOTS] = {
+    "Tasks completed (FINISH) since the start of the window, cumulative, one line per policy; "
+    "the last point of each line is its throughput.",
     "Tasks waiting in the queue, one line per policy, sampled every interval.",
     "Allocated requests over the capacity of the online machines: CPU (top) and memory "
     "(bottom), one line per policy.",
-    "For each priority, the fraction of started tasks (y) that waited at most x seconds from "
-    "arrival to first start, one line per policy. The key is in the first panel; colours are "
-    "the same in every plot.",
+    "For each priority, the fraction of all its tasks (y) that waited at most x seconds from "
+    "arrival to first start, one line per policy. A task that never started counts at the time "
+    "it had waited when the window ended (or it was killed): its wait is at least that, so "
+    "where the line is dotted (censored tasks at or below x) it is an upper bound of the true "
+    "CDF; solid, it is exact. The key is in the first panel; colours are the same in every "
+    "plot.",
     "Top: machines with free CPU and free memory both below 10 % of capacity. Bottom: online "
     "machines running no task. One line per policy.",
 };
@@ -140,7 +172,8 @@ static const char *const plot_caption[N_PLOTS] = {
 struct rp_wait_row {
     int prio;   /* 0..RP_N_PRIO-1 */
     double q;   /* quantile, 0..1 */
-    double w_s; /* waiting time, seconds */
+    double w_s; /* waiting time of all tasks, the never started at their censored wait, s */
+    bool bound; /* w_s is only a lower bound (docs/simulator.md, "Waiting times") */
 };
 
 struct rp_policy {
@@ -272,10 +305,10 @@ static bool parse_num(const char *s, size_t len, double *out)
     return end == buf + len && errno == 0 && isfinite(*out);
 }
 
-/* Splits the current line of c into exactly ncols numbers. Returns 0 or LT_EPARSE naming the
- * line and the 1-based column. */
-static int csv_fields(struct csv *c, const char *const *cols, size_t ncols, double *vals,
-                      struct lt_err *err)
+/* Splits the current line of c into exactly ncols numbers; an empty field k with bit k of
+ * empty_ok set reads as NAN. Returns 0 or LT_EPARSE naming the line and the 1-based column. */
+static int csv_fields(struct csv *c, const char *const *cols, size_t ncols, unsigned empty_ok,
+                      double *vals, struct lt_err *err)
 {
     const char *p = c->buf;
     size_t k = 0;
@@ -285,7 +318,9 @@ static int csv_fields(struct csv *c, const char *const *cols, size_t ncols, doub
         if (k == ncols)
             return fail_at(err, LT_EPARSE, c->path, c->line, (int)k + 1,
                            "more than %zu fields near '%.40s'", ncols, p);
-        if (!parse_num(p, len, &vals[k]))
+        if (len == 0 && (empty_ok >> k & 1u))
+            vals[k] = NAN;
+        else if (!parse_num(p, len, &vals[k]))
             return fail_at(err, LT_EPARSE, c->path, c->line, (int)k + 1,
                            "field '%s' is not a number near '%.*s'", cols[k],
                            (int)(len < 40 ? len : 40), p);
@@ -325,9 +360,10 @@ static int field_check(json_t *doc, const struct rp_field *f, const char *file, 
 {
     json_t *v = json_path(doc, f->path);
     bool is_int = f->kind == RP_INT || f->kind == RP_UINT;
+    bool nullable = f->kind == RP_SECS || f->kind == RP_RATIO;
     bool ok = is_int              ? json_is_integer(v)
               : f->kind == RP_STR ? json_is_string(v)
-                                  : json_is_number(v);
+                                  : json_is_number(v) || (nullable && json_is_null(v));
     const char *what = is_int ? "an integer" : f->kind == RP_STR ? "a string" : "a number";
 
     if (v == NULL)
@@ -412,7 +448,7 @@ out:
 }
 
 /* Reads timeseries.csv; with a temporary directory, writes its rows to ts_<i>.dat as
- * "time_h queued util_cpu util_mem frag10 unused" for gnuplot. */
+ * "time_h queued util_cpu util_mem frag10 unused completed" for gnuplot. */
 static int timeseries_load(struct rp *rp, size_t i)
 {
     struct rp_policy *p = &rp->pol[i];
@@ -441,13 +477,14 @@ static int timeseries_load(struct rp *rp, size_t i)
         }
     }
     while ((rc = csv_line(&c, rp->err)) > 0) {
-        rc = csv_fields(&c, ts_cols, TS_NCOLS, v, rp->err);
+        rc = csv_fields(&c, ts_cols, TS_NCOLS, 0, v, rp->err);
         if (rc < 0)
             break;
         p->n_samples++;
         if (out != NULL)
-            fprintf(out, "%.6f %.17g %.17g %.17g %.17g %.17g\n", v[TS_TIME] / 3600.0, v[TS_QUEUED],
-                    v[TS_CPU], v[TS_MEM], v[TS_FRAG10], v[TS_UNUSED]);
+            fprintf(out, "%.6f %.17g %.17g %.17g %.17g %.17g %.17g\n", v[TS_TIME] / 3600.0,
+                    v[TS_QUEUED], v[TS_CPU], v[TS_MEM], v[TS_FRAG10], v[TS_UNUSED],
+                    v[TS_COMPLETED]);
     }
     if (out != NULL) {
         int wrc = sim_close_written(out, dat, rp->err);
@@ -474,8 +511,13 @@ static int wait_add(struct rp *rp, struct rp_policy *p, const struct csv *c, con
     if (v[1] < 0 || v[1] > 1)
         return fail_at(rp->err, LT_EPARSE, c->path, c->line, 2,
                        "field 'quantile' is not within 0..1");
-    if (v[2] < 0)
+    if (v[WAIT_STARTED] < 0) /* NAN (empty: no task started) passes */
         return fail_at(rp->err, LT_EPARSE, c->path, c->line, 3, "field 'waiting_s' is negative");
+    if (v[WAIT_ALL] < 0)
+        return fail_at(rp->err, LT_EPARSE, c->path, c->line, 4, "field 'all_s' is negative");
+    if (v[WAIT_BOUND] < 0 || v[WAIT_BOUND] > 1 || floor(v[WAIT_BOUND]) < v[WAIT_BOUND])
+        return fail_at(rp->err, LT_EPARSE, c->path, c->line, 5,
+                       "field 'all_lower_bound' is not 0 or 1");
     if (p->n_wait == RP_MAX_WAIT_ROWS)
         return fail_at(rp->err, LT_EPARSE, c->path, c->line, 0, "more than %d rows",
                        RP_MAX_WAIT_ROWS);
@@ -490,7 +532,8 @@ static int wait_add(struct rp *rp, struct rp_policy *p, const struct csv *c, con
     row = &p->wait[p->n_wait++];
     row->prio = (int)v[0];
     row->q = v[1];
-    row->w_s = v[2];
+    row->w_s = v[WAIT_ALL];
+    row->bound = v[WAIT_BOUND] > 0.5;
     rp->prio_seen[row->prio] = true;
     if (row->w_s > rp->wait_max_s)
         rp->wait_max_s = row->w_s;
@@ -511,7 +554,7 @@ static int waiting_load(struct rp *rp, struct rp_policy *p)
     if (rc < 0)
         goto out;
     while ((rc = csv_line(&c, rp->err)) > 0) {
-        rc = csv_fields(&c, wait_cols, WAIT_NCOLS, v, rp->err);
+        rc = csv_fields(&c, wait_cols, WAIT_NCOLS, 1u << WAIT_STARTED, v, rp->err);
         if (rc == 0)
             rc = wait_add(rp, p, &c, v, &cap);
         if (rc < 0)
@@ -551,7 +594,7 @@ static int wait_data_write(struct rp *rp, size_t i)
             if (!any && !first)
                 fputs("\n\n", f);
             any = true;
-            fprintf(f, "%.17g %.17g\n", p->wait[r].w_s, p->wait[r].q);
+            fprintf(f, "%.17g %.17g %d\n", p->wait[r].w_s, p->wait[r].q, p->wait[r].bound);
         }
         first = first && !any;
     }
@@ -585,24 +628,36 @@ static void gp_begin(FILE *f, int k, int height)
             "set output '%s'\n"
             "set grid\n"
             "set key outside right top\n",
-            height,
-            k == PLOT_QUEUE  ? "queue"
-            : k == PLOT_UTIL ? "util"
-            : k == PLOT_WAIT ? "wait"
-                             : "frag",
-            plot_file[k]);
+            height, plot_name[k], plot_file[k]);
 }
 
-/* One line per policy with samples: `'ts_i.dat' using 1:(EXPR) with lines ...`. */
+/* The style of policy i's line: colour, dash type. */
+static void gp_style(FILE *f, size_t i)
+{
+    static const int dash[RP_DASHES] = {1, 2, 4, 5}; /* 3 (dots) marks the censored CDF */
+    fprintf(f, "lw 1.5 lt %zu dt %d", i % RP_COLOURS + 1, dash[i % RP_DASHES]);
+}
+
+/* One line per policy with samples: `'ts_i.dat' using 1:(EXPR) with lines ...`, then its marks
+ * (every n/RP_MARKS-th sample, starting at an offset that differs per policy) and a key entry
+ * with both. */
 static void gp_ts_plot(FILE *f, const struct rp *rp, const char *expr)
 {
     const char *sep = "plot ";
 
     for (size_t i = 0; i < rp->n; i++) {
-        if (rp->pol[i].n_samples == 0)
+        size_t ns = rp->pol[i].n_samples, every = ns / RP_MARKS > 0 ? ns / RP_MARKS : 1;
+        if (ns == 0)
             continue;
-        fprintf(f, "%s'ts_%zu.dat' using 1:(%s) with lines lw 1.5 lt %zu dt %zu title '", sep, i,
-                expr, i % RP_COLOURS + 1, i / RP_COLOURS % 5 + 1);
+        fprintf(f, "%s'ts_%zu.dat' using 1:(%s) with lines ", sep, i, expr);
+        gp_style(f, i);
+        fprintf(f,
+                " notitle, \\\n     'ts_%zu.dat' using 1:(%s) every %zu::%zu with points "
+                "lt %zu pt %zu ps 0.8 notitle, \\\n     keyentry with linespoints ",
+                i, expr, every, (i * every / (rp->n > 0 ? rp->n : 1)) % every, i % RP_COLOURS + 1,
+                i % RP_POINTS + 1);
+        gp_style(f, i);
+        fprintf(f, " pt %zu ps 0.8 title '", i % RP_POINTS + 1);
         sim_gp_puts(f, rp->pol[i].name);
         fputc('\'', f);
         sep = ", \\\n     ";
@@ -661,12 +716,17 @@ static void gp_wait(FILE *f, const struct rp *rp)
             int b = wait_block(&rp->pol[i], prio);
             if (b < 0)
                 continue;
-            fprintf(f,
-                    "%s'wait_%zu.dat' index %d using %s:2 with lines lw 1.5 lt %zu dt %zu title '",
-                    sep, i, b, logx ? "($1 < 1 ? 1 : $1)" : "1", i % RP_COLOURS + 1,
-                    i / RP_COLOURS % 5 + 1);
+            const char *x = logx ? "($1 < 1 ? 1 : $1)" : "1";
+            /* solid where exact, dotted where a lower bound (column 3 = 1) */
+            fprintf(f, "%s'wait_%zu.dat' index %d using %s:($3 > 0 ? NaN : $2) with lines ", sep, i,
+                    b, x);
+            gp_style(f, i);
+            fputs(" title '", f);
             sim_gp_puts(f, rp->pol[i].name);
-            fputc('\'', f);
+            fprintf(f,
+                    "', \\\n     'wait_%zu.dat' index %d using %s:($3 > 0 ? $2 : NaN) with lines "
+                    "lw 1.5 lt %zu dt 3 notitle",
+                    i, b, x, i % RP_COLOURS + 1);
             sep = ", \\\n     ";
         }
         fputc('\n', f);
@@ -689,6 +749,9 @@ static int script_write(struct rp *rp)
     static const char *const queue_t[] = {"Queue size"};
     static const char *const queue_y[] = {"tasks queued"};
     static const char *const queue_e[] = {"$2"};
+    static const char *const done_t[] = {"Tasks completed"};
+    static const char *const done_y[] = {"tasks completed (cumulative)"};
+    static const char *const done_e[] = {"$7"};
     char *path = lt_strfmt("%s/plots.gp", rp->tmpdir);
     FILE *f;
     int rc;
@@ -702,10 +765,12 @@ static int script_write(struct rp *rp)
         return rc;
     }
     if (rp->n_samples > 0) {
+        gp_ts_panels(f, rp, PLOT_DONE, 1, done_t, done_y, done_e);
         gp_ts_panels(f, rp, PLOT_QUEUE, 1, queue_t, queue_y, queue_e);
         gp_ts_panels(f, rp, PLOT_UTIL, 2, util_t, util_y, util_e);
         gp_ts_panels(f, rp, PLOT_FRAG, 2, frag_t, frag_y, frag_e);
-        rp->plot_made[PLOT_QUEUE] = rp->plot_made[PLOT_UTIL] = rp->plot_made[PLOT_FRAG] = true;
+        rp->plot_made[PLOT_DONE] = rp->plot_made[PLOT_QUEUE] = true;
+        rp->plot_made[PLOT_UTIL] = rp->plot_made[PLOT_FRAG] = true;
     }
     for (int prio = 0; prio < RP_N_PRIO; prio++)
         rp->plot_made[PLOT_WAIT] = rp->plot_made[PLOT_WAIT] || rp->prio_seen[prio];
@@ -776,11 +841,17 @@ static void fmt_field(char *buf, size_t cap, json_t *doc, const struct rp_field 
 {
     json_t *v = json_path(doc, fd->path);
 
-    if (v == NULL) {
+    if (v == NULL || json_is_null(v)) {
         snprintf(buf, cap, "-");
         return;
     }
     switch (fd->kind) {
+    case RP_SECS:
+        fmt_secs(buf, cap, json_number_value(v));
+        break;
+    case RP_RATIO:
+        snprintf(buf, cap, "%.2f", json_number_value(v));
+        break;
     case RP_INT:
         fmt_int(buf, cap, json_integer_value(v));
         break;

@@ -38,7 +38,7 @@ first_line_is() {
 
 tasks_hdr='job_id,task_index,priority,sched_class,cpu,mem,disk,arrival_s,start_s,end_s,outcome,requeues,machine'
 ts_hdr='time_s,machines_online,tasks_running,tasks_queued,util_cpu,util_mem,util_disk,unused_machines,frag5,frag10,frag25,frag50,completed,requeues'
-wait_hdr='priority,quantile,waiting_s'
+wait_hdr='priority,quantile,waiting_s,all_s,all_lower_bound'
 
 o1=$tmp/r1
 run replay --trace "$demo" --policy bestfit1,sos10 -j 2 --out "$o1" --quiet
@@ -55,6 +55,23 @@ for p in bestfit1 sos10; do
     check "$p/tasks.csv has task rows" [ "$(wc -l <"$o1/$p/tasks.csv")" -gt 1 ]
 done
 check "report.html exists" [ -s "$o1/report.html" ]
+check "report.html shows the whole command" \
+    grep -qF "lotus-sim replay --trace $demo --policy bestfit1,sos10 -j 2 --out $o1 --quiet" \
+    "$o1/report.html"
+check "the table has censored waits" contains "$out" "wait all p50 prio"
+# Censored waits: never_started of a priority is the censored share of its tasks, and the
+# quantile over all tasks is never below the started tasks' one.
+check "censored waits are consistent" python3 -c '
+import json, sys
+w = json.load(open(sys.argv[1]))["metrics"]["waiting_by_priority"]
+assert w, "no priority"
+for p, o in w.items():
+    n = o["started"] + o["never_started"]
+    assert abs(o["censored_share"] - o["never_started"] / n) < 1e-9, p
+    for q in ("p50", "p90", "p99"):
+        assert o["all_%s_s" % q] >= o["%s_s" % q] - 1e-6, (p, q)
+        assert o["never_started"] > 0 or not o["all_%s_lower_bound" % q], (p, q)
+' "$o1/bestfit1/summary.json"
 check "no .tmp file left" [ -z "$(find "$o1" -name '*.tmp')" ]
 
 # The same seed (the default, 1) again: the same bytes.
@@ -89,6 +106,23 @@ t100=$(tx_value 100)
 check "tx.csv T(50) is an integer (got '$t50')" sh -c "printf '%s' '$t50' | grep -qxE '[0-9]+'"
 check "tx.csv T(100) is an integer (got '$t100')" sh -c "printf '%s' '$t100' | grep -qxE '[0-9]+'"
 check "no .tmp file left by tx" [ -z "$(find "$ox" -name '*.tmp')" ]
+
+# tx --seeds 2: one run per seed, tx.csv in long form with a seed column, tx_ci.csv with the
+# mean and Student's half-width: for two values a, b it is t(0.975, 1) |a - b| / 2.
+os=$tmp/txs
+run tx --trace "$demo" --policy random --x 50 --seeds 2 --seed 1 --out "$os" --quiet
+check "tx --seeds exits 0 (got $rc: $err)" [ "$rc" -eq 0 ]
+check "tx --seeds prints mean +- CI" contains "$out" "mean +- 95% CI over 2 seeds (1..2)"
+check "tx --seeds runs each seed" [ -s "$os/x50/random/seed1/summary.json" ] && [ -s "$os/x50/random/seed2/summary.json" ]
+check "tx --seeds tx.csv header" first_line_is "$os/tx.csv" "x,policy,seed,tasks_completed,jobs_completed"
+check "tx --seeds tx_ci.csv is the mean and t half-width of tx.csv" awk -F, '
+    FNR == 1 { next }
+    FILENAME ~ /tx.csv$/ { v[n++] = $4; next }
+    { m = (v[0] + v[1]) / 2; d = v[0] - v[1]; if (d < 0) d = -d
+      ok = ($3 == 2 && ($4 - m) ^ 2 < 1e-6 && ($5 - 12.706 * d / 2) ^ 2 < 1e-4) }
+    END { exit !ok }' "$os/tx.csv" "$os/tx_ci.csv"
+run tx --trace "$demo" --policy random --seeds 0 --out "$os" --quiet
+check "tx --seeds 0 is a usage error (got $rc)" [ "$rc" -eq 2 ]
 
 # ---- bad input ------------------------------------------------------------------------------
 

@@ -359,6 +359,88 @@ static void assert_no_files(const char *dir)
  * 100, fits machine 1 and starts at once, completes at 150 <= T_end = 300 (marker).
  * completed 1; flow time = 150 - 100 = 50; useful work = run 50; time in system 50; waiting
  * of priority 5: one task, 0 s. tasks.csv: start 100, end 150, finished, machine 1. */
+/* Censored waits and job metrics, counted by hand. One machine (1, 1); every task prio 2:
+ *   job 1: A r .6 a 10 d 200 (runs 10-210) and A2 (index 1) r .3 a 10 d 50 (runs 10-60)
+ *   job 2: B r .6 a 20 d 5: waits for A, runs 210-215 (wait 190, flow 195, slowdown 19.5)
+ *   job 3: C r .6 a 30 d 100: runs from 215, still running at T_end = 300 (wait 185)
+ *   job 4: D r .6 a 40, killed at 100 while waiting: censored at 60
+ *   job 5: E r .6 a 50 d 10: still waiting at T_end: censored at 250
+ * Waits, sorted: 0, 0, 60+, 185, 190, 250+. Over all six, the 2nd is 0 (exact), the 3rd 60
+ * (a lower bound); Kaplan-Meier: S = 4/6 from 0, x 2/3 at 185 (4/9), x 1/2 at 190 (2/9).
+ * Jobs 1 (200 s, slowdown 1) and 2 (195 s, 19.5) complete; tasks: slowdowns 1, 1, 19.5. */
+static void test_replay_censored_waits_and_job_metrics_by_hand(void **state)
+{
+    struct fx *f = *state;
+    struct sim_replay_config c;
+    struct lines m = {0}, t = {0};
+    char trace[256], out[256], line[256];
+    uint64_t v;
+    bool bound;
+
+    m_row(&m, 0, 1, ADD, "1", "1");
+    t_req(&t, TS(10), 1, SUBMIT, 2, "0.6", "0.6", "0");
+    t_row(&t, TS(10), 1, SCHED, 2);
+    snprintf(line, sizeof(line), "%lld,,1,1,,%d,,0,2,0.3,0.3,0,", TS(10), SUBMIT);
+    add_line(&t, line);
+    snprintf(line, sizeof(line), "%lld,,1,1,,%d,,0,2,,,,", TS(10), SCHED);
+    add_line(&t, line);
+    t_req(&t, TS(20), 2, SUBMIT, 2, "0.6", "0.6", "0");
+    t_row(&t, TS(20), 2, SCHED, 2);
+    t_row(&t, TS(25), 2, FINISH, 2);
+    t_req(&t, TS(30), 3, SUBMIT, 2, "0.6", "0.6", "0");
+    t_row(&t, TS(30), 3, SCHED, 2);
+    t_req(&t, TS(40), 4, SUBMIT, 2, "0.6", "0.6", "0");
+    t_req(&t, TS(50), 5, SUBMIT, 2, "0.6", "0.6", "0");
+    t_row(&t, TS(50), 5, SCHED, 2);
+    snprintf(line, sizeof(line), "%lld,,1,1,,%d,,0,2,,,,", TS(60), FINISH);
+    add_line(&t, line);
+    t_row(&t, TS(60), 5, FINISH, 2);
+    t_row(&t, TS(100), 4, KILL, 2);
+    t_row(&t, TS(130), 3, FINISH, 2);
+    t_row(&t, TS(210), 1, FINISH, 2);
+    t_end_marker(&t, TS(300));
+    write_trace(f, "tr", &m, &t, trace, sizeof(trace));
+    snprintf(out, sizeof(out), "%s/out", f->dir);
+    cfg_init(&c, trace, out, "firstfit");
+    assert_int_equal(run_cfg(f, &c), 0);
+
+    const struct sim_wait_stats *w = &f->res->wait[2];
+    assert_int_equal(f->res->tasks_submitted, 6);
+    assert_int_equal(f->res->tasks_completed, 3);
+    assert_int_equal(w->hist.n, 4);
+    assert_int_equal(w->never_started, 2);
+    assert_int_equal(w->censored.n, 2);
+    assert_int_equal(w->waiting_at_end, 1);
+    lt_assert_near((double)w->censored.sum / US, 60.0 + 250.0, EPS_S);
+    /* over all six: the 2nd value exact, the 3rd a bound, the 6th the censored 250 */
+    assert_int_equal(sim_hist_quantile_censored(&w->hist, &w->censored, 2.0 / 6, &bound), 0);
+    assert_false(bound);
+    v = sim_hist_quantile_censored(&w->hist, &w->censored, 0.5, &bound);
+    lt_assert_near((double)v / US, 60.0, 60.0 * 1e-3);
+    assert_true(bound);
+    v = sim_hist_quantile_censored(&w->hist, &w->censored, 1.0, &bound);
+    lt_assert_near((double)v / US, 250.0, EPS_S); /* the largest value is kept exactly */
+    assert_true(bound);
+    /* started only, as before: 0, 0, 185, 190 */
+    lt_assert_near((double)sim_hist_quantile(&w->hist, 0.5) / US, 0.0, EPS_S);
+    /* Kaplan-Meier */
+    assert_true(sim_hist_km_quantile(&w->hist, &w->censored, 0.3, &v));
+    assert_int_equal(v, 0);
+    assert_true(sim_hist_km_quantile(&w->hist, &w->censored, 0.5, &v));
+    lt_assert_near((double)v / US, 185.0, 185.0 * 1e-3);
+    assert_true(sim_hist_km_quantile(&w->hist, &w->censored, 0.75, &v));
+    lt_assert_near((double)v / US, 190.0, 190.0 * 1e-3);
+    assert_false(sim_hist_km_quantile(&w->hist, &w->censored, 0.9, &v));
+    /* flow time mean, bounded slowdowns, jobs */
+    lt_assert_near(f->res->flow_time_s, 200.0 + 50.0 + 195.0, EPS_S);
+    lt_assert_near(f->res->bsld_sum, 1.0 + 1.0 + 19.5, 1e-12);
+    assert_int_equal(f->res->jobs_submitted, 5);
+    assert_int_equal(f->res->jobs_completed, 2);
+    assert_int_equal(f->res->jct.n, 2);
+    lt_assert_near((double)f->res->jct.sum / US, 200.0 + 195.0, EPS_S);
+    lt_assert_near(f->res->job_bsld_sum, 1.0 + 19.5, 1e-12);
+}
+
 static void test_replay_finish_completes_after_demand_from_sim_start(void **state)
 {
     struct fx *f = *state;
@@ -1314,6 +1396,7 @@ static void test_replay_malformed_task_line_is_a_positioned_error_or_skipped(voi
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        FX_TEST(test_replay_censored_waits_and_job_metrics_by_hand),
         FX_TEST(test_replay_finish_completes_after_demand_from_sim_start),
         FX_TEST(test_replay_queue_orders_by_priority_then_arrival_without_reservation),
         FX_TEST(test_replay_task_gone_from_the_queue_dominates_nothing),

@@ -57,7 +57,11 @@ static void write_summary(const char *dir, const char *p, int k)
              " \"tasks\": {\"submitted\": 1000, \"completed\": %d, \"failed\": 3, \"killed\": 4,"
              " \"lost\": 0, \"running_at_end\": 5, \"queued_at_end\": 6, \"unplaceable\": 1,"
              " \"no_requests\": 0, \"orphan_rows\": 0, \"ignored_rows\": 7},"
+             " \"jobs\": {\"submitted\": 30, \"completed\": 20,"
+             " \"completion_time_mean_s\": 7200.0, \"completion_time_p90_s\": 30.0,"
+             " \"bounded_slowdown_mean\": null},"
              " \"metrics\": {\"throughput\": %d, \"flow_time_s\": 36000.0,"
+             " \"flow_time_mean_s\": 40.0, \"bounded_slowdown_mean\": 1.25,"
              " \"time_in_system_s\": 40000.0, \"useful_work_s\": 7200.0,"
              " \"wasted_work_s\": 0.0, \"requeues\": 2, \"placements\": 990,"
              " \"queue_mean\": 3.5, \"queue_max\": 9,"
@@ -91,11 +95,14 @@ static void write_waiting(const char *dir, const char *p, int k)
     char text[8192];
     size_t len = 0;
 
-    len += (size_t)snprintf(text + len, sizeof(text) - len, "priority,quantile,waiting_s\n");
+    len += (size_t)snprintf(text + len, sizeof(text) - len,
+                            "priority,quantile,waiting_s,all_s,all_lower_bound\n");
     for (size_t j = 0; j < 2; j++)
-        for (int q = 0; q <= 100; q++)
-            len += (size_t)snprintf(text + len, sizeof(text) - len, "%d,%.2f,%.6f\n", prios[j],
-                                    q / 100.0, prios[j] == 0 ? q * q * 0.04 * (k + 1) : 0.0);
+        for (int q = 0; q <= 100; q++) {
+            double w = prios[j] == 0 ? q * q * 0.04 * (k + 1) : 0.0;
+            len += (size_t)snprintf(text + len, sizeof(text) - len, "%d,%.2f,%.6f,%.6f,%d\n",
+                                    prios[j], q / 100.0, w, w * 1.5, q > 90);
+        }
     write_file(dir, p, "waiting.csv", text);
 }
 
@@ -211,7 +218,7 @@ static void assert_no_leftovers(const struct run *r, bool page)
     assert_int_equal(n, N_POL + (page ? 1 : 0));
 }
 
-static void test_report_shows_both_policies_metrics_and_four_plots(void **state)
+static void test_report_shows_both_policies_metrics_and_five_plots(void **state)
 {
     struct run *r = *state;
     struct lt_err err;
@@ -232,8 +239,13 @@ static void test_report_shows_both_policies_metrics_and_four_plots(void **state)
     assert_non_null(strstr(html, ">10.0<")); /* flow time 36000 s in hours */
     assert_non_null(strstr(html, "50.0 %")); /* CPU utilisation */
     assert_non_null(strstr(html, "1.0 s / 20.0 s / 5.0 min"));
+    /* The means per completed task and job; a null mean shows as "-". */
+    assert_non_null(strstr(html, ">40.0 s<")); /* flow time mean */
+    assert_non_null(strstr(html, ">1.25<"));   /* bounded slowdown */
+    assert_non_null(strstr(html, ">2.0 h<"));  /* job completion time mean */
+    assert_non_null(strstr(html, "job bounded slowdown, mean (tau 10 s)</th><td class=\"n\">-<"));
     if (sim_report_has_gnuplot()) {
-        assert_int_equal(count(html, "<svg"), 4);
+        assert_int_equal(count(html, "<svg"), 5);
         assert_null(strstr(html, "<?xml"));
     } else {
         assert_int_equal(count(html, "<svg"), 0);
@@ -262,7 +274,7 @@ static void test_report_without_gnuplot_writes_note_and_succeeds(void **state)
     html = report_read(r);
     assert_non_null(html);
     assert_int_equal(count(html, "<svg"), 0);
-    assert_int_equal(count(html, "gnuplot was not found on PATH"), 4);
+    assert_int_equal(count(html, "gnuplot was not found on PATH"), 5);
     assert_non_null(strstr(html, "<th>sos10</th>"));
     free(html);
     assert_no_leftovers(r, true);
@@ -383,7 +395,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
 #define T(f) cmocka_unit_test_setup_teardown(f, run_setup, run_teardown)
-        T(test_report_shows_both_policies_metrics_and_four_plots),
+        T(test_report_shows_both_policies_metrics_and_five_plots),
         T(test_report_without_gnuplot_writes_note_and_succeeds),
         T(test_report_escapes_the_title),
         T(test_report_rejects_malformed_timeseries_and_leaves_no_page),
