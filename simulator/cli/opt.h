@@ -44,8 +44,8 @@ struct sim_shard {
     uint64_t count;
 };
 
-#define SIM_SHARD_MAX  100000 /* largest N of --shard I/N */
-#define SIM_ARGS_MAX   256    /* most arguments a SIM_OPT_ARGS row takes */
+#define SIM_SHARD_MAX 100000 /* largest N of --shard I/N */
+#define SIM_ARGS_MAX  256    /* most arguments a SIM_OPT_ARGS row takes */
 
 /* The arguments of a SIM_OPT_ARGS row, borrowed from argv. */
 struct sim_args {

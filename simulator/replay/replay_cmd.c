@@ -116,8 +116,8 @@ struct run {
         OPT("--quiet", SIM_OPT_FLAG, quiet, NULL, "no progress bar (drawn only on a terminal)",    \
             NULL),                                                                                 \
         OPT("--shard", SIM_OPT_SHARD, shard, "I/N",                                                \
-            "run only part I of N of the run list (run k when\nk mod N = I) and write "              \
-            "DIR/shard-I-of-N.json;\n'lotus-sim merge DIR' joins the N parts",                      \
+            "run only part I of N of the run list (run k when\nk mod N = I) and write "            \
+            "DIR/shard-I-of-N.json;\n'lotus-sim merge DIR' joins the N parts",                     \
             NULL)
 
 static const struct sim_opt replay_opts[] = {
@@ -952,8 +952,8 @@ static json_t *sweep_json(const struct opts *o, bool tx)
                   tx ? "tx" : "replay", "lotus_version", SIM_VERSION, "trace", o->trace,
                   "trace_parts", "machine_events", table_parts(o->trace, "machine_events"),
                   "task_events", table_parts(o->trace, "task_events"), "job_events",
-                  table_parts(o->trace, "job_events"), "policies", pol, "seed",
-                  (json_int_t)o->seed, "until_s",
+                  table_parts(o->trace, "job_events"), "policies", pol, "seed", (json_int_t)o->seed,
+                  "until_s",
                   o->until_s == UINT64_MAX ? json_null() : json_integer((json_int_t)o->until_s),
                   "interval_s", (json_int_t)o->interval_s, "skip_bad_lines", o->skip_bad_lines);
     if (j != NULL && tx) {
@@ -982,8 +982,8 @@ static int shard_write(const struct opts *o, bool tx, const struct run *runs, si
     for (size_t k = 0; list != NULL && k < n; k++)
         if (in_shard(o, k))
             json_array_append_new(list, json_string(runs[k].rel));
-    j = json_pack("{s:{s:I, s:I}, s:o, s:o}", "shard", "index", (json_int_t)o->shard.index,
-                  "count", (json_int_t)o->shard.count, "sweep", sweep_json(o, tx), "runs", list);
+    j = json_pack("{s:{s:I, s:I}, s:o, s:o}", "shard", "index", (json_int_t)o->shard.index, "count",
+                  (json_int_t)o->shard.count, "sweep", sweep_json(o, tx), "runs", list);
     if (j == NULL)
         return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory writing the shard file");
     shard_path(o->out, &o->shard, path, sizeof(path));
@@ -1021,8 +1021,9 @@ static int shard_main(const struct opts *o, bool tx, const struct run *all, size
     }
     if (failed > 0) {
         report_failed(mine, m, failed);
-        fprintf(stderr, "lotus-sim: shard %" PRIu64 "/%" PRIu64 " is incomplete: no shard file "
-                        "written; run it again (with --force) before merging\n",
+        fprintf(stderr,
+                "lotus-sim: shard %" PRIu64 "/%" PRIu64 " is incomplete: no shard file "
+                "written; run it again (with --force) before merging\n",
                 o->shard.index, o->shard.count);
         lt_free(mine);
         return SIM_EXIT_INPUT;
@@ -1158,8 +1159,8 @@ static int shard_load(struct shard_file *sf, struct lt_err *err)
 
     if ((sf->j = json_load_file(sf->path, 0, &je)) == NULL)
         return lt_err_set(err, LT_EPARSE, 0, 0, "%s:%d: %s", sf->path, je.line, je.text);
-    if (json_unpack_ex(sf->j, &je, 0, "{s:{s:I, s:I}, s:o, s:o}", "shard", "index", &i, "count",
-                       &n, "sweep", &sweep, "runs", &runs) != 0)
+    if (json_unpack_ex(sf->j, &je, 0, "{s:{s:I, s:I}, s:o, s:o}", "shard", "index", &i, "count", &n,
+                       "sweep", &sweep, "runs", &runs) != 0)
         return lt_err_set(err, LT_EPARSE, 0, 0, "%s: not a shard file: %s", sf->path, je.text);
     if ((uint64_t)i != sf->index || (uint64_t)n != sf->count || !json_is_object(sweep) ||
         !json_is_array(runs))
@@ -1284,9 +1285,8 @@ static int opts_from_sweep(json_t *sweep, const char *path, const char *out, str
     int rc = 0;
 
     if (json_unpack_ex(sweep, &je, 0, "{s:s, s:s, s:s, s:o, s:I, s:o, s:I, s:b}", "command", &cmd,
-                       "lotus_version", &version, "trace", &trace, "policies", &pol, "seed",
-                       &seed, "until_s", &until, "interval_s", &interval, "skip_bad_lines",
-                       &skip) != 0)
+                       "lotus_version", &version, "trace", &trace, "policies", &pol, "seed", &seed,
+                       "until_s", &until, "interval_s", &interval, "skip_bad_lines", &skip) != 0)
         return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: %s", path, je.text);
     *tx = strcmp(cmd, "tx") == 0;
     opts_default(o, *tx);
@@ -1317,8 +1317,8 @@ static int opts_from_sweep(json_t *sweep, const char *path, const char *out, str
         return 0;
     }
     int task_csv = 0, report = 0;
-    if (json_unpack_ex(sweep, &je, 0, "{s:F, s:b, s:b}", "machines_fraction_pct",
-                       &o->machines_pct, "task_csv", &task_csv, "report", &report) != 0)
+    if (json_unpack_ex(sweep, &je, 0, "{s:F, s:b, s:b}", "machines_fraction_pct", &o->machines_pct,
+                       "task_csv", &task_csv, "report", &report) != 0)
         return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: %s", path, je.text);
     o->task_csv = task_csv != 0;
     o->report = report != 0;
@@ -1394,8 +1394,8 @@ static int merge_runs(const struct merge_opts *mo, struct shard_file *f, size_t 
             rc = lt_err_set(err, LT_EINVAL, 0, 0,
                             "'%s' lists %zu runs; part %" PRIu64 " of %" PRIu64
                             " of this sweep has %zu",
-                            f[k].path, json_array_size(json_object_get(f[k].j, "runs")),
-                            f[k].index, count, want);
+                            f[k].path, json_array_size(json_object_get(f[k].j, "runs")), f[k].index,
+                            count, want);
     }
     for (size_t k = 0; k < n && rc == 0; k++) {
         const struct shard_file *sf = by_index[k % count];
@@ -1408,8 +1408,7 @@ static int merge_runs(const struct merge_opts *mo, struct shard_file *f, size_t 
         }
         snprintf(src, sizeof(src), "%s/%s/summary.json", sf->dir, rel);
         if (!sim_path_exists(src))
-            rc = lt_err_set(err, LT_EIO, 0, 0, "'%s' is missing: the shard's result is gone",
-                            src);
+            rc = lt_err_set(err, LT_EIO, 0, 0, "'%s' is missing: the shard's result is gone", src);
         if (!sf->in_out)
             copies[n_copies++] = runs[k].dir;
     }
@@ -1435,8 +1434,7 @@ static int shards_in_out(const char *out, struct shard_file *f, size_t nf, struc
         return lt_err_set(err, LT_EIO, 0, 0, "cannot stat '%s': %s", out, strerror(errno));
     for (size_t k = 0; k < nf; k++) {
         if (stat(f[k].dir, &sd) != 0)
-            return lt_err_set(err, LT_EIO, 0, 0, "cannot stat '%s': %s", f[k].dir,
-                              strerror(errno));
+            return lt_err_set(err, LT_EIO, 0, 0, "cannot stat '%s': %s", f[k].dir, strerror(errno));
         f[k].in_out = sd.st_dev == so.st_dev && sd.st_ino == so.st_ino;
     }
     return 0;
@@ -1454,8 +1452,8 @@ static int merge_results(const struct merge_opts *mo, struct shard_file *f, size
     bool tx = false;
     int rc, status = SIM_EXIT_INPUT;
 
-    if ((rc = opts_from_sweep(json_object_get(f[0].j, "sweep"), f[0].path, mo->out, &o, &tx,
-                              err)) < 0)
+    if ((rc = opts_from_sweep(json_object_get(f[0].j, "sweep"), f[0].path, mo->out, &o, &tx, err)) <
+        0)
         return rc;
     n = o.n_policy * (tx ? o.n_x : 1);
     if ((runs = lt_calloc(n, sizeof(*runs))) == NULL || (sum = lt_calloc(n, sizeof(*sum))) == NULL)
