@@ -33,6 +33,7 @@ static const struct command commands[] = {
     {"place", sim_cmd_place, "place a sequence of tasks one by one on a cluster snapshot"},
     {"replay", sim_cmd_replay, "replay the Google 2011 trace through placement policies"},
     {"tx", sim_cmd_tx, "T(x): tasks completed with x% of the machines, per policy"},
+    {"merge", sim_cmd_merge, "join the shards of a replay or tx sweep (--shard I/N)"},
     {"slots", sim_cmd_slots, "Cavdar's slot-based simulator: priority eviction, WASP, HYBRID"},
     {"lotes", sim_cmd_lotes, "Tran & Beck's LoTES against greedy dispatch; LoTES tables"},
 };

@@ -156,6 +156,16 @@ static int store(const struct sim_opt *o, const char *value, void *base, struct 
         return sim_parse_secs(o->name, value, 1, (uint64_t *)(void *)dst, err);
     case SIM_OPT_HOURS:
         return sim_parse_hours(o->name, value, (double *)(void *)dst, err);
+    case SIM_OPT_SHARD:
+        return sim_parse_shard(o->name, value, (struct sim_shard *)(void *)dst, err);
+    case SIM_OPT_ARGS: {
+        struct sim_args *a = (struct sim_args *)(void *)dst;
+        if (a->n == SIM_ARGS_MAX)
+            return lt_err_set(err, LT_EINVAL, 0, 0, "more than %d %s arguments", SIM_ARGS_MAX,
+                              o->name);
+        a->v[a->n++] = value;
+        return 0;
+    }
     }
     return lt_err_set(err, LT_EINVAL, 0, 0, "%s: bad option table", o->name);
 }
@@ -194,6 +204,8 @@ static int match(const struct sim_opt *o, int argc, char **argv, int *i, void *b
 
     if (o->kind == SIM_OPT_FLAG)
         return strcmp(arg, o->name) == 0 ? (store(o, NULL, base, err), 1) : 0;
+    if (o->kind == SIM_OPT_ARGS) /* any argument that is not an option */
+        return arg[0] != '-' ? ((rc = store(o, arg, base, err)) < 0 ? rc : 1) : 0;
     if (len == 2 && strncmp(arg, o->name, 2) == 0 && arg[2] >= '0' && arg[2] <= '9')
         value = arg + 2; /* -j4, as make */
     else if ((rc = opt_value(argc, argv, i, o->name, &value, err)) <= 0)
@@ -332,6 +344,37 @@ int sim_parse_hours(const char *flag, const char *s, double *out, struct lt_err 
                           "1.5h, 2d)",
                           flag, s);
     *out = v * unit;
+    return 0;
+}
+
+/* Reads decimal digits from *p into *v (at most SIM_SHARD_MAX + 1); false when none. */
+static bool shard_number(const char **p, uint64_t *v)
+{
+    const char *s = *p;
+
+    for (*v = 0; **p >= '0' && **p <= '9'; (*p)++)
+        if ((*v = *v * 10 + (uint64_t)(**p - '0')) > SIM_SHARD_MAX)
+            *v = SIM_SHARD_MAX + 1;
+    return *p != s;
+}
+
+int sim_parse_shard(const char *flag, const char *s, struct sim_shard *out, struct lt_err *err)
+{
+    const char *p = s;
+    uint64_t i, n;
+
+    if (!shard_number(&p, &i) || *p++ != '/' || !shard_number(&p, &n) || *p != '\0')
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "%s: '%.40s' is not I/N (shard I of N, 0 <= I < N, e.g. 0/4)", flag, s);
+    if (n == 0 || n > SIM_SHARD_MAX)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "%s: '%.40s': N must be in 1..%d", flag, s,
+                          SIM_SHARD_MAX);
+    if (i >= n)
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "%s: '%.40s': the index I must be below N (shards are 0 .. N-1)", flag,
+                          s);
+    out->index = i;
+    out->count = n;
     return 0;
 }
 

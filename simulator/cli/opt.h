@@ -32,6 +32,25 @@ enum sim_opt_kind {
     SIM_OPT_U64,   /* uint64_t: sim_parse_u64 */
     SIM_OPT_SECS,  /* uint64_t seconds: sim_parse_secs, a bare number in seconds */
     SIM_OPT_HOURS, /* double hours: sim_parse_hours, a bare number in hours */
+    SIM_OPT_SHARD, /* struct sim_shard: sim_parse_shard, "I/N" */
+    SIM_OPT_ARGS,  /* struct sim_args: the arguments that are not options, in order; the row's
+                    * name is how --help shows them ("DIR...") */
+};
+
+/* --shard I/N: this process runs the part I (0-based) of N of a sweep's run list. count 0:
+ * not given (the whole list). */
+struct sim_shard {
+    uint64_t index;
+    uint64_t count;
+};
+
+#define SIM_SHARD_MAX 100000 /* largest N of --shard I/N */
+#define SIM_ARGS_MAX  256    /* most arguments a SIM_OPT_ARGS row takes */
+
+/* The arguments of a SIM_OPT_ARGS row, borrowed from argv. */
+struct sim_args {
+    const char *v[SIM_ARGS_MAX];
+    size_t n;
 };
 
 /* One row of a command's option table. */
@@ -91,6 +110,11 @@ LT_MUST_CHECK int sim_parse_secs(const char *flag, const char *s, uint64_t bare_
 /* As sim_parse_secs for an option in hours that may be fractional: "1.5", "90m", "2d";
  * stores hours. LT_EINVAL naming flag and value. */
 LT_MUST_CHECK int sim_parse_hours(const char *flag, const char *s, double *out, struct lt_err *err);
+
+/* Parses s, the value of flag, as "I/N": decimal digits only, 1 <= N <= SIM_SHARD_MAX and
+ * 0 <= I < N. LT_EINVAL naming flag and value, and which of the two is wrong. */
+LT_MUST_CHECK int sim_parse_shard(const char *flag, const char *s, struct sim_shard *out,
+                                  struct lt_err *err);
 
 /* Splits the comma list s (the value of flag), copied into buf of cap bytes, into items[]
  * (pointers into buf), at most max. LT_EINVAL naming flag for an empty list, an empty item

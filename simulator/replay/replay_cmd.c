@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <signal.h>
@@ -72,15 +73,17 @@ struct opts {
     double x[MAX_X];
     size_t n_x;
     uint64_t cache_mb;
-    uint64_t seeds;    /* tx --seeds: seeds seed .. seed + seeds - 1 per (policy, x) */
-    int argc;          /* the command line, for the report's command box */
-    char *const *argv; /* argv[0] is the command name */
+    uint64_t seeds;         /* tx --seeds: seeds seed .. seed + seeds - 1 per (policy, x) */
+    int argc;               /* the command line, for the report's command box */
+    char *const *argv;      /* argv[0] is the command name */
+    struct sim_shard shard; /* --shard I/N; count 0: the whole run list */
 };
 
 struct run {
     const struct lt_policy *policy;
     double pct;
     uint64_t seed;
+    char rel[512];    /* the result directory under --out: "<policy>" or "x<x>/<policy>" */
     char dir[4096];   /* the result directory */
     char stage[4200]; /* where the run writes: dir + ".tmp", swapped in on success */
     pid_t pid;
@@ -123,6 +126,10 @@ struct run {
         OPT("--force", SIM_OPT_FLAG, force, NULL,                                                  \
             "replace earlier results in --out (each only when\nits new run completes)", NULL),     \
         OPT("--quiet", SIM_OPT_FLAG, quiet, NULL, "no progress bar (drawn only on a terminal)",    \
+            NULL),                                                                                 \
+        OPT("--shard", SIM_OPT_SHARD, shard, "I/N",                                                \
+            "run only part I of N of the run list (run k when\nk mod N = I) and write "            \
+            "DIR/shard-I-of-N.json;\n'lotus-sim merge DIR' joins the N parts",                     \
             NULL)
 
 static const struct sim_opt replay_opts[] = {
@@ -767,13 +774,50 @@ static void print_table(json_t **sum, const struct run *runs, size_t n)
 
 /* ---- commands ----------------------------------------------------------------------------- */
 
+/* Run k of the sweep's list belongs to this process: no --shard, or k mod N = I. */
+static bool in_shard(const struct opts *o, size_t k)
+{
+    return o->shard.count == 0 || k % o->shard.count == o->shard.index;
+}
+
+/* "OUT/shard-I-of-N.json" into buf; returns buf. */
+static const char *shard_path(const char *out, const struct sim_shard *sh, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s/shard-%" PRIu64 "-of-%" PRIu64 ".json", out, sh->index, sh->count);
+    return buf;
+}
+
+/* The sweep's run list, in the order of the table and tx.csv: x major, policy minor (for
+ * replay one x, --machines-fraction). */
+static void runs_list(const struct opts *o, bool tx, struct run *runs)
+{
+    size_t n_x = tx ? o->n_x : 1, n_s = tx ? (size_t)o->seeds : 1;
+
+    /* run (xi, k, si) is runs[(xi * n_policy + k) * n_s + si] */
+    for (size_t j = 0; j < n_x * o->n_policy * n_s; j++) {
+        struct run *r = &runs[j];
+        size_t xi = j / n_s / o->n_policy, k = j / n_s % o->n_policy, si = j % n_s;
+        r->policy = o->policy[k];
+        r->pct = tx ? o->x[xi] : o->machines_pct;
+        r->seed = o->seed + si;
+        if (tx && n_s > 1)
+            snprintf(r->rel, sizeof(r->rel), "x%g/%s/seed%" PRIu64, r->pct, pol_name(r->policy),
+                     r->seed);
+        else if (tx)
+            snprintf(r->rel, sizeof(r->rel), "x%g/%s", r->pct, pol_name(r->policy));
+        else
+            snprintf(r->rel, sizeof(r->rel), "%s", pol_name(r->policy));
+        snprintf(r->dir, sizeof(r->dir), "%s/%s", o->out, r->rel);
+    }
+}
+
 /* The runs (policy x x), their result directories; an existing one is refused without
  * --force. Returns NULL after printing the error. */
 static struct run *runs_make(const struct opts *o, bool tx, size_t *n_out)
 {
     size_t n_x = tx ? o->n_x : 1, n_s = tx ? (size_t)o->seeds : 1, n = o->n_policy * n_x * n_s;
     struct run *runs = lt_calloc(n, sizeof(*runs));
-    const char **dirs = lt_calloc(n, sizeof(*dirs));
+    const char **dirs = lt_calloc(n + 1, sizeof(*dirs));
     struct lt_err err;
 
     lt_err_init(&err, NULL);
@@ -783,23 +827,17 @@ static struct run *runs_make(const struct opts *o, bool tx, size_t *n_out)
         lt_free(dirs);
         return NULL;
     }
-    /* run (xi, k, si) is runs[(xi * n_policy + k) * n_s + si] */
-    for (size_t j = 0; j < n; j++) {
-        struct run *r = &runs[j];
-        size_t xi = j / n_s / o->n_policy, k = j / n_s % o->n_policy, si = j % n_s;
-        r->policy = o->policy[k];
-        r->pct = tx ? o->x[xi] : o->machines_pct;
-        r->seed = o->seed + si;
-        if (tx && n_s > 1)
-            snprintf(r->dir, sizeof(r->dir), "%s/x%g/%s/seed%" PRIu64, o->out, r->pct,
-                     pol_name(r->policy), r->seed);
-        else if (tx)
-            snprintf(r->dir, sizeof(r->dir), "%s/x%g/%s", o->out, r->pct, pol_name(r->policy));
-        else
-            snprintf(r->dir, sizeof(r->dir), "%s/%s", o->out, pol_name(r->policy));
-        dirs[j] = r->dir;
-    }
-    if (sim_out_refuse_existing(dirs, n, o->force, &err) < 0 || sim_make_dirs(o->out, &err) < 0) {
+    runs_list(o, tx, runs);
+    size_t m = 0; /* the results this process writes: its shard's runs, and its shard file */
+    for (size_t k = 0; k < n; k++)
+        if (in_shard(o, k))
+            dirs[m++] = runs[k].dir;
+    char shard_file[4200];
+    if (o->shard.count > 0)
+        dirs[m++] = shard_path(o->out, &o->shard, shard_file, sizeof(shard_file));
+    if (sim_out_refuse_existing(dirs, m, o->force, &err) < 0 || sim_make_dirs(o->out, &err) < 0 ||
+        (o->shard.count > 0 && unlink(shard_file) != 0 && errno != ENOENT &&
+         lt_err_set(&err, LT_EIO, 0, 0, "cannot remove '%s': %s", shard_file, strerror(errno)))) {
         sim_err_print(&err);
         lt_free(runs);
         runs = NULL;
@@ -1056,6 +1094,160 @@ static void report_failed(const struct run *runs, size_t n, long failed)
     fprintf(stderr, "\n");
 }
 
+/* ---- shards and merge ------------------------------------------------------------------- */
+
+/* {"parts": P, "bytes": B} of DIR/table's part-* files: the trace's fingerprint, so that merge
+ * can tell shards that read different data under the same path. */
+static json_t *table_parts(const char *trace, const char *table)
+{
+    char dir[4200], path[4600];
+    json_int_t parts = 0, bytes = 0;
+    struct dirent *de;
+    DIR *d;
+
+    snprintf(dir, sizeof(dir), "%s/%s", trace, table);
+    if ((d = opendir(dir)) == NULL)
+        return json_null(); /* job_events/ is optional */
+    while ((de = readdir(d)) != NULL) {
+        struct stat st;
+        snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+        if (strncmp(de->d_name, "part-", 5) == 0 && stat(path, &st) == 0) {
+            parts++;
+            bytes += (json_int_t)st.st_size;
+        }
+    }
+    closedir(d);
+    return json_pack("{s:I, s:I}", "parts", parts, "bytes", bytes);
+}
+
+/* What makes two shards parts of one sweep: the command, every option that changes an output
+ * file or the table, and the trace (its path as given, which the outputs quote, and the size
+ * of its parts). -j, --cache-mb, --force, --quiet and --out do not belong: they change no
+ * byte. A new reference, or NULL when out of memory. */
+static json_t *sweep_json(const struct opts *o, bool tx)
+{
+    json_t *pol = json_array(), *x = json_array(), *j;
+
+    for (size_t k = 0; pol != NULL && k < o->n_policy; k++)
+        json_array_append_new(pol, json_string(pol_name(o->policy[k])));
+    for (size_t k = 0; x != NULL && tx && k < o->n_x; k++)
+        json_array_append_new(x, json_real(o->x[k]));
+    j = json_pack("{s:s, s:s, s:s, s:{s:o, s:o, s:o}, s:o, s:I, s:o, s:I, s:b}", "command",
+                  tx ? "tx" : "replay", "lotus_version", SIM_VERSION, "trace", o->trace,
+                  "trace_parts", "machine_events", table_parts(o->trace, "machine_events"),
+                  "task_events", table_parts(o->trace, "task_events"), "job_events",
+                  table_parts(o->trace, "job_events"), "policies", pol, "seed", (json_int_t)o->seed,
+                  "until_s",
+                  o->until_s == UINT64_MAX ? json_null() : json_integer((json_int_t)o->until_s),
+                  "interval_s", (json_int_t)o->interval_s, "skip_bad_lines", o->skip_bad_lines);
+    if (j != NULL)
+        json_object_set_new(j, "initial_state",
+                            json_string(o->initial_state == SIM_INIT_REPACK ? "repack" : "trace"));
+    if (j != NULL && tx) {
+        json_object_set_new(j, "x", x);
+        json_object_set_new(j, "seeds", json_integer((json_int_t)o->seeds));
+        return j;
+    }
+    json_decref(x);
+    if (j != NULL) {
+        json_object_set_new(j, "machines_fraction_pct", json_real(o->machines_pct));
+        json_object_set_new(j, "task_csv", json_boolean(o->task_csv));
+        json_object_set_new(j, "report", json_boolean(o->report));
+    }
+    return j;
+}
+
+/* The command's arguments without --shard and its value: what the report's command box of the
+ * merged run shows (the unsharded run's command). A new reference, or NULL. */
+static json_t *argv_unsharded(const struct opts *o)
+{
+    json_t *a = json_array();
+
+    for (int k = 0; a != NULL && k < o->argc; k++) {
+        if (strcmp(o->argv[k], "--shard") == 0) {
+            k++;
+            continue;
+        }
+        if (strncmp(o->argv[k], "--shard=", 8) != 0)
+            json_array_append_new(a, json_string(o->argv[k]));
+    }
+    return a;
+}
+
+/* Writes OUT/shard-I-of-N.json: the shard, the sweep (sweep_json) and the runs it wrote,
+ * relative to OUT. 0, or LT_ENOMEM / LT_EIO with err set. */
+static int shard_write(const struct opts *o, bool tx, const struct run *runs, size_t n,
+                       struct lt_err *err)
+{
+    char path[4200], *tmp = NULL;
+    json_t *list = json_array(), *j;
+    FILE *f;
+    int rc = 0;
+
+    for (size_t k = 0; list != NULL && k < n; k++)
+        if (in_shard(o, k))
+            json_array_append_new(list, json_string(runs[k].rel));
+    j = json_pack("{s:{s:I, s:I}, s:o, s:o, s:o}", "shard", "index", (json_int_t)o->shard.index,
+                  "count", (json_int_t)o->shard.count, "sweep", sweep_json(o, tx), "runs", list,
+                  "argv", argv_unsharded(o));
+    if (j == NULL)
+        return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory writing the shard file");
+    shard_path(o->out, &o->shard, path, sizeof(path));
+    if ((f = sim_tmp_open(path, &tmp, err)) == NULL) {
+        json_decref(j);
+        return err->code;
+    }
+    if (json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0 || fputc('\n', f) == EOF)
+        rc = lt_err_set(err, LT_EIO, 0, 0, "cannot write '%s.tmp'", path);
+    json_decref(j);
+    return sim_tmp_commit(f, tmp, path, rc, err);
+}
+
+/* replay/tx --shard I/N: runs this shard's part of the run list and, when every one of them
+ * succeeded, writes the shard file. The table, tx.csv and report.html are merge's. */
+static int shard_main(const struct opts *o, bool tx, const struct run *all, size_t n)
+{
+    struct run *mine = lt_calloc(n, sizeof(*mine));
+    char path[4200];
+    struct lt_err err;
+    size_t m = 0;
+    long failed = 0;
+
+    lt_err_init(&err, NULL);
+    if (mine == NULL) {
+        fprintf(stderr, "lotus-sim: out of memory\n");
+        return SIM_EXIT_INPUT;
+    }
+    for (size_t k = 0; k < n; k++)
+        if (in_shard(o, k))
+            mine[m++] = all[k];
+    if (m > 0 && (failed = run_all(o, mine, m)) < 0) {
+        lt_free(mine);
+        return (int)-failed;
+    }
+    if (failed > 0) {
+        report_failed(mine, m, failed);
+        fprintf(stderr,
+                "lotus-sim: shard %" PRIu64 "/%" PRIu64 " is incomplete: no shard file "
+                "written; run it again (with --force) before merging\n",
+                o->shard.index, o->shard.count);
+        lt_free(mine);
+        return SIM_EXIT_INPUT;
+    }
+    if (shard_write(o, tx, all, n, &err) < 0) {
+        sim_err_print(&err);
+        lt_free(mine);
+        return SIM_EXIT_INPUT;
+    }
+    printf("shard %" PRIu64 "/%" PRIu64 ": %zu of %zu runs", o->shard.index, o->shard.count, m, n);
+    for (size_t k = 0; k < m; k++)
+        printf("%s%s", k ? ", " : ": ", mine[k].dir);
+    printf("\nshard file: %s\nwhen all %" PRIu64 " shards are done: lotus-sim merge %s\n",
+           shard_path(o->out, &o->shard, path, sizeof(path)), o->shard.count, o->out);
+    lt_free(mine);
+    return SIM_EXIT_OK;
+}
+
 static int replay_main(int argc, char **argv, bool tx)
 {
     struct opts o;
@@ -1077,6 +1269,11 @@ static int replay_main(int argc, char **argv, bool tx)
     }
     if ((runs = runs_make(&o, tx, &n)) == NULL)
         return SIM_EXIT_INPUT;
+    if (o.shard.count > 0) {
+        status = shard_main(&o, tx, runs, n);
+        lt_free(runs);
+        return status;
+    }
     failed = run_all(&o, runs, n);
     if (failed < 0) {
         lt_free(runs);
@@ -1109,4 +1306,465 @@ int sim_cmd_replay(int argc, char **argv)
 int sim_cmd_tx(int argc, char **argv)
 {
     return replay_main(argc, argv, true);
+}
+
+/* ---- lotus-sim merge ---------------------------------------------------------------------- */
+
+struct merge_opts {
+    struct sim_args dirs;
+    const char *out;
+    bool force;
+};
+
+static const struct sim_opt merge_opts[] = {
+    {"DIR...", SIM_OPT_ARGS, offsetof(struct merge_opts, dirs), NULL,
+     "the --out directories the shards wrote (one when\nthey share a volume)", NULL},
+    {"--out", SIM_OPT_STR, offsetof(struct merge_opts, out), "DIR",
+     "the merged result; run directories found in\nanother DIR are copied there", "the first DIR"},
+    {"--force", SIM_OPT_FLAG, offsetof(struct merge_opts, force), NULL,
+     "replace run directories --out already holds when\nthey are copied from another DIR", NULL},
+};
+
+static const struct sim_cmd_spec merge_spec = {
+    "merge",
+    "DIR... [--out DIR] [--force]",
+    "Joins the N shards of a replay or tx sweep (each run with --shard I/N,\n"
+    "which writes DIR/shard-I-of-N.json) into what one unsharded run writes:\n"
+    "the same table on stdout, tx.csv or report.html, and the run directories\n"
+    "under --out. Refuses shards of different sweeps (trace, options, N), a\n"
+    "shard given twice and a missing one (docs/simulator.md, \"Sweeps on a cluster\").",
+    "lotus-sim merge out/tx",
+    "Exit status: 0 merged, 1 the shards do not make one whole sweep or a file cannot be\n"
+    "read or written, 2 usage error.",
+    merge_opts,
+    sizeof(merge_opts) / sizeof(merge_opts[0])};
+
+/* One shard file found by merge. */
+struct shard_file {
+    const char *dir; /* the DIR argument it is in (borrowed from argv) */
+    char path[4200];
+    json_t *j; /* the file (owned) */
+    uint64_t index, count;
+    bool in_out; /* dir is --out itself: its runs need no copy */
+};
+
+/* true when name is exactly "shard-I-of-N.json" (canonical numbers); sets I and N. */
+static bool shard_name(const char *name, uint64_t *i, uint64_t *n)
+{
+    char back[128];
+    int end = 0;
+
+    if (sscanf(name, "shard-%" SCNu64 "-of-%" SCNu64 ".json%n", i, n, &end) != 2 || end == 0)
+        return false;
+    snprintf(back, sizeof(back), "shard-%" PRIu64 "-of-%" PRIu64 ".json", *i, *n);
+    return strcmp(back, name) == 0;
+}
+
+/* Reads and checks the shape of one shard file. */
+static int shard_load(struct shard_file *sf, struct lt_err *err)
+{
+    json_error_t je;
+    json_int_t i = -1, n = -1;
+    json_t *sweep = NULL, *runs = NULL;
+
+    if ((sf->j = json_load_file(sf->path, 0, &je)) == NULL)
+        return lt_err_set(err, LT_EPARSE, 0, 0, "%s:%d: %s", sf->path, je.line, je.text);
+    if (json_unpack_ex(sf->j, &je, 0, "{s:{s:I, s:I}, s:o, s:o}", "shard", "index", &i, "count", &n,
+                       "sweep", &sweep, "runs", &runs) != 0)
+        return lt_err_set(err, LT_EPARSE, 0, 0, "%s: not a shard file: %s", sf->path, je.text);
+    if ((uint64_t)i != sf->index || (uint64_t)n != sf->count || !json_is_object(sweep) ||
+        !json_is_array(runs))
+        return lt_err_set(err, LT_EPARSE, 0, 0,
+                          "%s: its shard (%" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT
+                          ") differs from its name, or no sweep object or runs list",
+                          sf->path, i, n);
+    return 0;
+}
+
+/* Every shard file of every DIR, into *files (owned, *nf of them). */
+static int shards_find(const struct merge_opts *mo, struct shard_file **files, size_t *nf,
+                       struct lt_err *err)
+{
+    size_t cap = 0;
+    int rc = 0;
+
+    *files = NULL;
+    *nf = 0;
+    for (size_t d = 0; d < mo->dirs.n && rc == 0; d++) {
+        DIR *dp = opendir(mo->dirs.v[d]);
+        struct dirent *de;
+        if (dp == NULL)
+            return lt_err_set(err, LT_EIO, 0, 0, "cannot open '%s': %s", mo->dirs.v[d],
+                              strerror(errno));
+        while (rc == 0 && (de = readdir(dp)) != NULL) {
+            struct shard_file sf = {.dir = mo->dirs.v[d]};
+            if (!shard_name(de->d_name, &sf.index, &sf.count))
+                continue;
+            if (*nf == cap) {
+                struct shard_file *g = lt_reallocarray(*files, cap = cap * 2 + 8, sizeof(*g));
+                if (g == NULL) {
+                    rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
+                    break;
+                }
+                *files = g;
+            }
+            snprintf(sf.path, sizeof(sf.path), "%s/%s", sf.dir, de->d_name);
+            (*files)[(*nf)++] = sf;
+            rc = shard_load(&(*files)[*nf - 1], err);
+        }
+        closedir(dp);
+    }
+    if (rc == 0 && *nf == 0)
+        rc = lt_err_set(err, LT_EINVAL, 0, 0,
+                        "no shard file (shard-I-of-N.json) in %s%s: run 'lotus-sim replay' or "
+                        "'lotus-sim tx' with --shard I/N --out DIR first",
+                        mo->dirs.v[0], mo->dirs.n > 1 ? " or the other DIRs" : "");
+    return rc;
+}
+
+/* The first key whose value differs between the sweep objects a and b ("?" if none). */
+static const char *sweep_diff(json_t *a, json_t *b)
+{
+    const char *key;
+    json_t *v;
+
+    json_object_foreach(a, key, v)
+    {
+        if (!json_equal(v, json_object_get(b, key)))
+            return key;
+    }
+    json_object_foreach(b, key, v)
+    {
+        if (json_object_get(a, key) == NULL)
+            return key;
+    }
+    return "?";
+}
+
+/* The files make one whole sweep: one N, one sweep, every index 0..N-1 exactly once. */
+static int shards_check(const struct shard_file *f, size_t nf, struct lt_err *err)
+{
+    uint64_t n = f[0].count;
+    size_t *owner;
+    json_t *sweep0 = json_object_get(f[0].j, "sweep");
+    int rc = 0;
+
+    for (size_t k = 1; k < nf; k++) {
+        json_t *sweep = json_object_get(f[k].j, "sweep");
+        if (f[k].count != n)
+            return lt_err_set(err, LT_EINVAL, 0, 0,
+                              "'%s' is a shard of %" PRIu64 " but '%s' of %" PRIu64
+                              ": not the same sweep (remove the stale shard files)",
+                              f[k].path, f[k].count, f[0].path, n);
+        if (!json_equal(sweep, sweep0))
+            return lt_err_set(err, LT_EINVAL, 0, 0,
+                              "'%s' and '%s' are not shards of the same sweep: their '%s' differs",
+                              f[0].path, f[k].path, sweep_diff(sweep0, sweep));
+    }
+    if ((owner = lt_calloc(n, sizeof(*owner))) == NULL)
+        return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
+    for (size_t k = 0; k < nf && rc == 0; k++) {
+        if (owner[f[k].index] != 0)
+            rc = lt_err_set(err, LT_EINVAL, 0, 0,
+                            "shard %" PRIu64 "/%" PRIu64 " is given twice: '%s' and '%s'",
+                            f[k].index, n, f[owner[f[k].index] - 1].path, f[k].path);
+        owner[f[k].index] = k + 1;
+    }
+    for (uint64_t i = 0; i < n && rc == 0; i++)
+        if (owner[i] == 0)
+            rc = lt_err_set(err, LT_EINVAL, 0, 0,
+                            "shard %" PRIu64 "/%" PRIu64 " is missing (no shard-%" PRIu64
+                            "-of-%" PRIu64 ".json in the DIRs given; %zu of %" PRIu64
+                            " found): a shard whose runs failed writes none",
+                            i, n, i, n, nf, n);
+    lt_free(owner);
+    return rc;
+}
+
+/* The options of the sweep a shard file records, as replay_main would have them with --out
+ * out; *tx says which command. The strings stay borrowed from sweep. */
+static int opts_from_sweep(json_t *sweep, const char *path, const char *out, struct opts *o,
+                           bool *tx, struct lt_err *err)
+{
+    const char *cmd = NULL, *version = NULL, *trace = NULL;
+    json_t *pol = NULL, *until = NULL, *x = NULL, *v;
+    json_int_t seed = 0, interval = 0;
+    int skip = 0;
+    json_error_t je;
+    size_t k;
+    int rc = 0;
+
+    if (json_unpack_ex(sweep, &je, 0, "{s:s, s:s, s:s, s:o, s:I, s:o, s:I, s:b}", "command", &cmd,
+                       "lotus_version", &version, "trace", &trace, "policies", &pol, "seed", &seed,
+                       "until_s", &until, "interval_s", &interval, "skip_bad_lines", &skip) != 0)
+        return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: %s", path, je.text);
+    *tx = strcmp(cmd, "tx") == 0;
+    opts_default(o, *tx);
+    o->trace = trace;
+    if (strcmp(version, SIM_VERSION) != 0)
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "%s: written by lotus-sim %s; this is %s (merge with the same version)",
+                          path, version, SIM_VERSION);
+    o->out = out;
+    o->seed = (uint64_t)seed;
+    o->until_s = json_is_integer(until) ? (uint64_t)json_integer_value(until) : UINT64_MAX;
+    o->interval_s = (uint64_t)interval;
+    o->skip_bad_lines = skip != 0;
+    json_array_foreach(pol, k, v)
+    {
+        if (k == MAX_POLICIES || !json_is_string(v))
+            return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: bad policies", path);
+        if ((rc = sim_policy_find(json_string_value(v), true, &o->policy[k], err)) < 0)
+            return rc;
+        o->n_policy = k + 1;
+    }
+    const char *init = NULL;
+    if (json_unpack_ex(sweep, &je, 0, "{s:s}", "initial_state", &init) != 0 ||
+        (strcmp(init, "trace") != 0 && strcmp(init, "repack") != 0))
+        return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: bad initial_state", path);
+    o->initial_state = strcmp(init, "repack") == 0 ? SIM_INIT_REPACK : SIM_INIT_TRACE;
+    if (*tx) {
+        json_int_t seeds = 0;
+        if (json_unpack_ex(sweep, &je, 0, "{s:I}", "seeds", &seeds) != 0 || seeds < 1 ||
+            seeds > 1000)
+            return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: bad seeds", path);
+        o->seeds = (uint64_t)seeds;
+        if (json_unpack_ex(sweep, &je, 0, "{s:o}", "x", &x) != 0 || !json_is_array(x) ||
+            json_array_size(x) == 0 || json_array_size(x) > MAX_X)
+            return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: bad x list", path);
+        o->n_x = json_array_size(x);
+        json_array_foreach(x, k, v) o->x[k] = json_number_value(v);
+        return 0;
+    }
+    int task_csv = 0, report = 0;
+    if (json_unpack_ex(sweep, &je, 0, "{s:F, s:b, s:b}", "machines_fraction_pct", &o->machines_pct,
+                       "task_csv", &task_csv, "report", &report) != 0)
+        return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: %s", path, je.text);
+    o->task_csv = task_csv != 0;
+    o->report = report != 0;
+    return 0;
+}
+
+/* Copies the regular files of the run directory src into dst, staged (outfile.h). */
+static int run_copy(const char *src, const char *dst, struct lt_err *err)
+{
+    char stage[4200], from[4600], to[4600], buf[65536];
+    struct dirent *de;
+    DIR *d;
+    int rc;
+
+    if ((rc = sim_stage_open(dst, stage, sizeof(stage), err)) < 0)
+        return rc;
+    sim_out_track(stage);
+    if ((d = opendir(src)) == NULL)
+        rc = lt_err_set(err, LT_EIO, 0, 0, "cannot open '%s': %s", src, strerror(errno));
+    while (rc == 0 && (de = readdir(d)) != NULL) {
+        FILE *in, *outf;
+        size_t got;
+        snprintf(from, sizeof(from), "%s/%s", src, de->d_name);
+        snprintf(to, sizeof(to), "%s/%s", stage, de->d_name);
+        struct stat st;
+        if (stat(from, &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        if ((in = fopen(from, "rb")) == NULL)
+            rc = lt_err_set(err, LT_EIO, 0, 0, "cannot open '%s': %s", from, strerror(errno));
+        else if ((outf = fopen(to, "wb")) == NULL)
+            rc = lt_err_set(err, LT_EIO, 0, 0, "cannot create '%s': %s", to, strerror(errno));
+        else {
+            while ((got = fread(buf, 1, sizeof(buf), in)) > 0 && rc == 0)
+                if (fwrite(buf, 1, got, outf) != got)
+                    rc = lt_err_set(err, LT_EIO, 0, 0, "cannot write '%s'", to);
+            if (ferror(in) && rc == 0)
+                rc = lt_err_set(err, LT_EIO, 0, 0, "cannot read '%s'", from);
+            if (fclose(outf) != 0 && rc == 0)
+                rc = lt_err_set(err, LT_EIO, 0, 0, "cannot write '%s'", to);
+        }
+        if (in != NULL)
+            fclose(in);
+    }
+    if (d != NULL)
+        closedir(d);
+    if (rc == 0)
+        rc = sim_stage_commit(stage, dst, err);
+    if (rc < 0)
+        sim_remove_tree(stage, NULL);
+    sim_out_forget(stage);
+    return rc;
+}
+
+/* Checks that each shard's runs list is its part of the sweep's run list, that every run's
+ * summary.json is there, and copies the runs found outside --out into it. */
+static int merge_runs(const struct merge_opts *mo, struct shard_file *f, size_t nf,
+                      struct run *runs, size_t n, struct lt_err *err)
+{
+    uint64_t count = f[0].count;
+    const struct shard_file **by_index = lt_calloc(count, sizeof(*by_index));
+    const char **copies = lt_calloc(n + 1, sizeof(*copies));
+    char src[4700];
+    size_t n_copies = 0;
+    int rc = 0;
+
+    if (by_index == NULL || copies == NULL)
+        rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
+    for (size_t k = 0; k < nf && rc == 0; k++)
+        by_index[f[k].index] = &f[k];
+    for (size_t k = 0; k < nf && rc == 0; k++) {
+        size_t want = n / count + (f[k].index < n % count);
+        if (json_array_size(json_object_get(f[k].j, "runs")) != want)
+            rc = lt_err_set(err, LT_EINVAL, 0, 0,
+                            "'%s' lists %zu runs; part %" PRIu64 " of %" PRIu64
+                            " of this sweep has %zu",
+                            f[k].path, json_array_size(json_object_get(f[k].j, "runs")), f[k].index,
+                            count, want);
+    }
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        const struct shard_file *sf = by_index[k % count];
+        const char *rel =
+            json_string_value(json_array_get(json_object_get(sf->j, "runs"), k / count));
+        if (rel == NULL || strcmp(rel, runs[k].rel) != 0) {
+            rc = lt_err_set(err, LT_EINVAL, 0, 0, "'%s': run %zu of its list is '%s', not '%s'",
+                            sf->path, k / count, rel != NULL ? rel : "?", runs[k].rel);
+            break;
+        }
+        snprintf(src, sizeof(src), "%s/%s/summary.json", sf->dir, rel);
+        if (!sim_path_exists(src))
+            rc = lt_err_set(err, LT_EIO, 0, 0, "'%s' is missing: the shard's result is gone", src);
+        if (!sf->in_out)
+            copies[n_copies++] = runs[k].dir;
+    }
+    if (rc == 0)
+        rc = sim_out_refuse_existing(copies, n_copies, mo->force, err);
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        const struct shard_file *sf = by_index[k % count];
+        snprintf(src, sizeof(src), "%s/%s", sf->dir, runs[k].rel);
+        if (!sf->in_out)
+            rc = run_copy(src, runs[k].dir, err);
+    }
+    lt_free(by_index);
+    lt_free(copies);
+    return rc;
+}
+
+/* Marks the shard files whose DIR is --out itself (the same directory, however named). */
+static int shards_in_out(const char *out, struct shard_file *f, size_t nf, struct lt_err *err)
+{
+    struct stat so, sd;
+
+    if (stat(out, &so) != 0)
+        return lt_err_set(err, LT_EIO, 0, 0, "cannot stat '%s': %s", out, strerror(errno));
+    for (size_t k = 0; k < nf; k++) {
+        if (stat(f[k].dir, &sd) != 0)
+            return lt_err_set(err, LT_EIO, 0, 0, "cannot stat '%s': %s", f[k].dir, strerror(errno));
+        f[k].in_out = sd.st_dev == so.st_dev && sd.st_ino == so.st_ino;
+    }
+    return 0;
+}
+
+/* The merged run's command line (the report's command box): shard 0's arguments without
+ * --shard, as the unsharded run had them, copied into *args (free with args_free). */
+static int merge_argv(const struct shard_file *f, size_t nf, struct opts *o, char ***args,
+                      struct lt_err *err)
+{
+    json_t *a = NULL, *v;
+    size_t k;
+
+    for (k = 0; k < nf && a == NULL; k++)
+        if (f[k].index == 0)
+            a = json_object_get(f[k].j, "argv");
+    if (!json_is_array(a) || json_array_size(a) == 0 || json_array_size(a) > INT_MAX)
+        return lt_err_set(err, LT_EPARSE, 0, 0, "the shard 0 file has no usable \"argv\"");
+    if ((*args = lt_calloc(json_array_size(a) + 1, sizeof(**args))) == NULL)
+        return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
+    json_array_foreach(a, k, v)
+    {
+        if (!json_is_string(v))
+            return lt_err_set(err, LT_EPARSE, 0, 0, "the shard 0 file's \"argv\" is not strings");
+        if (((*args)[k] = lt_strdup(json_string_value(v))) == NULL)
+            return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
+    }
+    o->argc = (int)json_array_size(a);
+    o->argv = *args;
+    return 0;
+}
+
+static void args_free(char **args)
+{
+    for (size_t k = 0; args != NULL && args[k] != NULL; k++)
+        lt_free(args[k]);
+    lt_free(args);
+}
+
+/* After the checks: the runs in --out, then the table and the files an unsharded run writes
+ * after its runs (the same functions). */
+static int merge_results(const struct merge_opts *mo, struct shard_file *f, size_t nf,
+                         struct lt_err *err)
+{
+    struct opts o;
+    struct run *runs = NULL;
+    json_t **sum = NULL;
+    char **args = NULL;
+    size_t n = 0;
+    bool tx = false;
+    int rc, status = SIM_EXIT_INPUT;
+
+    if ((rc = opts_from_sweep(json_object_get(f[0].j, "sweep"), f[0].path, mo->out, &o, &tx, err)) <
+        0)
+        return rc;
+    n = o.n_policy * (tx ? o.n_x * (size_t)o.seeds : 1);
+    if ((rc = merge_argv(f, nf, &o, &args, err)) < 0) {
+        args_free(args);
+        return rc;
+    }
+    if ((runs = lt_calloc(n, sizeof(*runs))) == NULL || (sum = lt_calloc(n, sizeof(*sum))) == NULL)
+        rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
+    if (rc == 0)
+        runs_list(&o, tx, runs);
+    if (rc == 0 && (rc = sim_make_dirs(mo->out, err)) == 0 &&
+        (rc = shards_in_out(mo->out, f, nf, err)) == 0)
+        rc = merge_runs(mo, f, nf, runs, n, err);
+    if (rc == 0 && summaries_load(runs, n, sum)) {
+        warn_until(&o, sum, n);
+        status = !tx           ? replay_results(&o, runs, sum, n)
+                 : o.seeds > 1 ? tx_results_seeds(&o, sum)
+                               : tx_results(&o, sum);
+    }
+    for (size_t k = 0; sum != NULL && k < n; k++)
+        json_decref(sum[k]);
+    lt_free(sum);
+    lt_free(runs);
+    args_free(args);
+    return rc < 0 ? rc : status;
+}
+
+int sim_cmd_merge(int argc, char **argv)
+{
+    struct merge_opts mo;
+    struct shard_file *files = NULL;
+    struct lt_err err;
+    size_t nf = 0;
+    int rc;
+
+    memset(&mo, 0, sizeof(mo));
+    lt_err_init(&err, NULL);
+    rc = sim_opt_parse(&merge_spec, argc, argv, &mo, NULL, &err);
+    if (rc == 1)
+        return SIM_EXIT_OK;
+    if (rc == 0 && mo.dirs.n == 0)
+        rc = lt_err_set(&err, LT_EINVAL, 0, 0, "missing DIR: the shards' --out directory");
+    if (rc < 0)
+        return sim_usage_error(merge_spec.name, &err);
+    if (mo.out == NULL)
+        mo.out = mo.dirs.v[0];
+    sim_out_signals(SIM_SIG_CLEANUP);
+    rc = shards_find(&mo, &files, &nf, &err);
+    if (rc == 0)
+        rc = shards_check(files, nf, &err);
+    if (rc == 0)
+        rc = merge_results(&mo, files, nf, &err);
+    if (rc < 0)
+        sim_err_print(&err);
+    for (size_t k = 0; k < nf; k++)
+        json_decref(files[k].j);
+    lt_free(files);
+    return rc < 0 ? SIM_EXIT_INPUT : rc;
 }
