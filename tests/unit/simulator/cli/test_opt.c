@@ -168,12 +168,41 @@ static void test_closest(void **state)
     assert_null(sim_closest("random", names, 3));
 }
 
+/* --shard I/N: 0 <= I < N <= SIM_SHARD_MAX, digits only; errors name the flag. */
+static void test_shard(void **state)
+{
+    static const char *bad[] = {"",     "1",    "/2",   "1/",  "2/2",      "0/0",  "-1/2",
+                                "1/2x", " 0/2", "0/ 2", "a/2", "0/100001", "1/2/3"};
+    struct sim_shard sh = {7, 7};
+    struct lt_err err;
+
+    (void)state;
+    assert_int_equal(sim_parse_shard("--shard", "0/1", &sh, NULL), 0);
+    assert_true(sh.index == 0 && sh.count == 1);
+    assert_int_equal(sim_parse_shard("--shard", "99999/100000", &sh, NULL), 0);
+    assert_true(sh.index == 99999 && sh.count == 100000);
+    for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+        struct sim_shard keep = sh;
+        lt_err_init(&err, NULL);
+        if (sim_parse_shard("--shard", bad[k], &sh, &err) != LT_EINVAL ||
+            strstr(err.text, "--shard") == NULL) {
+            print_error("'%s' accepted or not named: %s\n", bad[k], err.text);
+            fail();
+        }
+        assert_true(sh.index == keep.index && sh.count == keep.count);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_values_and_forms), cmocka_unit_test(test_unknown_option_suggests),
-        cmocka_unit_test(test_missing_value),    cmocka_unit_test(test_alone),
-        cmocka_unit_test(test_durations),        cmocka_unit_test(test_lists),
+        cmocka_unit_test(test_values_and_forms),
+        cmocka_unit_test(test_unknown_option_suggests),
+        cmocka_unit_test(test_missing_value),
+        cmocka_unit_test(test_alone),
+        cmocka_unit_test(test_durations),
+        cmocka_unit_test(test_lists),
+        cmocka_unit_test(test_shard),
         cmocka_unit_test(test_closest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
