@@ -31,6 +31,7 @@
 #include "replay/ci.h"
 #include "replay/replay.h"
 #include "report/report.h"
+#include "report/tx_report.h"
 #include "sim.h"
 
 #include "cli/opt.h"
@@ -148,6 +149,7 @@ static const struct sim_opt tx_opts[] = {
         "20,40,60,80,83,85,87,90,93,95,100"),
     OPT("--seeds", SIM_OPT_U64, seeds, "N",
         "run every (policy, x) with seeds --seed .. --seed+N-1\nand print mean +- 95 % CI", "1"),
+    OPT("--no-report", SIM_OPT_FLAG, no_report, NULL, "do not write report.html", NULL),
 };
 
 static const char footer[] =
@@ -173,7 +175,7 @@ static const struct sim_cmd_spec tx_spec = {
     "--trace DIR --policy P[,P...] [options]",
     "Runs the replay with a random x% of the machines for every x of --x and\n"
     "prints T(x), the tasks completed, per policy (docs/simulator.md). Outputs:\n"
-    "DIR/tx.csv and DIR/x<x>/<policy>/.",
+    "DIR/tx.csv, DIR/report.html and DIR/x<x>/<policy>/.",
     "lotus-sim tx --trace tests/data/clusterdata-2011-2-demo --policy firstfit --x 50,100",
     footer,
     tx_opts,
@@ -254,7 +256,7 @@ static int opts_finish(struct opts *o, bool tx, struct lt_err *err)
     int rc = 0;
 
     o->task_csv = !tx && !o->no_task_csv;
-    o->report = !tx && !o->no_report;
+    o->report = !o->no_report;
     if (o->seeds == 0 || o->seeds > 1000)
         return lt_err_set(err, LT_EINVAL, 0, 0, "--seeds: '%" PRIu64 "' is not in 1..1000",
                           o->seeds);
@@ -948,6 +950,56 @@ static int replay_results(const struct opts *o, const struct run *runs, json_t *
     return SIM_EXIT_OK;
 }
 
+static void cell_ci(const struct opts *o, json_t **sum, size_t xi, size_t k, const char *what,
+                    double *mean, double *half, size_t *n_ok);
+
+/* tx: DIR/report.html (tx_report.h) from the cells of the sweep, and its line on stdout;
+ * nothing with --no-report. SIM_EXIT_OK or SIM_EXIT_INPUT (printed). */
+static int tx_report(const struct opts *o, json_t **sum)
+{
+    size_t n = o->n_x * o->n_policy;
+    struct sim_tx_cell *tasks = lt_calloc(n, sizeof(*tasks)), *jobs = lt_calloc(n, sizeof(*jobs));
+    const char *names[MAX_POLICIES];
+    char *title = command_line(o);
+    struct lt_err err;
+    bool plotted = false;
+    int rc = 0;
+
+    lt_err_init(&err, NULL);
+    if (!o->report) {
+        lt_free(tasks);
+        lt_free(jobs);
+        lt_free(title);
+        return SIM_EXIT_OK;
+    }
+    if (tasks == NULL || jobs == NULL || title == NULL)
+        rc = lt_err_set(&err, LT_ENOMEM, 0, 0, "out of memory");
+    for (size_t k = 0; k < o->n_policy; k++)
+        names[k] = pol_name(o->policy[k]);
+    for (size_t j = 0; j < n && rc == 0; j++) {
+        cell_ci(o, sum, j / o->n_policy, j % o->n_policy, "tasks", &tasks[j].mean, &tasks[j].half,
+                &tasks[j].n_ok);
+        cell_ci(o, sum, j / o->n_policy, j % o->n_policy, "jobs", &jobs[j].mean, &jobs[j].half,
+                &jobs[j].n_ok);
+    }
+    if (rc == 0) {
+        struct sim_tx_table t = {o->x, o->n_x, names, o->n_policy, o->seed, o->seeds, tasks, jobs};
+        rc = sim_tx_report_write(o->out, &t, title, SIM_VERSION, &plotted, &err);
+    }
+    lt_free(tasks);
+    lt_free(jobs);
+    lt_free(title);
+    if (rc < 0) {
+        sim_err_print(&err);
+        return SIM_EXIT_INPUT;
+    }
+    printf("report: %s/report.html\n", o->out);
+    if (!plotted && !sim_report_has_gnuplot())
+        fprintf(stderr, "lotus-sim: warning: gnuplot is not on PATH; the report "
+                        "has no plots (install gnuplot-nox)\n");
+    return SIM_EXIT_OK;
+}
+
 /* tx: T(x), tasks and jobs completed per x (rows) and policy (columns); tx.csv holds the same
  * in long form: x,policy,tasks_completed,jobs_completed ("-" cells: the run failed). */
 static int tx_results(const struct opts *o, json_t **sum)
@@ -991,7 +1043,7 @@ static int tx_results(const struct opts *o, json_t **sum)
         return SIM_EXIT_INPUT;
     }
     printf("\nT(x) table: %s; runs: %s/x<x>/<policy>/\n", path, o->out);
-    return SIM_EXIT_OK;
+    return tx_report(o, sum);
 }
 
 /* The mean and 95 % half-width of what (tasks, jobs) completed over the seeds of cell
@@ -1080,7 +1132,7 @@ static int tx_results_seeds(const struct opts *o, json_t **sum)
     }
     printf("\nT(x) tables: %s (runs), %s (mean, CI half-width); runs: %s/x<x>/<policy>/seed<s>/\n",
            path, path_ci, o->out);
-    return SIM_EXIT_OK;
+    return tx_report(o, sum);
 }
 
 /* The runs that failed, after the results of the others. */
@@ -1146,6 +1198,8 @@ static json_t *sweep_json(const struct opts *o, bool tx)
     if (j != NULL && tx) {
         json_object_set_new(j, "x", x);
         json_object_set_new(j, "seeds", json_integer((json_int_t)o->seeds));
+        if (!o->report) /* absent: report.html is written (shard files of earlier versions) */
+            json_object_set_new(j, "report", json_false());
         return j;
     }
     json_decref(x);
@@ -1534,6 +1588,10 @@ static int opts_from_sweep(json_t *sweep, const char *path, const char *out, str
             return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: bad x list", path);
         o->n_x = json_array_size(x);
         json_array_foreach(x, k, v) o->x[k] = json_number_value(v);
+        json_t *report = json_object_get(sweep, "report");
+        if (report != NULL && !json_is_boolean(report))
+            return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: bad report", path);
+        o->report = report == NULL || json_is_true(report);
         return 0;
     }
     int task_csv = 0, report = 0;
@@ -1661,28 +1719,43 @@ static int shards_in_out(const char *out, struct shard_file *f, size_t nf, struc
 }
 
 /* The merged run's command line (the report's command box): shard 0's arguments without
- * --shard, as the unsharded run had them, copied into *args (free with args_free). */
-static int merge_argv(const struct shard_file *f, size_t nf, struct opts *o, char ***args,
+ * --shard, as the unsharded run had them, with --out naming the merged directory (o->out;
+ * added when shard 0 had no --out and o->out is not the default), copied into *args (free
+ * with args_free). */
+static int merge_argv(const struct shard_file *f, size_t nf, struct opts *o, bool tx, char ***args,
                       struct lt_err *err)
 {
     json_t *a = NULL, *v;
-    size_t k;
+    size_t k, n;
+    bool has_out = false;
 
     for (k = 0; k < nf && a == NULL; k++)
         if (f[k].index == 0)
             a = json_object_get(f[k].j, "argv");
-    if (!json_is_array(a) || json_array_size(a) == 0 || json_array_size(a) > INT_MAX)
+    if (!json_is_array(a) || json_array_size(a) == 0 || json_array_size(a) > INT_MAX - 2)
         return lt_err_set(err, LT_EPARSE, 0, 0, "the shard 0 file has no usable \"argv\"");
-    if ((*args = lt_calloc(json_array_size(a) + 1, sizeof(**args))) == NULL)
+    if ((*args = lt_calloc(json_array_size(a) + 3, sizeof(**args))) == NULL)
         return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
     json_array_foreach(a, k, v)
     {
+        const char *s = json_string_value(v);
         if (!json_is_string(v))
             return lt_err_set(err, LT_EPARSE, 0, 0, "the shard 0 file's \"argv\" is not strings");
-        if (((*args)[k] = lt_strdup(json_string_value(v))) == NULL)
+        if (k > 0 && strcmp((*args)[k - 1], "--out") == 0)
+            s = o->out;
+        if (strncmp(s, "--out", 5) == 0 && (s[5] == '\0' || s[5] == '='))
+            has_out = true;
+        (*args)[k] = strncmp(s, "--out=", 6) == 0 ? lt_strfmt("--out=%s", o->out) : lt_strdup(s);
+        if ((*args)[k] == NULL)
             return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
     }
-    o->argc = (int)json_array_size(a);
+    n = json_array_size(a);
+    if (!has_out && strcmp(o->out, tx ? "out/tx" : "out/replay") != 0) {
+        if (((*args)[n++] = lt_strdup("--out")) == NULL ||
+            ((*args)[n++] = lt_strdup(o->out)) == NULL)
+            return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
+    }
+    o->argc = (int)n;
     o->argv = *args;
     return 0;
 }
@@ -1711,7 +1784,7 @@ static int merge_results(const struct merge_opts *mo, struct shard_file *f, size
         0)
         return rc;
     n = o.n_policy * (tx ? o.n_x * (size_t)o.seeds : 1);
-    if ((rc = merge_argv(f, nf, &o, &args, err)) < 0) {
+    if ((rc = merge_argv(f, nf, &o, tx, &args, err)) < 0) {
         args_free(args);
         return rc;
     }

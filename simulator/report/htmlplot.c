@@ -39,6 +39,17 @@ int sim_close_written(FILE *f, const char *path, struct lt_err *err)
     return 0;
 }
 
+void sim_gp_line_style(FILE *f, size_t i)
+{
+    static const int dash[SIM_GP_DASHES] = {1, 2, 4, 5};
+    fprintf(f, "lw 1.5 lt %zu dt %d", i % SIM_GP_COLOURS + 1, dash[i % SIM_GP_DASHES]);
+}
+
+size_t sim_gp_point_type(size_t i)
+{
+    return i % SIM_GP_POINTS + 1;
+}
+
 void sim_html_puts(FILE *f, const char *s)
 {
     for (; s != NULL && *s != '\0'; s++) {

@@ -2,7 +2,8 @@
  * temporary directory, its SVG inlined, text escaped for HTML and for gnuplot strings, the
  * page's style sheet, files written whole.
  *
- * Used by report.c (lotus-sim replay) and slots_report.c (lotus-sim slots).
+ * Used by report.c (lotus-sim replay), tx_report.c (lotus-sim tx) and slots_report.c
+ * (lotus-sim slots).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -28,6 +29,20 @@ void sim_html_puts(FILE *f, const char *s);
 /* Writes s to f as the body of a gnuplot single-quoted string (' doubled). The caller
  * guarantees that s has no control character. */
 void sim_gp_puts(FILE *f, const char *s);
+
+/* Line i of a multi-line plot has colour i % 8 (gnuplot's 8 default colours), dash type
+ * i % 4 and point type i % 13 + 1: two lines that coincide (bestfit1 and bestfit3 often do)
+ * still differ in dash and marks. */
+#define SIM_GP_COLOURS 8
+#define SIM_GP_DASHES  4
+#define SIM_GP_POINTS  13
+
+/* Writes line i's style, "lw 1.5 lt C dt D" (dash types 1, 2, 4, 5; 3, dots, is left for
+ * the replay's censored CDF). */
+void sim_gp_line_style(FILE *f, size_t i);
+
+/* Line i's point type, i % SIM_GP_POINTS + 1. */
+size_t sim_gp_point_type(size_t i);
 
 /* The reports' style sheet (the body of a <style> element). */
 const char *sim_html_css(void);

@@ -58,12 +58,10 @@
 #define RP_MAX_WAIT_ROWS 100000
 /* Longest policy name (a directory name). */
 #define RP_MAX_NAME 255
-/* Line i has colour i % 8 (gnuplot's 8 default colours), dash type i % 4 and point type
- * i % 13 + 1: two policies whose lines coincide (bestfit1 and bestfit3 often do) still differ
- * in dash and marks, and each line's marks are shifted by a fraction of the mark interval. */
-#define RP_COLOURS 8
-#define RP_DASHES  4
-#define RP_POINTS  13
+/* Line styles: sim_gp_line_style (htmlplot.h); each line's marks are also shifted by a
+ * fraction of the mark interval. */
+#define RP_COLOURS SIM_GP_COLOURS
+#define RP_POINTS  SIM_GP_POINTS
 #define RP_MARKS   12 /* marks per line */
 
 static const char *const ts_cols[] = {
@@ -631,11 +629,10 @@ static void gp_begin(FILE *f, int k, int height)
             height, plot_name[k], plot_file[k]);
 }
 
-/* The style of policy i's line: colour, dash type. */
+/* The style of policy i's line: colour, dash type (3, dots, marks the censored CDF). */
 static void gp_style(FILE *f, size_t i)
 {
-    static const int dash[RP_DASHES] = {1, 2, 4, 5}; /* 3 (dots) marks the censored CDF */
-    fprintf(f, "lw 1.5 lt %zu dt %d", i % RP_COLOURS + 1, dash[i % RP_DASHES]);
+    sim_gp_line_style(f, i);
 }
 
 /* One line per policy with samples: `'ts_i.dat' using 1:(EXPR) with lines ...`, then its marks

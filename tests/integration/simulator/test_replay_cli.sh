@@ -106,6 +106,19 @@ t100=$(tx_value 100)
 check "tx.csv T(50) is an integer (got '$t50')" sh -c "printf '%s' '$t50' | grep -qxE '[0-9]+'"
 check "tx.csv T(100) is an integer (got '$t100')" sh -c "printf '%s' '$t100' | grep -qxE '[0-9]+'"
 check "no .tmp file left by tx" [ -z "$(find "$ox" -name '*.tmp')" ]
+# tx's report: the command box, one column and one plot line per policy, named on stdout;
+# --no-report leaves it out.
+check "tx writes report.html" [ -s "$ox/report.html" ]
+check "tx names report.html on stdout" contains "$out" "report: $ox/report.html"
+check "tx's report shows the command" contains "$(cat "$ox/report.html")" "--x 50,100 --out $ox --quiet</code>"
+check "tx's report names firstfit" contains "$(cat "$ox/report.html")" "<th>firstfit</th>"
+check "tx's report has the T(x) tables" contains "$(cat "$ox/report.html")" "<h2>T(x): jobs completed</h2>"
+check "no temporary report directory left by tx" [ -z "$(find "$ox" -name '.report-*')" ]
+onr=$tmp/tx-norep
+run tx --trace "$demo" --policy firstfit --x 50 --out "$onr" --quiet --no-report
+check "tx --no-report exits 0 (got $rc: $err)" [ "$rc" -eq 0 ]
+check "tx --no-report writes no report.html" [ ! -e "$onr/report.html" ]
+check "tx --no-report names no report" [ -z "$(printf '%s\n' "$out" | grep '^report:')" ]
 
 # tx --seeds 2: one run per seed, tx.csv in long form with a seed column, tx_ci.csv with the
 # mean and Student's half-width: for two values a, b it is t(0.975, 1) |a - b| / 2.
@@ -121,6 +134,7 @@ check "tx --seeds tx_ci.csv is the mean and t half-width of tx.csv" awk -F, '
     { m = (v[0] + v[1]) / 2; d = v[0] - v[1]; if (d < 0) d = -d
       ok = ($3 == 2 && ($4 - m) ^ 2 < 1e-6 && ($5 - 12.706 * d / 2) ^ 2 < 1e-4) }
     END { exit !ok }' "$os/tx.csv" "$os/tx_ci.csv"
+check "tx --seeds: report.html shows mean +- half-width" grep -q "<td class=\"n\">[0-9]* ± [0-9]*</td>" "$os/report.html"
 run tx --trace "$demo" --policy random --seeds 0 --out "$os" --quiet
 check "tx --seeds 0 is a usage error (got $rc)" [ "$rc" -eq 2 ]
 

@@ -62,9 +62,12 @@ check "only the shard files are extra" [ "$(find m -type f | wc -l)" -eq $(($(fi
 
 # ---- tx: 3 shards in separate directories, merged into a new --out ---------------------------
 
-run tx --trace "$demo" --policy firstfit,bestfit1 --x 50,100 --out tu --quiet
+# The unsharded run writes to tm (the report's command box shows --out, and merge names its
+# --out there), then moves to tu.
+run tx --trace "$demo" --policy firstfit,bestfit1 --x 50,100 --out tm --quiet
 check "unsharded tx exits 0 ($err)" [ "$rc" -eq 0 ]
-unsharded=$out
+unsharded=$(printf '%s\n' "$out" | sed 's|tm/|tu/|g')
+mv tm tu
 for i in 0 1 2; do
     run tx --trace "$demo" --policy firstfit,bestfit1 --x 50,100 --out "t$i" --quiet --shard "$i/3"
     check "tx shard $i/3 exits 0 ($err)" [ "$rc" -eq 0 ]
@@ -75,6 +78,8 @@ check "tx merge exits 0 ($err)" [ "$rc" -eq 0 ]
 check "merged tx stdout == unsharded stdout" [ "$(printf '%s\n' "$out" | sed 's|tm/|tu/|g')" = "$unsharded" ]
 check "merged tx == unsharded, byte for byte" same_tree tu tm
 check "merged tx.csv == unsharded" cmp -s tu/tx.csv tm/tx.csv
+check "merged tx report.html == unsharded" cmp -s tu/report.html tm/report.html
+check "merged tx report shows merge's --out" contains "$(cat tm/report.html)" "--out tm --quiet</code>"
 run merge t0 t1 t2 --out tm
 check "merging again into the same --out needs --force (got $rc)" [ "$rc" -eq 1 ]
 check "and says so ($err)" contains "$err" "--force"
@@ -84,9 +89,10 @@ check "and gives the same tree" same_tree tu tm
 
 # ---- tx over seeds: the run list is x, then policy, then seed; tx_ci.csv merged too ---------
 
-run tx --trace "$demo" --policy firstfit,random --x 50 --seeds 2 --until 1h --out su --quiet
+run tx --trace "$demo" --policy firstfit,random --x 50 --seeds 2 --until 1h --out sm --quiet
 check "unsharded tx --seeds 2 exits 0 ($err)" [ "$rc" -eq 0 ]
-unsharded=$out
+unsharded=$(printf '%s\n' "$out" | sed 's|sm/|su/|g')
+mv sm su
 for i in 0 1; do
     run tx --trace "$demo" --policy firstfit,random --x 50 --seeds 2 --until 1h --out "s$i" \
         --quiet --shard "$i/2"
@@ -126,6 +132,12 @@ run tx --trace "$demo" --policy firstfit,bestfit1 --x 50,100 --out t1seed --quie
 run merge t0 t1seed t2 --out tm2
 check "shards with different seeds are refused (got $rc)" [ "$rc" -eq 1 ]
 check "the message names the seed ($err)" contains "$err" "'seed' differs"
+
+cp -r t1 t1norep
+run tx --trace "$demo" --policy firstfit,bestfit1 --x 50,100 --out t1norep --quiet --shard 1/3 --no-report --force
+run merge t0 t1norep t2 --out tm2
+check "shards with and without --no-report are refused (got $rc)" [ "$rc" -eq 1 ]
+check "the message names report ($err)" contains "$err" "'report' differs"
 
 run tx --trace "$demo" --policy firstfit,bestfit1 --x 50,100 --out t4 --quiet --shard 1/4
 run merge t0 t4 --out tm2
