@@ -117,8 +117,7 @@ static int gp_plot(struct txr *r, FILE *f, int w)
             "set yrange [0:*]\n"
             "set offsets graph 0.03, graph 0.03, graph 0.05, 0\n"
             "set title 'T(x): %s completed%s'\n",
-            plot_name[w], plot_file[w], what[w], what[w],
-            t->seeds > 1 ? ", mean and 95 % CI" : "");
+            plot_name[w], plot_file[w], what[w], what[w], t->seeds > 1 ? ", mean and 95 % CI" : "");
     for (size_t k = 0; k < t->n_policy; k++) {
         if ((rc = data_write(r, w, k, &any)) < 0)
             return rc;
@@ -250,8 +249,7 @@ static void html_head(FILE *f, const struct sim_tx_table *t, const char *title)
     for (size_t xi = 0; xi < t->n_x; xi++)
         fprintf(f, "%s%g", xi ? ", " : "", t->x[xi]);
     if (t->seeds > 1)
-        fprintf(f,
-                "</td></tr>\n<tr><th>seeds</th><td>%" PRIu64 " (%" PRIu64 "..%" PRIu64 ")",
+        fprintf(f, "</td></tr>\n<tr><th>seeds</th><td>%" PRIu64 " (%" PRIu64 "..%" PRIu64 ")",
                 t->seeds, t->seed, t->seed + t->seeds - 1);
     else
         fprintf(f, "</td></tr>\n<tr><th>seed</th><td>%" PRIu64, t->seed);

@@ -120,14 +120,16 @@ static void test_tx_report_tables_with_ci_and_two_plots(void **state)
     assert_int_equal(
         sim_tx_report_write(dir, &t, "lotus-sim tx --seeds 3 'it''s'", "0.1.0", &plotted, &err), 0);
     html = read_page(dir);
-    assert_non_null(strstr(html, "<code class=\"cmd\">lotus-sim tx --seeds 3 &#39;it&#39;&#39;s&#39;"
-                                 "</code>"));
+    assert_non_null(strstr(html,
+                           "<code class=\"cmd\">lotus-sim tx --seeds 3 &#39;it&#39;&#39;s&#39;"
+                           "</code>"));
     assert_non_null(strstr(html, "<h2>T(x): tasks completed</h2>"));
     assert_non_null(strstr(html, "<h2>T(x): jobs completed</h2>"));
     assert_non_null(strstr(html, "<th>firstfit</th><th>bestfit1</th><th>a&lt;b</th>"));
     /* tasks: mean +- half-width; the failed cell; fewer seeds; one seed has no half-width */
-    assert_non_null(strstr(html, "<tr><th>50</th><td class=\"n\">100 \xc2\xb1 13</td>"
-                                 "<td class=\"n\">100 \xc2\xb1 13</td><td class=\"n\">-</td></tr>"));
+    assert_non_null(strstr(html,
+                           "<tr><th>50</th><td class=\"n\">100 \xc2\xb1 13</td>"
+                           "<td class=\"n\">100 \xc2\xb1 13</td><td class=\"n\">-</td></tr>"));
     assert_non_null(strstr(html, "<tr><th>100</th><td class=\"n\">250 \xc2\xb1 4</td>"
                                  "<td class=\"n\">240 \xc2\xb1 0 (2)</td><td class=\"n\">7 (1)</td>"
                                  "</tr>"));
