@@ -209,6 +209,17 @@ struct incarnation {
 
 /* ---- the engine ----------------------------------------------------------------------- */
 
+/* Preemption's index (docs/simulator.md, "Preemption"): for an eviction threshold thr (a task
+ * may evict the tasks of priority < thr), a segment tree over the machines of the
+ * component-wise maximum of free + (requests of the tasks of priority < thr): the first machine
+ * where a task could be made to fit is found in O(log machines), without a scan. */
+struct ptree {
+    int thr;           /* evicts priorities < thr */
+    size_t leaves;     /* a power of two >= machines */
+    struct lt_res *mx; /* 2 * leaves nodes, 1-based; leaf i at leaves + i */
+};
+#define PT_MAX 9 /* thresholds 1..9: production (9-11) never evicts production */
+
 struct engine {
     const struct sim_replay_config *cfg;
     struct sim_replay_result *res;
@@ -247,6 +258,14 @@ struct engine {
 
     struct lt_cluster *cluster;
     struct lt_rng rng;
+    struct lt_rng erng;                  /* eviction policy rnd */
+    const struct lt_evict_policy *evict; /* cfg->evict, or mrs */
+    struct ptree pt[PT_MAX];             /* --preempt: one tree per threshold in use */
+    size_t n_pt;
+    struct lt_res *prio_sum;     /* [machine * SIM_N_PRIO + p]: requests running, by priority */
+    struct lt_victim_cand *cand; /* scratch for lt_victims_choose */
+    size_t *vout;
+    size_t cap_cand, cap_vout;
     size_t online;
 
     struct live *live;
@@ -690,9 +709,13 @@ out:
 }
 
 /* Machine m's free resources changed (a placement, a removal, online or offline): LoTES's
- * index learns them (an offline machine holds nothing, not even 0). */
+ * index and preemption's learn them (an offline machine holds nothing, not even 0). */
+static void pre_touch(struct engine *e, size_t m);
+
 static void lotes_touch(struct engine *e, size_t m)
 {
+    if (e->n_pt)
+        pre_touch(e, m); /* preemption's index too */
     if (e->lix != NULL) {
         struct lt_res f = lt_cluster_online(e->cluster, m) ? lt_cluster_free_res(e->cluster, m)
                                                            : (struct lt_res){-1, -1, -1};
@@ -979,6 +1002,9 @@ static int pass1_row(struct engine *e, const struct tr_task_row *row)
         }
         break;
     default:
+        if (row->type == TR_EVICT)
+            e->res->trace_evict_by_prio[row->priority < SIM_N_PRIO ? row->priority
+                                                                   : SIM_N_PRIO - 1]++;
         if (is_end(row->type)) {
             int64_t sched = (t->flags & F_ENDED) ? -1 : t->u.t;
             if (row->type == TR_KILL || row->type == TR_LOST)
@@ -1358,6 +1384,12 @@ static int start(struct engine *e, uint32_t l, size_t m, unsigned flags)
     int rc = lt_cluster_place(e->cluster, m, &task, flags, &pid, e->err);
     if (rc < 0)
         return rc;
+    if (e->prio_sum) {
+        struct lt_res *ps = &e->prio_sum[m * SIM_N_PRIO + t->prio];
+        ps->cpu += t->req.cpu;
+        ps->mem += t->req.mem;
+        ps->disk += t->req.disk;
+    }
     lotes_touch(e, m);
     if (pid >= NIL) /* placements alive at once <= tasks < NIL */
         return lt_err_set(e->err, LT_ERANGE, 0, 0, "placement id %zu out of range", pid);
@@ -1403,6 +1435,21 @@ static bool dominated_by_queue(struct engine *e, const struct lt_res *req)
     return false;
 }
 
+static int preempt(struct engine *e, uint32_t l, bool *done);
+
+/* l fits nowhere: it evicts lower-priority work where it can (--preempt), else it queues. */
+static int queue_or_preempt(struct engine *e, uint32_t l, bool in_retry)
+{
+    if (e->n_pt && !in_retry) {
+        bool done = false;
+        int rc = preempt(e, l, &done);
+        if (rc < 0 || done)
+            return rc;
+    }
+    queue_insert(e, l);
+    return 0;
+}
+
 /* Places l on the machine the policy chooses, or queues it. in_retry: called while the queue
  * is being retried for a machine that gained room (the dominance shortcut does not hold). */
 static int place_or_queue(struct engine *e, uint32_t l, bool in_retry)
@@ -1410,19 +1457,15 @@ static int place_or_queue(struct engine *e, uint32_t l, bool in_retry)
     struct live *t = &e->live[l];
     struct lt_task task = {.priority = t->prio, .sched_class = t->sched_class, .req = t->req};
     size_t m;
-    if (!in_retry && dominated_by_queue(e, &t->req)) {
-        queue_insert(e, l);
-        return 0;
-    }
+    if (!in_retry && dominated_by_queue(e, &t->req))
+        return queue_or_preempt(e, l, in_retry);
     int rc = e->lotes != NULL ? lotes_choose(e, &task.req, &m)
                               : lt_policy_choose_hinted(e->cfg->policy, e->cluster, &task, &e->rng,
                                                         e->hint, &m, e->err);
     if (rc < 0)
         return rc;
-    if (m == LT_NO_MACHINE) {
-        queue_insert(e, l);
-        return 0;
-    }
+    if (m == LT_NO_MACHINE)
+        return queue_or_preempt(e, l, in_retry);
     return start(e, l, m, 0);
 }
 
@@ -1500,8 +1543,216 @@ static int stop_run(struct engine *e, uint32_t l, size_t *machine)
     heap_remove(e, l);
     *machine = t->machine;
     int rc = lt_cluster_remove(e->cluster, t->pid, e->err);
+    if (rc == 0 && e->prio_sum) {
+        struct lt_res *ps = &e->prio_sum[*machine * SIM_N_PRIO];
+        if (lt_cluster_n_tasks(e->cluster, *machine) == 0) { /* exactly 0: no drift */
+            memset(ps, 0, SIM_N_PRIO * sizeof(*ps));
+        } else {
+            ps[t->prio].cpu -= t->req.cpu;
+            ps[t->prio].mem -= t->req.mem;
+            ps[t->prio].disk -= t->req.disk;
+        }
+    }
     if (rc == 0)
         lotes_touch(e, *machine);
+    return rc;
+}
+
+/* ---- preemption (--preempt; docs/simulator.md, "Preemption") ------------------------------ */
+
+static bool res_ge(const struct lt_res *a, const struct lt_res *b)
+{
+    return a->cpu >= b->cpu && a->mem >= b->mem && a->disk >= b->disk;
+}
+
+static int band(int p)
+{
+    return p >= 9 ? 2 : p >= 2 ? 1 : 0;
+}
+
+/* The eviction threshold of a task of priority p: it may evict priorities < thr (0: none). */
+static int pre_threshold(const struct engine *e, int p)
+{
+    if (e->cfg->preempt == SIM_PREEMPT_BANDS)
+        return band(p) == 2 ? 9 : band(p) == 1 ? 2 : 0;
+    return p < PT_MAX ? p : PT_MAX; /* production never evicts production */
+}
+
+/* Machine m's leaf in every tree, and the maxima above it. */
+static void pre_touch(struct engine *e, size_t m)
+{
+    bool on = lt_cluster_online(e->cluster, m);
+    struct lt_res f = lt_cluster_free_res(e->cluster, m);
+    const struct lt_res *ps = &e->prio_sum[m * SIM_N_PRIO];
+    int p = 0;
+    for (size_t k = 0; k < e->n_pt; k++) {
+        struct ptree *t = &e->pt[k];
+        for (; p < t->thr; p++) { /* thresholds increase with k: the sums accumulate */
+            f.cpu += ps[p].cpu;
+            f.mem += ps[p].mem;
+            f.disk += ps[p].disk;
+        }
+        size_t i = t->leaves + m;
+        t->mx[i] = on ? f : (struct lt_res){-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+        for (i /= 2; i >= 1; i /= 2) {
+            const struct lt_res *a = &t->mx[2 * i], *b = &t->mx[2 * i + 1];
+            t->mx[i] =
+                (struct lt_res){fmax(a->cpu, b->cpu), fmax(a->mem, b->mem), fmax(a->disk, b->disk)};
+        }
+    }
+}
+
+/* The first machine >= from whose leaf is >= req, or LT_NO_MACHINE. */
+static size_t pt_find(const struct ptree *t, size_t node, size_t lo, size_t hi, size_t from,
+                      const struct lt_res *req)
+{
+    if (hi <= from || !res_ge(&t->mx[node], req))
+        return LT_NO_MACHINE;
+    if (hi - lo == 1)
+        return lo;
+    size_t mid = lo + (hi - lo) / 2;
+    size_t r = pt_find(t, 2 * node, lo, mid, from, req);
+    return r != LT_NO_MACHINE ? r : pt_find(t, 2 * node + 1, mid, hi, from, req);
+}
+
+/* The trees of the thresholds --preempt uses, all machines offline. */
+static int pre_setup(struct engine *e)
+{
+    size_t n = lt_cluster_size(e->cluster), leaves = 1;
+    if (e->cfg->preempt == SIM_PREEMPT_NONE)
+        return 0;
+    while (leaves < n)
+        leaves *= 2;
+    e->prio_sum = lt_calloc(n * SIM_N_PRIO, sizeof(*e->prio_sum));
+    if (!e->prio_sum)
+        return oom(e);
+    for (int thr = 1; thr <= PT_MAX; thr++) {
+        if (e->cfg->preempt == SIM_PREEMPT_BANDS && thr != 2 && thr != 9)
+            continue;
+        struct ptree *t = &e->pt[e->n_pt++];
+        t->thr = thr;
+        t->leaves = leaves;
+        t->mx = lt_malloc(2 * leaves * sizeof(*t->mx));
+        if (!t->mx)
+            return oom(e);
+        for (size_t i = 0; i < 2 * leaves; i++)
+            t->mx[i] = (struct lt_res){-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+    }
+    lt_rng_init(&e->erng, e->cfg->seed, LT_RNG_EVICTION);
+    e->evict = e->cfg->evict ? e->cfg->evict : lt_evict_find("mrs", e->err);
+    return e->evict ? 0 : e->err->code;
+}
+
+/* The running tasks of machine m as lt_victims_choose's candidates (bands: priorities mapped
+ * to their band), their live entries in lv. Returns the count, or SIZE_MAX out of memory. */
+static size_t pre_candidates(struct engine *e, size_t m, uint32_t **lv, size_t *cap_lv)
+{
+    size_t n = 0;
+    for (size_t p = lt_cluster_first_placement(e->cluster, m); p != LT_NO_MACHINE;
+         p = lt_cluster_next_placement(e->cluster, p)) {
+        uint32_t l = (uint32_t)lt_cluster_placement_task(e->cluster, p)->id;
+        const struct live *t = &e->live[l];
+        if (LT_VEC_RESERVE(e->cand, e->cap_cand, n + 1) != 0 ||
+            LT_VEC_RESERVE(*lv, *cap_lv, n + 1) != 0)
+            return SIZE_MAX;
+        e->cand[n] = (struct lt_victim_cand){
+            .id = (int64_t)t->seq,
+            .priority = e->cfg->preempt == SIM_PREEMPT_BANDS ? band(t->prio) : t->prio,
+            .start_us = t->start,
+            .req = t->req,
+            .sticky = false};
+        (*lv)[n++] = l;
+    }
+    return n;
+}
+
+/* Evicts victims vl[0..n-1] (running) for preemptor l: each requeued, its run wasted work. */
+static int pre_evict(struct engine *e, uint32_t l, const uint32_t *vl, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        struct live *v = &e->live[vl[k]];
+        size_t m;
+        int rc = stop_run(e, vl[k], &m);
+        if (rc < 0)
+            return rc;
+        e->res->wasted_work_s += (double)(e->now - v->start) / (double)US;
+        e->res->requeues++;
+        e->res->preemptions++;
+        e->res->preempt_by_prio[e->live[l].prio][v->prio]++;
+        v->requeues++;
+        v->state = L_QUEUED;
+    }
+    return 0;
+}
+
+/* l fits nowhere: find the first machine (index order) where evicting lower-priority tasks
+ * makes it fit (the tree of its threshold), the victims by the eviction policy
+ * (lt_victims_choose: lowest priority first, a minimal set), evict them, start l there, retry
+ * the queue on that machine and re-place the victims (they may preempt in turn, lower down).
+ * *done: l started. */
+static int preempt(struct engine *e, uint32_t l, bool *done)
+{
+    int thr = pre_threshold(e, e->live[l].prio);
+    const struct ptree *t = NULL;
+    uint32_t *lv = NULL, *victims = NULL;
+    size_t cap_lv = 0, from = 0;
+    int rc = 0;
+
+    *done = false;
+    for (size_t k = 0; k < e->n_pt; k++)
+        if (e->pt[k].thr == thr)
+            t = &e->pt[k];
+    if (!t)
+        return 0;
+    const struct lt_res req = e->live[l].req;
+    const int prio = e->cfg->preempt == SIM_PREEMPT_BANDS ? band(e->live[l].prio) : thr;
+    for (;;) {
+        size_t m = pt_find(t, 1, 0, t->leaves, from, &req), nv = 0;
+        bool fits = false;
+        if (m == LT_NO_MACHINE)
+            break;
+        from = m + 1;
+        size_t n = pre_candidates(e, m, &lv, &cap_lv);
+        if (n == SIZE_MAX || LT_VEC_RESERVE(e->vout, e->cap_vout, n) != 0) {
+            rc = oom(e);
+            break;
+        }
+        struct lt_res cap = lt_cluster_cap(e->cluster, m), f = lt_cluster_free_res(e->cluster, m);
+        rc = lt_victims_choose(e->evict, &cap, &req, prio, e->cand, n, &e->erng, e->vout, &nv,
+                               &fits, e->err);
+        if (rc < 0)
+            break;
+        if (!fits || nv == 0)
+            continue; /* nv == 0: fits only by lt_res_fits_requested's reading */
+        for (size_t k = 0; k < nv; k++) {
+            f.cpu += e->cand[e->vout[k]].req.cpu;
+            f.mem += e->cand[e->vout[k]].req.mem;
+            f.disk += e->cand[e->vout[k]].req.disk;
+        }
+        /* A component req does not ask for may stay overfull; and a margin for the rounding of
+         * the machine's allocation, which the victims' removal recomputes. */
+        struct lt_res need = {req.cpu + 1e-9, req.mem + 1e-9, req.disk + 1e-9};
+        if (!res_ge(&f, &need))
+            continue;
+        if ((victims = lt_malloc(nv * sizeof(*victims))) == NULL) {
+            rc = oom(e);
+            break;
+        }
+        for (size_t k = 0; k < nv; k++)
+            victims[k] = lv[e->vout[k]];
+        lt_free(lv);
+        lv = NULL;
+        if ((rc = pre_evict(e, l, victims, nv)) < 0 || (rc = start(e, l, m, 0)) < 0 ||
+            (rc = retry_queue(e, m)) < 0)
+            break;
+        *done = true;
+        for (size_t k = 0; k < nv && rc == 0; k++)
+            if (e->live[victims[k]].state == L_QUEUED) /* not started by retry_queue */
+                rc = place_or_queue(e, victims[k], false);
+        break;
+    }
+    lt_free(lv);
+    lt_free(victims);
     return rc;
 }
 
@@ -2064,6 +2315,35 @@ json_t *sim_replay_summary_json(const struct sim_replay_config *cfg,
     json_object_set_new(is, "through_policy", json_integer((json_int_t)res->tasks_t0_moved));
     json_object_set_new(root, "initial_state", is);
 
+    static const char *const pmode[] = {"none", "bands", "priority"};
+    json_t *pr = json_object(), *by = json_object(), *tr = json_object();
+    json_object_set_new(pr, "mode", json_string(pmode[cfg->preempt]));
+    json_object_set_new(pr, "evict",
+                        json_string(cfg->preempt == SIM_PREEMPT_NONE ? "none"
+                                    : cfg->evict                     ? lt_evict_name(cfg->evict)
+                                                                     : "mrs"));
+    json_object_set_new(pr, "preemptions", json_integer((json_int_t)res->preemptions));
+    uint64_t trace_evicts = 0;
+    for (int a = SIM_N_PRIO - 1; a >= 0; a--)
+        for (int v = SIM_N_PRIO - 1; v >= 0; v--)
+            if (res->preempt_by_prio[a][v]) {
+                char key[16];
+                snprintf(key, sizeof(key), "%d>%d", a, v);
+                json_object_set_new(by, key, json_integer((json_int_t)res->preempt_by_prio[a][v]));
+            }
+    for (int v = SIM_N_PRIO - 1; v >= 0; v--) {
+        trace_evicts += res->trace_evict_by_prio[v];
+        if (res->trace_evict_by_prio[v]) {
+            char key[8];
+            snprintf(key, sizeof(key), "%d", v);
+            json_object_set_new(tr, key, json_integer((json_int_t)res->trace_evict_by_prio[v]));
+        }
+    }
+    json_object_set_new(pr, "by_priority", by); /* "preemptor>victim": victims */
+    json_object_set_new(pr, "trace_evict_rows", json_integer((json_int_t)trace_evicts));
+    json_object_set_new(pr, "trace_evict_rows_by_priority", tr);
+    json_object_set_new(root, "preemption", pr);
+
     json_t *t = json_object();
 #define TASKS(k, v) json_object_set_new(t, k, json_integer((json_int_t)(v)))
     TASKS("submitted", res->tasks_submitted);
@@ -2242,6 +2522,11 @@ static void engine_free(struct engine *e)
     lt_free(e->map.slot);
     lt_free(e->fix);
     lt_free(e->t0);
+    for (size_t k = 0; k < e->n_pt; k++)
+        lt_free(e->pt[k].mx);
+    lt_free(e->prio_sum);
+    lt_free(e->cand);
+    lt_free(e->vout);
     lt_map_release(&e->jobs);
     lt_free(e->rec);
     lt_free(e->cache);
@@ -2284,6 +2569,8 @@ int sim_replay_run(const struct sim_replay_config *cfg, struct sim_replay_result
     rc = machines_load(&e);
     if (rc == 0)
         rc = cluster_build(&e);
+    if (rc == 0)
+        rc = pre_setup(&e);
     if (rc == 0)
         rc = pass1(&e);
     if (rc == 0)
