@@ -155,6 +155,15 @@ static int dispatch(int argc, char **argv)
     return run_command(argc - 1, argv + 1);
 }
 
+void sim_bar_cells(double frac, char *cells)
+{
+    int fill = (int)((frac < 0.0 ? 0.0 : frac > 1.0 ? 1.0 : frac) * SIM_BAR_WIDTH + 0.5);
+
+    for (int k = 0; k < SIM_BAR_WIDTH; k++)
+        cells[k] = k < fill ? '#' : '.';
+    cells[SIM_BAR_WIDTH] = '\0';
+}
+
 int sim_usage_error(const char *cmd, const struct lt_err *err)
 {
     sim_err_print(err);

@@ -85,6 +85,11 @@ void sim_err_print(const struct lt_err *err);
  * one "lotus-sim:" per message. */
 void sim_err_print_ctx(const char *ctx, const struct lt_err *err);
 
+/* A progress bar's cells for the share frac (clamped to [0, 1]) done: SIM_BAR_WIDTH of '#'
+ * then '.', NUL-terminated, in cells[SIM_BAR_WIDTH + 1]. */
+#define SIM_BAR_WIDTH 24
+void sim_bar_cells(double frac, char *cells);
+
 /* Prints err and "try 'lotus-sim CMD --help'"; returns SIM_EXIT_USAGE. */
 int sim_usage_error(const char *cmd, const struct lt_err *err);
 

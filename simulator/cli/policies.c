@@ -23,6 +23,16 @@ size_t sim_policy_names(bool with_lotes, const char **names, size_t max)
     return n;
 }
 
+int sim_policy_list_alone(const struct sim_cmd_spec *c, const bool *seen, bool with_lotes,
+                          struct lt_err *err)
+{
+    int rc = sim_opt_alone(c, seen, "--list-policies", err);
+
+    if (rc == 0)
+        sim_policy_list(with_lotes, stdout);
+    return rc;
+}
+
 void sim_policy_list(bool with_lotes, FILE *f)
 {
     const char *names[MAX_NAMES];

@@ -34,6 +34,13 @@ size_t sim_policy_names(bool with_lotes, const char **names, size_t max);
 /* Prints the names of sim_policy_names, one per line: the --list-policies output. */
 void sim_policy_list(bool with_lotes, FILE *f);
 
+struct sim_cmd_spec;
+
+/* --list-policies as a command's whole work: LT_EINVAL if another option was given with it
+ * (sim_opt_alone; seen from sim_opt_parse), else the list on stdout and 0. */
+LT_MUST_CHECK int sim_policy_list_alone(const struct sim_cmd_spec *c, const bool *seen,
+                                        bool with_lotes, struct lt_err *err);
+
 /* Looks name up among the placement policies (and "lotes" when with_lotes, giving *out =
  * NULL). An unknown name is LT_ENOTFOUND with "unknown policy 'NAME' (did you mean X?)
  * (known: A, B, ...)", the suggestion only when one is close, the list the one

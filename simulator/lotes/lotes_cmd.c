@@ -436,15 +436,11 @@ static void bar_draw(void *arg, double now, uint64_t events)
 {
     const struct bar *b = arg;
     double in_run = b->horizon > 0 ? now / b->horizon : 0.0, frac;
-    char cells[25];
-    int fill;
+    char cells[SIM_BAR_WIDTH + 1];
 
     in_run = in_run < 1.0 ? in_run : 1.0;
     frac = ((double)b->run + in_run) / (double)b->n_runs;
-    fill = (int)(frac * 24 + 0.5);
-    for (int k = 0; k < 24; k++)
-        cells[k] = k < fill ? '#' : '.';
-    cells[24] = '\0';
+    sim_bar_cells(frac, cells);
     fprintf(stderr, "\r[%s] %3.0f%% run %zu/%zu %s load %.2f | sim %.0f/%.0f h | %.1f M events   ",
             cells, frac * 100.0, b->run + 1, b->n_runs, b->policy, b->load, now, b->horizon,
             (double)events / 1e6);

@@ -311,11 +311,8 @@ static int parse_args(int argc, char **argv, bool tx, struct opts *o)
     rc = sim_opt_parse(spec, argc, argv, o, seen, &err);
     if (rc == 1)
         return 1;
-    if (rc == 0 && o->list_policies &&
-        (rc = sim_opt_alone(spec, seen, "--list-policies", &err)) == 0) {
-        sim_policy_list(true, stdout);
+    if (rc == 0 && o->list_policies && (rc = sim_policy_list_alone(spec, seen, true, &err)) == 0)
         return 1;
-    }
     if (rc < 0 || opts_finish(o, tx, &err) < 0)
         return sim_policy_usage_error(spec->name, &err) + 100;
     return 0;
@@ -434,11 +431,8 @@ static void draw_progress(const struct run *runs, size_t n, const struct sim_pro
     if (sim >= 0 && end > 0 && !final)
         snprintf(simbuf, sizeof(simbuf), " | trace %.2f/%.2f h", (double)(sim - 600 * US) / 3.6e9,
                  (double)(end - 600 * US) / 3.6e9);
-    int width = 24, fill = (int)(frac * width + 0.5);
-    char bar[32];
-    for (int k = 0; k < width; k++)
-        bar[k] = k < fill ? '#' : '.';
-    bar[width] = '\0';
+    char bar[SIM_BAR_WIDTH + 1];
+    sim_bar_cells(frac, bar);
     if (final)
         fprintf(stderr, "\r[%s] %3.0f%% %zu runs done in %.1f s%40s\n", bar, frac * 100.0, n, t,
                 "");

@@ -100,12 +100,8 @@ static int parse_args(int argc, char **argv, struct score_opts *o, struct lt_err
     rc = sim_opt_parse(&spec, argc, argv, o, seen, err);
     if (rc != 0)
         return rc;
-    if (o->list) {
-        if ((rc = sim_opt_alone(&spec, seen, "--list-policies", err)) < 0)
-            return rc;
-        sim_policy_list(false, stdout);
-        return 1;
-    }
+    if (o->list)
+        return (rc = sim_policy_list_alone(&spec, seen, false, err)) < 0 ? rc : 1;
     if (o->policy == NULL)
         return lt_err_set(err, LT_EINVAL, 0, 0, "missing --policy");
     if (o->cluster == NULL)

@@ -420,15 +420,11 @@ static void bar_draw(void *arg, double now, uint64_t events)
 {
     const struct bar *b = arg;
     double in_run = b->horizon > 0 ? now / b->horizon : 0.0, frac, t = secs_since(&b->t0);
-    char cells[25], eta[32] = "--:--";
-    int fill;
+    char cells[SIM_BAR_WIDTH + 1], eta[32] = "--:--";
 
     in_run = in_run < 1.0 ? in_run : 1.0;
     frac = ((double)b->run + in_run) / (double)b->n_runs;
-    fill = (int)(frac * 24 + 0.5);
-    for (int k = 0; k < 24; k++)
-        cells[k] = k < fill ? '#' : '.';
-    cells[24] = '\0';
+    sim_bar_cells(frac, cells);
     if (frac > 0.01) {
         double left = t / frac - t;
         snprintf(eta, sizeof(eta), "%d:%02d", (int)(left / 60), (int)left % 60);
