@@ -217,6 +217,11 @@ struct ptree {
     int thr;           /* evicts priorities < thr */
     size_t leaves;     /* a power of two >= machines */
     struct lt_res *mx; /* 2 * leaves nodes, 1-based; leaf i at leaves + i */
+    /* A search that found nothing, remembered until some leaf grows: a request asking at least
+     * as much finds nothing either (jobs submit many equal tasks). */
+    uint64_t grown;     /* leaves grown so far */
+    uint64_t fail_at;   /* grown at the failed search; UINT64_MAX: none */
+    struct lt_res fail; /* its request */
 };
 #define PT_MAX 9 /* thresholds 1..9: production (9-11) never evicts production */
 
@@ -265,7 +270,8 @@ struct engine {
     struct lt_res *prio_sum;     /* [machine * SIM_N_PRIO + p]: requests running, by priority */
     struct lt_victim_cand *cand; /* scratch for lt_victims_choose */
     size_t *vout;
-    size_t cap_cand, cap_vout;
+    uint32_t *vlive; /* the candidates' live entries, then the victims' */
+    size_t cap_cand, cap_vout, cap_vlive;
     size_t online;
 
     struct live *live;
@@ -281,6 +287,7 @@ struct engine {
     uint32_t *deferred; /* tasks pending at t = 0, in trace order */
     size_t n_deferred, cap_deferred;
     bool t0_phase;
+    bool deferring; /* run_deferred: the t = 0 tasks not kept on their trace machine */
 
     uint64_t seq;
     int64_t now;
@@ -1437,10 +1444,16 @@ static bool dominated_by_queue(struct engine *e, const struct lt_res *req)
 
 static int preempt(struct engine *e, uint32_t l, bool *done);
 
+/* place_or_queue's how. */
+enum {
+    PQ_RETRY = 1 << 0,     /* inside retry_queue: the dominance shortcut does not hold */
+    PQ_NO_PREEMPT = 1 << 1 /* a preemption's victim: it does not preempt in turn */
+};
+
 /* l fits nowhere: it evicts lower-priority work where it can (--preempt), else it queues. */
-static int queue_or_preempt(struct engine *e, uint32_t l, bool in_retry)
+static int queue_or_preempt(struct engine *e, uint32_t l, unsigned how)
 {
-    if (e->n_pt && !in_retry) {
+    if (e->n_pt && !(how & (PQ_RETRY | PQ_NO_PREEMPT))) {
         bool done = false;
         int rc = preempt(e, l, &done);
         if (rc < 0 || done)
@@ -1450,22 +1463,22 @@ static int queue_or_preempt(struct engine *e, uint32_t l, bool in_retry)
     return 0;
 }
 
-/* Places l on the machine the policy chooses, or queues it. in_retry: called while the queue
- * is being retried for a machine that gained room (the dominance shortcut does not hold). */
-static int place_or_queue(struct engine *e, uint32_t l, bool in_retry)
+/* Places l on the machine the policy chooses, or else preempts for it or queues it. how:
+ * PQ_* flags. */
+static int place_or_queue(struct engine *e, uint32_t l, unsigned how)
 {
     struct live *t = &e->live[l];
     struct lt_task task = {.priority = t->prio, .sched_class = t->sched_class, .req = t->req};
     size_t m;
-    if (!in_retry && dominated_by_queue(e, &t->req))
-        return queue_or_preempt(e, l, in_retry);
+    if (!(how & PQ_RETRY) && dominated_by_queue(e, &t->req))
+        return queue_or_preempt(e, l, how);
     int rc = e->lotes != NULL ? lotes_choose(e, &task.req, &m)
                               : lt_policy_choose_hinted(e->cfg->policy, e->cluster, &task, &e->rng,
                                                         e->hint, &m, e->err);
     if (rc < 0)
         return rc;
     if (m == LT_NO_MACHINE)
-        return queue_or_preempt(e, l, in_retry);
+        return queue_or_preempt(e, l, how);
     return start(e, l, m, 0);
 }
 
@@ -1489,7 +1502,7 @@ static int start_on_sole(struct engine *e, uint32_t l, size_t m)
     int rc;
 
     if (e->lotes != NULL)
-        return place_or_queue(e, l, true);
+        return place_or_queue(e, l, PQ_RETRY);
     if (CHECK_SOLE &&
         (rc = lt_policy_choose(e->cfg->policy, e->cluster, &task, &copy, &want, e->err)) < 0)
         return rc;
@@ -1578,7 +1591,13 @@ static int pre_threshold(const struct engine *e, int p)
     return p < PT_MAX ? p : PT_MAX; /* production never evicts production */
 }
 
-/* Machine m's leaf in every tree, and the maxima above it. */
+static double dmax(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+/* Machine m's leaf in every tree, and the maxima above it (up to the first node that does not
+ * change). */
 static void pre_touch(struct engine *e, size_t m)
 {
     bool on = lt_cluster_online(e->cluster, m);
@@ -1593,11 +1612,17 @@ static void pre_touch(struct engine *e, size_t m)
             f.disk += ps[p].disk;
         }
         size_t i = t->leaves + m;
-        t->mx[i] = on ? f : (struct lt_res){-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+        struct lt_res v = on ? f : (struct lt_res){-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+        const struct lt_res *o = &t->mx[i];
+        if (v.cpu > o->cpu || v.mem > o->mem || v.disk > o->disk)
+            t->grown++;
+        t->mx[i] = v;
         for (i /= 2; i >= 1; i /= 2) {
             const struct lt_res *a = &t->mx[2 * i], *b = &t->mx[2 * i + 1];
-            t->mx[i] =
-                (struct lt_res){fmax(a->cpu, b->cpu), fmax(a->mem, b->mem), fmax(a->disk, b->disk)};
+            struct lt_res n = {dmax(a->cpu, b->cpu), dmax(a->mem, b->mem), dmax(a->disk, b->disk)};
+            if (memcmp(&n, &t->mx[i], sizeof(n)) == 0)
+                break; /* the maxima above are unchanged too (bitwise equal) */
+            t->mx[i] = n;
         }
     }
 }
@@ -1637,6 +1662,7 @@ static int pre_setup(struct engine *e)
             return oom(e);
         for (size_t i = 0; i < 2 * leaves; i++)
             t->mx[i] = (struct lt_res){-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+        t->fail_at = UINT64_MAX;
     }
     lt_rng_init(&e->erng, e->cfg->seed, LT_RNG_EVICTION);
     e->evict = e->cfg->evict ? e->cfg->evict : lt_evict_find("mrs", e->err);
@@ -1679,81 +1705,103 @@ static int pre_evict(struct engine *e, uint32_t l, const uint32_t *vl, size_t n)
         e->res->requeues++;
         e->res->preemptions++;
         e->res->preempt_by_prio[e->live[l].prio][v->prio]++;
+        e->res->preempt_t0 += e->t0_phase || e->deferring;
+        e->res->preempt_repeat += v->requeues > 0;
+        e->res->preempt_cascade += e->live[l].requeues > 0;
         v->requeues++;
         v->state = L_QUEUED;
     }
     return 0;
 }
 
-/* l fits nowhere: find the first machine (index order) where evicting lower-priority tasks
- * makes it fit (the tree of its threshold), the victims by the eviction policy
- * (lt_victims_choose: lowest priority first, a minimal set), evict them, start l there, retry
- * the queue on that machine and re-place the victims (they may preempt in turn, lower down).
+/* The room a preemptor needs, as lt_victims_choose's request: every component of its request
+ * (> 0, so lt_victims_choose checks each: one it does not ask for may stay overfull, and the
+ * placement would then fail), and a margin for the rounding of the machine's allocation, which the
+ * victims' removal recomputes. The trees are searched with it too, so that a machine they find is
+ * rejected only when the eviction policy cannot free the room (sticky tasks aside, never). */
+static struct lt_res pre_need(const struct lt_res *req)
+{
+    return (struct lt_res){req->cpu + 1e-9, req->mem + 1e-9, req->disk + 1e-9};
+}
+
+/* Victims on machine m for l by the eviction policy, among the tasks of priority < t->thr
+ * (lt_victims_choose: lowest priority first, a minimal set): their live entries are
+ * e->vlive[e->vout[0..*nv-1]]; *nv is 0 when evicting cannot make l fit m in every resource. */
+static int pre_on_machine(struct engine *e, uint32_t l, const struct ptree *t, size_t m, size_t *nv)
+{
+    const struct lt_res need = pre_need(&e->live[l].req);
+    const int prio = e->cfg->preempt == SIM_PREEMPT_BANDS ? (t->thr == 2 ? 1 : 2) : t->thr;
+    bool fits = false;
+    size_t n = pre_candidates(e, m, &e->vlive, &e->cap_vlive);
+    *nv = 0;
+    if (n == SIZE_MAX || LT_VEC_RESERVE(e->vout, e->cap_vout, n) != 0)
+        return oom(e);
+    struct lt_res cap = lt_cluster_cap(e->cluster, m);
+    int rc = lt_victims_choose(e->evict, &cap, &need, prio, e->cand, n, &e->erng, e->vout, nv,
+                               &fits, e->err);
+    if (rc < 0 || !fits)
+        *nv = 0; /* *nv == 0 with fits: l fits m already, which the caller's choose denied */
+    return rc;
+}
+
+/* Evicts the nv victims pre_on_machine chose from machine m for l, starts l there, retries the
+ * queue on m and re-places the victims (PQ_NO_PREEMPT: no cascade). */
+static int pre_commit(struct engine *e, uint32_t l, size_t m, size_t nv)
+{
+    uint32_t *victims = lt_malloc(nv * sizeof(*victims));
+    int rc;
+    if (!victims)
+        return oom(e);
+    for (size_t k = 0; k < nv; k++)
+        victims[k] = e->vlive[e->vout[k]];
+    if ((rc = pre_evict(e, l, victims, nv)) == 0 && (rc = start(e, l, m, 0)) == 0 &&
+        (rc = retry_queue(e, m)) == 0) {
+        e->res->preempt_events++;
+        for (size_t k = 0; k < nv && rc == 0; k++)
+            if (e->live[victims[k]].state == L_QUEUED) /* not started by retry_queue */
+                rc = place_or_queue(e, victims[k], PQ_NO_PREEMPT);
+    }
+    lt_free(victims);
+    return rc;
+}
+
+/* l fits nowhere (docs/simulator.md, "Preemption"): unless it fits no machine even empty,
+ * find the first machine (index order) where evicting tasks of the lowest priorities makes it
+ * fit: the trees from the lowest threshold up to l's own, so that the victims' priorities are
+ * as low as they can be (Borg's scoring minimizes them); then evict and start l there.
  * *done: l started. */
 static int preempt(struct engine *e, uint32_t l, bool *done)
 {
-    int thr = pre_threshold(e, e->live[l].prio);
-    const struct ptree *t = NULL;
-    uint32_t *lv = NULL, *victims = NULL;
-    size_t cap_lv = 0, from = 0;
-    int rc = 0;
+    const int thr = pre_threshold(e, e->live[l].prio);
+    const struct lt_res req = pre_need(&e->live[l].req);
 
     *done = false;
-    for (size_t k = 0; k < e->n_pt; k++)
-        if (e->pt[k].thr == thr)
-            t = &e->pt[k];
-    if (!t)
+    if (thr == 0 || !fits_some_machine(e, &req))
         return 0;
-    const struct lt_res req = e->live[l].req;
-    const int prio = e->cfg->preempt == SIM_PREEMPT_BANDS ? band(e->live[l].prio) : thr;
-    for (;;) {
-        size_t m = pt_find(t, 1, 0, t->leaves, from, &req), nv = 0;
-        bool fits = false;
-        if (m == LT_NO_MACHINE)
-            break;
-        from = m + 1;
-        size_t n = pre_candidates(e, m, &lv, &cap_lv);
-        if (n == SIZE_MAX || LT_VEC_RESERVE(e->vout, e->cap_vout, n) != 0) {
-            rc = oom(e);
-            break;
+    for (size_t k = 0; k < e->n_pt && e->pt[k].thr <= thr; k++) {
+        struct ptree *t = &e->pt[k];
+        if (t->fail_at == t->grown && res_ge(&req, &t->fail))
+            continue; /* asks at least what found nothing, and no leaf grew since */
+        for (size_t from = 0;;) {
+            size_t m = pt_find(t, 1, 0, t->leaves, from, &req), nv;
+            if (m == LT_NO_MACHINE) {
+                if (from == 0) {
+                    t->fail_at = t->grown;
+                    t->fail = req;
+                }
+                break;
+            }
+            from = m + 1;
+            int rc = pre_on_machine(e, l, t, m, &nv);
+            if (rc < 0)
+                return rc;
+            if (nv > 0) {
+                *done = true;
+                return pre_commit(e, l, m, nv);
+            }
         }
-        struct lt_res cap = lt_cluster_cap(e->cluster, m), f = lt_cluster_free_res(e->cluster, m);
-        rc = lt_victims_choose(e->evict, &cap, &req, prio, e->cand, n, &e->erng, e->vout, &nv,
-                               &fits, e->err);
-        if (rc < 0)
-            break;
-        if (!fits || nv == 0)
-            continue; /* nv == 0: fits only by lt_res_fits_requested's reading */
-        for (size_t k = 0; k < nv; k++) {
-            f.cpu += e->cand[e->vout[k]].req.cpu;
-            f.mem += e->cand[e->vout[k]].req.mem;
-            f.disk += e->cand[e->vout[k]].req.disk;
-        }
-        /* A component req does not ask for may stay overfull; and a margin for the rounding of
-         * the machine's allocation, which the victims' removal recomputes. */
-        struct lt_res need = {req.cpu + 1e-9, req.mem + 1e-9, req.disk + 1e-9};
-        if (!res_ge(&f, &need))
-            continue;
-        if ((victims = lt_malloc(nv * sizeof(*victims))) == NULL) {
-            rc = oom(e);
-            break;
-        }
-        for (size_t k = 0; k < nv; k++)
-            victims[k] = lv[e->vout[k]];
-        lt_free(lv);
-        lv = NULL;
-        if ((rc = pre_evict(e, l, victims, nv)) < 0 || (rc = start(e, l, m, 0)) < 0 ||
-            (rc = retry_queue(e, m)) < 0)
-            break;
-        *done = true;
-        for (size_t k = 0; k < nv && rc == 0; k++)
-            if (e->live[victims[k]].state == L_QUEUED) /* not started by retry_queue */
-                rc = place_or_queue(e, victims[k], false);
-        break;
     }
-    lt_free(lv);
-    lt_free(victims);
-    return rc;
+    return 0;
 }
 
 static int on_completion(struct engine *e)
@@ -1891,7 +1939,7 @@ static int arrive(struct engine *e, size_t h, const struct crow *row, const stru
         t->state = L_DEFERRED;
         return 0;
     }
-    return place_or_queue(e, l, false);
+    return place_or_queue(e, l, 0);
 }
 
 static int on_kill(struct engine *e, size_t h, uint8_t type)
@@ -1990,7 +2038,7 @@ static int machine_down(struct engine *e, size_t k)
         moved[b] = x;
     }
     for (size_t a = 0; a < n && rc == 0; a++)
-        rc = place_or_queue(e, moved[a], false);
+        rc = place_or_queue(e, moved[a], 0);
     lt_free(moved);
     return rc;
 }
@@ -2082,15 +2130,17 @@ static int run_deferred(struct engine *e)
 {
     int rc = 0;
     e->t0_phase = false;
+    e->deferring = true;
     for (int ran = 1; ran >= 0; ran--) {
         for (size_t k = 0; k < e->n_deferred && rc == 0; k++) {
             uint32_t l = e->deferred[k];
             if (l == NIL || ((e->rec[e->live[l].rec].flags & F_SCHED_AT_0) != 0) != (ran == 1))
                 continue;
-            rc = place_or_queue(e, l, false);
+            rc = place_or_queue(e, l, 0);
         }
     }
     e->n_deferred = 0;
+    e->deferring = false;
     /* Forced placements left machines beyond capacity: the cluster and the policy's index
      * must still be exact (once a run, O(machines)). */
     if (rc == 0 && e->cfg->initial_state == SIM_INIT_TRACE)
@@ -2278,6 +2328,41 @@ static double q_s(const struct sim_hist *h, double q)
     return (double)sim_hist_quantile(h, q) / (double)US;
 }
 
+/* summary.json's "preemption" (docs/simulator.md, "Preemption"). */
+static json_t *preempt_json(const struct sim_replay_config *cfg,
+                            const struct sim_replay_result *res)
+{
+    static const char *const pmode[] = {"none", "bands", "priority"};
+    json_t *pr = json_object(), *by = json_object(), *tr = json_object();
+    json_object_set_new(pr, "mode", json_string(pmode[cfg->preempt]));
+    json_object_set_new(pr, "evict", json_string(cfg->evict ? lt_evict_name(cfg->evict) : "mrs"));
+    json_object_set_new(pr, "preemptions", json_integer((json_int_t)res->preemptions));
+    json_object_set_new(pr, "preemptors", json_integer((json_int_t)res->preempt_events));
+    json_object_set_new(pr, "at_t0", json_integer((json_int_t)res->preempt_t0));
+    json_object_set_new(pr, "repeat_victims", json_integer((json_int_t)res->preempt_repeat));
+    json_object_set_new(pr, "cascades", json_integer((json_int_t)res->preempt_cascade));
+    uint64_t trace_evicts = 0;
+    for (int a = SIM_N_PRIO - 1; a >= 0; a--)
+        for (int v = SIM_N_PRIO - 1; v >= 0; v--)
+            if (res->preempt_by_prio[a][v]) {
+                char key[16];
+                snprintf(key, sizeof(key), "%d>%d", a, v);
+                json_object_set_new(by, key, json_integer((json_int_t)res->preempt_by_prio[a][v]));
+            }
+    for (int v = SIM_N_PRIO - 1; v >= 0; v--) {
+        trace_evicts += res->trace_evict_by_prio[v];
+        if (res->trace_evict_by_prio[v]) {
+            char key[8];
+            snprintf(key, sizeof(key), "%d", v);
+            json_object_set_new(tr, key, json_integer((json_int_t)res->trace_evict_by_prio[v]));
+        }
+    }
+    json_object_set_new(pr, "by_priority", by); /* "preemptor>victim": victims */
+    json_object_set_new(pr, "trace_evict_rows", json_integer((json_int_t)trace_evicts));
+    json_object_set_new(pr, "trace_evict_rows_by_priority", tr);
+    return pr;
+}
+
 json_t *sim_replay_summary_json(const struct sim_replay_config *cfg,
                                 const struct sim_replay_result *res)
 {
@@ -2315,34 +2400,8 @@ json_t *sim_replay_summary_json(const struct sim_replay_config *cfg,
     json_object_set_new(is, "through_policy", json_integer((json_int_t)res->tasks_t0_moved));
     json_object_set_new(root, "initial_state", is);
 
-    static const char *const pmode[] = {"none", "bands", "priority"};
-    json_t *pr = json_object(), *by = json_object(), *tr = json_object();
-    json_object_set_new(pr, "mode", json_string(pmode[cfg->preempt]));
-    json_object_set_new(pr, "evict",
-                        json_string(cfg->preempt == SIM_PREEMPT_NONE ? "none"
-                                    : cfg->evict                     ? lt_evict_name(cfg->evict)
-                                                                     : "mrs"));
-    json_object_set_new(pr, "preemptions", json_integer((json_int_t)res->preemptions));
-    uint64_t trace_evicts = 0;
-    for (int a = SIM_N_PRIO - 1; a >= 0; a--)
-        for (int v = SIM_N_PRIO - 1; v >= 0; v--)
-            if (res->preempt_by_prio[a][v]) {
-                char key[16];
-                snprintf(key, sizeof(key), "%d>%d", a, v);
-                json_object_set_new(by, key, json_integer((json_int_t)res->preempt_by_prio[a][v]));
-            }
-    for (int v = SIM_N_PRIO - 1; v >= 0; v--) {
-        trace_evicts += res->trace_evict_by_prio[v];
-        if (res->trace_evict_by_prio[v]) {
-            char key[8];
-            snprintf(key, sizeof(key), "%d", v);
-            json_object_set_new(tr, key, json_integer((json_int_t)res->trace_evict_by_prio[v]));
-        }
-    }
-    json_object_set_new(pr, "by_priority", by); /* "preemptor>victim": victims */
-    json_object_set_new(pr, "trace_evict_rows", json_integer((json_int_t)trace_evicts));
-    json_object_set_new(pr, "trace_evict_rows_by_priority", tr);
-    json_object_set_new(root, "preemption", pr);
+    if (cfg->preempt != SIM_PREEMPT_NONE) /* absent without: outputs as before --preempt */
+        json_object_set_new(root, "preemption", preempt_json(cfg, res));
 
     json_t *t = json_object();
 #define TASKS(k, v) json_object_set_new(t, k, json_integer((json_int_t)(v)))
@@ -2527,6 +2586,7 @@ static void engine_free(struct engine *e)
     lt_free(e->prio_sum);
     lt_free(e->cand);
     lt_free(e->vout);
+    lt_free(e->vlive);
     lt_map_release(&e->jobs);
     lt_free(e->rec);
     lt_free(e->cache);

@@ -116,8 +116,12 @@ struct sim_replay_result {
     uint64_t requeues;                                /* machine REMOVE / UPDATE and preemptions */
     uint64_t preemptions;                             /* victims evicted (each also a requeue) */
     uint64_t preempt_by_prio[SIM_N_PRIO][SIM_N_PRIO]; /* [preemptor][victim] */
-    uint64_t trace_evict_by_prio[SIM_N_PRIO];         /* the window's EVICT rows, by priority */
-    uint64_t placements;                              /* successful choose + place */
+    uint64_t preempt_events;                          /* preemptors started by evicting */
+    uint64_t preempt_t0;      /* victims evicted while the t = 0 tasks were being placed */
+    uint64_t preempt_repeat;  /* victims requeued before (churn) */
+    uint64_t preempt_cascade; /* victims of a preemptor that was itself requeued */
+    uint64_t trace_evict_by_prio[SIM_N_PRIO]; /* the window's EVICT rows, by priority */
+    uint64_t placements;                      /* successful choose + place */
     uint64_t queue_max;
     double queue_mean;   /* over the samples */
     double util_mean[3]; /* cpu, mem, disk, over the samples */
