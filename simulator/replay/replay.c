@@ -1714,6 +1714,49 @@ static int pre_evict(struct engine *e, uint32_t l, const uint32_t *vl, size_t n)
     return 0;
 }
 
+/* The naive search pt_find replaces (check_index): the first online machine >= from where
+ * free + the requests of the tasks of priority < thr running there, summed from the cluster's
+ * placements, are >= req. */
+static size_t pre_scan(const struct engine *e, int thr, size_t from, const struct lt_res *req)
+{
+    for (size_t m = from; m < lt_cluster_size(e->cluster); m++) {
+        if (!lt_cluster_online(e->cluster, m))
+            continue;
+        struct lt_res f = lt_cluster_free_res(e->cluster, m);
+        for (size_t p = lt_cluster_first_placement(e->cluster, m); p != LT_NO_MACHINE;
+             p = lt_cluster_next_placement(e->cluster, p)) {
+            const struct live *t = &e->live[lt_cluster_placement_task(e->cluster, p)->id];
+            if (t->prio < thr) {
+                f.cpu += t->req.cpu;
+                f.mem += t->req.mem;
+                f.disk += t->req.disk;
+            }
+        }
+        /* The tree sums in another order: a margin far below pre_need's. */
+        if (f.cpu >= req->cpu - 1e-12 && f.mem >= req->mem - 1e-12 && f.disk >= req->disk - 1e-12)
+            return m;
+    }
+    return LT_NO_MACHINE;
+}
+
+/* pt_find from `from`, or nothing when the remembered failure covers req; checked against
+ * pre_scan with check_index (*bad: they differ). */
+static size_t pre_find(struct engine *e, struct ptree *t, size_t from, const struct lt_res *req,
+                       bool *bad)
+{
+    bool memo = from == 0 && t->fail_at == t->grown && res_ge(req, &t->fail);
+    size_t m = memo ? LT_NO_MACHINE : pt_find(t, 1, 0, t->leaves, from, req);
+    if (m == LT_NO_MACHINE && from == 0) {
+        t->fail_at = t->grown;
+        t->fail = *req;
+    }
+    if (CHECK_SOLE || e->cfg->check_index) {
+        size_t want = pre_scan(e, t->thr, from, req);
+        *bad = want != m;
+    }
+    return m;
+}
+
 /* The room a preemptor needs, as lt_victims_choose's request: every component of its request
  * (> 0, so lt_victims_choose checks each: one it does not ask for may stay overfull, and the
  * placement would then fail), and a margin for the rounding of the machine's allocation, which the
@@ -1780,17 +1823,16 @@ static int preempt(struct engine *e, uint32_t l, bool *done)
         return 0;
     for (size_t k = 0; k < e->n_pt && e->pt[k].thr <= thr; k++) {
         struct ptree *t = &e->pt[k];
-        if (t->fail_at == t->grown && res_ge(&req, &t->fail))
-            continue; /* asks at least what found nothing, and no leaf grew since */
         for (size_t from = 0;;) {
-            size_t m = pt_find(t, 1, 0, t->leaves, from, &req), nv;
-            if (m == LT_NO_MACHINE) {
-                if (from == 0) {
-                    t->fail_at = t->grown;
-                    t->fail = req;
-                }
+            bool bad = false;
+            size_t m = pre_find(e, t, from, &req, &bad), nv;
+            if (bad)
+                return lt_err_set(e->err, LT_EINVAL, 0, 0,
+                                  "replay: preemption's index and a scan disagree (threshold %d, "
+                                  "from machine %zu)",
+                                  t->thr, from);
+            if (m == LT_NO_MACHINE)
                 break;
-            }
             from = m + 1;
             int rc = pre_on_machine(e, l, t, m, &nv);
             if (rc < 0)
@@ -2328,6 +2370,19 @@ static double q_s(const struct sim_hist *h, double q)
     return (double)sim_hist_quantile(h, q) / (double)US;
 }
 
+/* summary.json's "initial_state" (docs/simulator.md, "Initial state"). */
+static json_t *init_state_json(const struct sim_replay_config *cfg,
+                               const struct sim_replay_result *res)
+{
+    json_t *is = json_object();
+    json_object_set_new(is, "mode",
+                        json_string(cfg->initial_state == SIM_INIT_TRACE ? "trace" : "repack"));
+    json_object_set_new(is, "on_trace_machine", json_integer((json_int_t)res->tasks_t0_trace));
+    json_object_set_new(is, "overfull", json_integer((json_int_t)res->tasks_t0_overfull));
+    json_object_set_new(is, "through_policy", json_integer((json_int_t)res->tasks_t0_moved));
+    return is;
+}
+
 /* summary.json's "preemption" (docs/simulator.md, "Preemption"). */
 static json_t *preempt_json(const struct sim_replay_config *cfg,
                             const struct sim_replay_result *res)
@@ -2392,13 +2447,7 @@ json_t *sim_replay_summary_json(const struct sim_replay_config *cfg,
     json_object_set_new(m, "kept", json_integer((json_int_t)res->machines_kept));
     json_object_set_new(root, "machines", m);
 
-    json_t *is = json_object(); /* docs/simulator.md, "Initial state" */
-    json_object_set_new(is, "mode",
-                        json_string(cfg->initial_state == SIM_INIT_TRACE ? "trace" : "repack"));
-    json_object_set_new(is, "on_trace_machine", json_integer((json_int_t)res->tasks_t0_trace));
-    json_object_set_new(is, "overfull", json_integer((json_int_t)res->tasks_t0_overfull));
-    json_object_set_new(is, "through_policy", json_integer((json_int_t)res->tasks_t0_moved));
-    json_object_set_new(root, "initial_state", is);
+    json_object_set_new(root, "initial_state", init_state_json(cfg, res));
 
     if (cfg->preempt != SIM_PREEMPT_NONE) /* absent without: outputs as before --preempt */
         json_object_set_new(root, "preemption", preempt_json(cfg, res));

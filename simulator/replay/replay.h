@@ -78,6 +78,8 @@ struct sim_replay_config {
     size_t cache_bytes;                   /* memory for task_events rows kept from pass 1 for
                                            * pass 2; rows beyond it are read from the parts again */
     struct sim_progress *progress;        /* NULL = none */
+    bool check_index; /* tests: every preemption search is checked against a scan of every
+                       * machine (LT_EINVAL on a difference); the sanitizer build always */
 };
 
 /* Waiting-time statistics of one priority. */
