@@ -212,6 +212,22 @@ struct incarnation {
 
 /* ---- the engine ----------------------------------------------------------------------- */
 
+/* Preemption's index (docs/simulator.md, "Preemption"): for an eviction threshold thr (a task
+ * may evict the tasks of priority < thr), a segment tree over the machines of the
+ * component-wise maximum of free + (requests of the tasks of priority < thr): the first machine
+ * where a task could be made to fit is found in O(log machines), without a scan. */
+struct ptree {
+    int thr;           /* evicts priorities < thr */
+    size_t leaves;     /* a power of two >= machines */
+    struct lt_res *mx; /* 2 * leaves nodes, 1-based; leaf i at leaves + i */
+    /* A search that found nothing, remembered until some leaf grows: a request asking at least
+     * as much finds nothing either (jobs submit many equal tasks). */
+    uint64_t grown;     /* leaves grown so far */
+    uint64_t fail_at;   /* grown at the failed search; UINT64_MAX: none */
+    struct lt_res fail; /* its request */
+};
+#define PT_MAX 9 /* thresholds 1..9: production (9-11) never evicts production */
+
 struct engine {
     const struct sim_replay_config *cfg;
     struct sim_replay_result *res;
@@ -250,6 +266,15 @@ struct engine {
 
     struct lt_cluster *cluster;
     struct lt_rng rng;
+    struct lt_rng erng;                  /* eviction policy rnd */
+    const struct lt_evict_policy *evict; /* cfg->evict, or mrs */
+    struct ptree pt[PT_MAX];             /* --preempt: one tree per threshold in use */
+    size_t n_pt;
+    struct lt_res *prio_sum;     /* [machine * SIM_N_PRIO + p]: requests running, by priority */
+    struct lt_victim_cand *cand; /* scratch for lt_victims_choose */
+    size_t *vout;
+    uint32_t *vlive; /* the candidates' live entries, then the victims' */
+    size_t cap_cand, cap_vout, cap_vlive;
     size_t online;
 
     struct live *live;
@@ -265,6 +290,7 @@ struct engine {
     uint32_t *deferred; /* tasks pending at t = 0, in trace order */
     size_t n_deferred, cap_deferred;
     bool t0_phase;
+    bool deferring; /* run_deferred: the t = 0 tasks not kept on their trace machine */
 
     uint64_t seq;
     int64_t now;
@@ -693,9 +719,13 @@ out:
 }
 
 /* Machine m's free resources changed (a placement, a removal, online or offline): LoTES's
- * index learns them (an offline machine holds nothing, not even 0). */
+ * index and preemption's learn them (an offline machine holds nothing, not even 0). */
+static void pre_touch(struct engine *e, size_t m);
+
 static void lotes_touch(struct engine *e, size_t m)
 {
+    if (e->n_pt)
+        pre_touch(e, m); /* preemption's index too */
     if (e->lix != NULL) {
         struct lt_res f = lt_cluster_online(e->cluster, m) ? lt_cluster_free_res(e->cluster, m)
                                                            : (struct lt_res){-1, -1, -1};
@@ -982,6 +1012,9 @@ static int pass1_row(struct engine *e, const struct tr_task_row *row)
         }
         break;
     default:
+        if (row->type == TR_EVICT)
+            e->res->trace_evict_by_prio[row->priority < SIM_N_PRIO ? row->priority
+                                                                   : SIM_N_PRIO - 1]++;
         if (is_end(row->type)) {
             int64_t sched = (t->flags & F_ENDED) ? -1 : t->u.t;
             if (row->type == TR_KILL || row->type == TR_LOST)
@@ -1364,6 +1397,12 @@ static int start(struct engine *e, uint32_t l, size_t m, unsigned flags)
     int rc = lt_cluster_place(e->cluster, m, &task, flags, &pid, e->err);
     if (rc < 0)
         return rc;
+    if (e->prio_sum) {
+        struct lt_res *ps = &e->prio_sum[m * SIM_N_PRIO + t->prio];
+        ps->cpu += t->req.cpu;
+        ps->mem += t->req.mem;
+        ps->disk += t->req.disk;
+    }
     lotes_touch(e, m);
     if (pid >= NIL) /* placements alive at once <= tasks < NIL */
         return lt_err_set(e->err, LT_ERANGE, 0, 0, "placement id %zu out of range", pid);
@@ -1409,26 +1448,43 @@ static bool dominated_by_queue(struct engine *e, const struct lt_res *req)
     return false;
 }
 
-/* Places l on the machine the policy chooses, or queues it. in_retry: called while the queue
- * is being retried for a machine that gained room (the dominance shortcut does not hold). */
-static int place_or_queue(struct engine *e, uint32_t l, bool in_retry)
+static int preempt(struct engine *e, uint32_t l, bool *done);
+
+/* place_or_queue's how. */
+enum {
+    PQ_RETRY = 1 << 0,     /* inside retry_queue: the dominance shortcut does not hold */
+    PQ_NO_PREEMPT = 1 << 1 /* a preemption's victim: it does not preempt in turn */
+};
+
+/* l fits nowhere: it evicts lower-priority work where it can (--preempt), else it queues. */
+static int queue_or_preempt(struct engine *e, uint32_t l, unsigned how)
+{
+    if (e->n_pt && !(how & (PQ_RETRY | PQ_NO_PREEMPT))) {
+        bool done = false;
+        int rc = preempt(e, l, &done);
+        if (rc < 0 || done)
+            return rc;
+    }
+    queue_insert(e, l);
+    return 0;
+}
+
+/* Places l on the machine the policy chooses, or else preempts for it or queues it. how:
+ * PQ_* flags. */
+static int place_or_queue(struct engine *e, uint32_t l, unsigned how)
 {
     struct live *t = &e->live[l];
     struct lt_task task = {.priority = t->prio, .sched_class = t->sched_class, .req = t->req};
     size_t m;
-    if (!in_retry && dominated_by_queue(e, &t->req)) {
-        queue_insert(e, l);
-        return 0;
-    }
+    if (!(how & PQ_RETRY) && dominated_by_queue(e, &t->req))
+        return queue_or_preempt(e, l, how);
     int rc = e->lotes != NULL ? lotes_choose(e, &task.req, &m)
                               : lt_policy_choose_hinted(e->cfg->policy, e->cluster, &task, &e->rng,
                                                         e->hint, &m, e->err);
     if (rc < 0)
         return rc;
-    if (m == LT_NO_MACHINE) {
-        queue_insert(e, l);
-        return 0;
-    }
+    if (m == LT_NO_MACHINE)
+        return queue_or_preempt(e, l, how);
     return start(e, l, m, 0);
 }
 
@@ -1452,7 +1508,7 @@ static int start_on_sole(struct engine *e, uint32_t l, size_t m)
     int rc;
 
     if (e->lotes != NULL)
-        return place_or_queue(e, l, true);
+        return place_or_queue(e, l, PQ_RETRY);
     if (CHECK_SOLE &&
         (rc = lt_policy_choose(e->cfg->policy, e->cluster, &task, &copy, &want, e->err)) < 0)
         return rc;
@@ -1506,6 +1562,16 @@ static int stop_run(struct engine *e, uint32_t l, size_t *machine)
     heap_remove(e, l);
     *machine = t->machine;
     int rc = lt_cluster_remove(e->cluster, t->pid, e->err);
+    if (rc == 0 && e->prio_sum) {
+        struct lt_res *ps = &e->prio_sum[*machine * SIM_N_PRIO];
+        if (lt_cluster_n_tasks(e->cluster, *machine) == 0) { /* exactly 0: no drift */
+            memset(ps, 0, SIM_N_PRIO * sizeof(*ps));
+        } else {
+            ps[t->prio].cpu -= t->req.cpu;
+            ps[t->prio].mem -= t->req.mem;
+            ps[t->prio].disk -= t->req.disk;
+        }
+    }
     if (rc == 0)
         lotes_touch(e, *machine);
     return rc;
@@ -1530,6 +1596,281 @@ static void job_done(struct engine *e, uint32_t l)
     if (run > js->max_run)
         js->max_run = run;
     e->res->bsld_sum += bsld(e->now - t->arrival, run);
+}
+
+/* ---- preemption (--preempt; docs/simulator.md, "Preemption") ------------------------------ */
+
+static bool res_ge(const struct lt_res *a, const struct lt_res *b)
+{
+    return a->cpu >= b->cpu && a->mem >= b->mem && a->disk >= b->disk;
+}
+
+static int band(int p)
+{
+    return p >= 9 ? 2 : p >= 2 ? 1 : 0;
+}
+
+/* The eviction threshold of a task of priority p: it may evict priorities < thr (0: none). */
+static int pre_threshold(const struct engine *e, int p)
+{
+    if (e->cfg->preempt == SIM_PREEMPT_BANDS)
+        return band(p) == 2 ? 9 : band(p) == 1 ? 2 : 0;
+    return p < PT_MAX ? p : PT_MAX; /* production never evicts production */
+}
+
+static double dmax(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+/* Machine m's leaf in every tree, and the maxima above it (up to the first node that does not
+ * change). */
+static void pre_touch(struct engine *e, size_t m)
+{
+    bool on = lt_cluster_online(e->cluster, m);
+    struct lt_res f = lt_cluster_free_res(e->cluster, m);
+    const struct lt_res *ps = &e->prio_sum[m * SIM_N_PRIO];
+    int p = 0;
+    for (size_t k = 0; k < e->n_pt; k++) {
+        struct ptree *t = &e->pt[k];
+        for (; p < t->thr; p++) { /* thresholds increase with k: the sums accumulate */
+            f.cpu += ps[p].cpu;
+            f.mem += ps[p].mem;
+            f.disk += ps[p].disk;
+        }
+        size_t i = t->leaves + m;
+        struct lt_res v = on ? f : (struct lt_res){-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+        const struct lt_res *o = &t->mx[i];
+        if (v.cpu > o->cpu || v.mem > o->mem || v.disk > o->disk)
+            t->grown++;
+        t->mx[i] = v;
+        for (i /= 2; i >= 1; i /= 2) {
+            const struct lt_res *a = &t->mx[2 * i], *b = &t->mx[2 * i + 1];
+            struct lt_res n = {dmax(a->cpu, b->cpu), dmax(a->mem, b->mem), dmax(a->disk, b->disk)};
+            if (memcmp(&n, &t->mx[i], sizeof(n)) == 0)
+                break; /* the maxima above are unchanged too (bitwise equal) */
+            t->mx[i] = n;
+        }
+    }
+}
+
+/* The first machine >= from whose leaf is >= req, or LT_NO_MACHINE. */
+static size_t pt_find(const struct ptree *t, size_t node, size_t lo, size_t hi, size_t from,
+                      const struct lt_res *req)
+{
+    if (hi <= from || !res_ge(&t->mx[node], req))
+        return LT_NO_MACHINE;
+    if (hi - lo == 1)
+        return lo;
+    size_t mid = lo + (hi - lo) / 2;
+    size_t r = pt_find(t, 2 * node, lo, mid, from, req);
+    return r != LT_NO_MACHINE ? r : pt_find(t, 2 * node + 1, mid, hi, from, req);
+}
+
+/* The trees of the thresholds --preempt uses, all machines offline. */
+static int pre_setup(struct engine *e)
+{
+    size_t n = lt_cluster_size(e->cluster), leaves = 1;
+    if (e->cfg->preempt == SIM_PREEMPT_NONE)
+        return 0;
+    while (leaves < n)
+        leaves *= 2;
+    e->prio_sum = lt_calloc(n * SIM_N_PRIO, sizeof(*e->prio_sum));
+    if (!e->prio_sum)
+        return oom(e);
+    for (int thr = 1; thr <= PT_MAX; thr++) {
+        if (e->cfg->preempt == SIM_PREEMPT_BANDS && thr != 2 && thr != 9)
+            continue;
+        struct ptree *t = &e->pt[e->n_pt++];
+        t->thr = thr;
+        t->leaves = leaves;
+        t->mx = lt_malloc(2 * leaves * sizeof(*t->mx));
+        if (!t->mx)
+            return oom(e);
+        for (size_t i = 0; i < 2 * leaves; i++)
+            t->mx[i] = (struct lt_res){-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+        t->fail_at = UINT64_MAX;
+    }
+    lt_rng_init(&e->erng, e->cfg->seed, LT_RNG_EVICTION);
+    e->evict = e->cfg->evict ? e->cfg->evict : lt_evict_find("mrs", e->err);
+    return e->evict ? 0 : e->err->code;
+}
+
+/* The running tasks of machine m as lt_victims_choose's candidates (bands: priorities mapped
+ * to their band), their live entries in lv. Returns the count, or SIZE_MAX out of memory. */
+static size_t pre_candidates(struct engine *e, size_t m, uint32_t **lv, size_t *cap_lv)
+{
+    size_t n = 0;
+    for (size_t p = lt_cluster_first_placement(e->cluster, m); p != LT_NO_MACHINE;
+         p = lt_cluster_next_placement(e->cluster, p)) {
+        uint32_t l = (uint32_t)lt_cluster_placement_task(e->cluster, p)->id;
+        const struct live *t = &e->live[l];
+        if (LT_VEC_RESERVE(e->cand, e->cap_cand, n + 1) != 0 ||
+            LT_VEC_RESERVE(*lv, *cap_lv, n + 1) != 0)
+            return SIZE_MAX;
+        e->cand[n] = (struct lt_victim_cand){
+            .id = (int64_t)t->seq,
+            .priority = e->cfg->preempt == SIM_PREEMPT_BANDS ? band(t->prio) : t->prio,
+            .start_us = t->start,
+            .req = t->req,
+            .sticky = false};
+        (*lv)[n++] = l;
+    }
+    return n;
+}
+
+/* Evicts victims vl[0..n-1] (running) for preemptor l: each requeued, its run wasted work. */
+static int pre_evict(struct engine *e, uint32_t l, const uint32_t *vl, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        struct live *v = &e->live[vl[k]];
+        size_t m;
+        int rc = stop_run(e, vl[k], &m);
+        if (rc < 0)
+            return rc;
+        e->res->wasted_work_s += (double)(e->now - v->start) / (double)US;
+        e->res->requeues++;
+        e->res->preemptions++;
+        e->res->preempt_by_prio[e->live[l].prio][v->prio]++;
+        e->res->preempt_t0 += e->t0_phase || e->deferring;
+        e->res->preempt_repeat += v->requeues > 0;
+        e->res->preempt_cascade += e->live[l].requeues > 0;
+        v->requeues++;
+        v->state = L_QUEUED;
+    }
+    return 0;
+}
+
+/* The naive search pt_find replaces (check_index): the first online machine >= from where
+ * free + the requests of the tasks of priority < thr running there, summed from the cluster's
+ * placements, are >= req. */
+static size_t pre_scan(const struct engine *e, int thr, size_t from, const struct lt_res *req)
+{
+    for (size_t m = from; m < lt_cluster_size(e->cluster); m++) {
+        if (!lt_cluster_online(e->cluster, m))
+            continue;
+        struct lt_res f = lt_cluster_free_res(e->cluster, m);
+        for (size_t p = lt_cluster_first_placement(e->cluster, m); p != LT_NO_MACHINE;
+             p = lt_cluster_next_placement(e->cluster, p)) {
+            const struct live *t = &e->live[lt_cluster_placement_task(e->cluster, p)->id];
+            if (t->prio < thr) {
+                f.cpu += t->req.cpu;
+                f.mem += t->req.mem;
+                f.disk += t->req.disk;
+            }
+        }
+        /* The tree sums in another order: a margin far below pre_need's. */
+        if (f.cpu >= req->cpu - 1e-12 && f.mem >= req->mem - 1e-12 && f.disk >= req->disk - 1e-12)
+            return m;
+    }
+    return LT_NO_MACHINE;
+}
+
+/* pt_find from `from`, or nothing when the remembered failure covers req; checked against
+ * pre_scan with check_index (*bad: they differ). */
+static size_t pre_find(struct engine *e, struct ptree *t, size_t from, const struct lt_res *req,
+                       bool *bad)
+{
+    bool memo = from == 0 && t->fail_at == t->grown && res_ge(req, &t->fail);
+    size_t m = memo ? LT_NO_MACHINE : pt_find(t, 1, 0, t->leaves, from, req);
+    if (m == LT_NO_MACHINE && from == 0) {
+        t->fail_at = t->grown;
+        t->fail = *req;
+    }
+    if (CHECK_SOLE || e->cfg->check_index) {
+        size_t want = pre_scan(e, t->thr, from, req);
+        *bad = want != m;
+    }
+    return m;
+}
+
+/* The room a preemptor needs, as lt_victims_choose's request: every component of its request
+ * (> 0, so lt_victims_choose checks each: one it does not ask for may stay overfull, and the
+ * placement would then fail), and a margin for the rounding of the machine's allocation, which the
+ * victims' removal recomputes. The trees are searched with it too, so that a machine they find is
+ * rejected only when the eviction policy cannot free the room (sticky tasks aside, never). */
+static struct lt_res pre_need(const struct lt_res *req)
+{
+    return (struct lt_res){req->cpu + 1e-9, req->mem + 1e-9, req->disk + 1e-9};
+}
+
+/* Victims on machine m for l by the eviction policy, among the tasks of priority < t->thr
+ * (lt_victims_choose: lowest priority first, a minimal set): their live entries are
+ * e->vlive[e->vout[0..*nv-1]]; *nv is 0 when evicting cannot make l fit m in every resource. */
+static int pre_on_machine(struct engine *e, uint32_t l, const struct ptree *t, size_t m, size_t *nv)
+{
+    const struct lt_res need = pre_need(&e->live[l].req);
+    const int prio = e->cfg->preempt == SIM_PREEMPT_BANDS ? (t->thr == 2 ? 1 : 2) : t->thr;
+    bool fits = false;
+    size_t n = pre_candidates(e, m, &e->vlive, &e->cap_vlive);
+    *nv = 0;
+    if (n == SIZE_MAX || LT_VEC_RESERVE(e->vout, e->cap_vout, n) != 0)
+        return oom(e);
+    struct lt_res cap = lt_cluster_cap(e->cluster, m);
+    int rc = lt_victims_choose(e->evict, &cap, &need, prio, e->cand, n, &e->erng, e->vout, nv,
+                               &fits, e->err);
+    if (rc < 0 || !fits)
+        *nv = 0; /* *nv == 0 with fits: l fits m already, which the caller's choose denied */
+    return rc;
+}
+
+/* Evicts the nv victims pre_on_machine chose from machine m for l, starts l there, retries the
+ * queue on m and re-places the victims (PQ_NO_PREEMPT: no cascade). */
+static int pre_commit(struct engine *e, uint32_t l, size_t m, size_t nv)
+{
+    uint32_t *victims = lt_malloc(nv * sizeof(*victims));
+    int rc;
+    if (!victims)
+        return oom(e);
+    for (size_t k = 0; k < nv; k++)
+        victims[k] = e->vlive[e->vout[k]];
+    if ((rc = pre_evict(e, l, victims, nv)) == 0 && (rc = start(e, l, m, 0)) == 0 &&
+        (rc = retry_queue(e, m)) == 0) {
+        e->res->preempt_events++;
+        for (size_t k = 0; k < nv && rc == 0; k++)
+            if (e->live[victims[k]].state == L_QUEUED) /* not started by retry_queue */
+                rc = place_or_queue(e, victims[k], PQ_NO_PREEMPT);
+    }
+    lt_free(victims);
+    return rc;
+}
+
+/* l fits nowhere (docs/simulator.md, "Preemption"): unless it fits no machine even empty,
+ * find the first machine (index order) where evicting tasks of the lowest priorities makes it
+ * fit: the trees from the lowest threshold up to l's own, so that the victims' priorities are
+ * as low as they can be (Borg's scoring minimizes them); then evict and start l there.
+ * *done: l started. */
+static int preempt(struct engine *e, uint32_t l, bool *done)
+{
+    const int thr = pre_threshold(e, e->live[l].prio);
+    const struct lt_res req = pre_need(&e->live[l].req);
+
+    *done = false;
+    if (thr == 0 || !fits_some_machine(e, &req))
+        return 0;
+    for (size_t k = 0; k < e->n_pt && e->pt[k].thr <= thr; k++) {
+        struct ptree *t = &e->pt[k];
+        for (size_t from = 0;;) {
+            bool bad = false;
+            size_t m = pre_find(e, t, from, &req, &bad), nv;
+            if (bad)
+                return lt_err_set(e->err, LT_EINVAL, 0, 0,
+                                  "replay: preemption's index and a scan disagree (threshold %d, "
+                                  "from machine %zu)",
+                                  t->thr, from);
+            if (m == LT_NO_MACHINE)
+                break;
+            from = m + 1;
+            int rc = pre_on_machine(e, l, t, m, &nv);
+            if (rc < 0)
+                return rc;
+            if (nv > 0) {
+                *done = true;
+                return pre_commit(e, l, m, nv);
+            }
+        }
+    }
+    return 0;
 }
 
 static int on_completion(struct engine *e)
@@ -1668,7 +2009,7 @@ static int arrive(struct engine *e, size_t h, const struct crow *row, const stru
         t->state = L_DEFERRED;
         return 0;
     }
-    return place_or_queue(e, l, false);
+    return place_or_queue(e, l, 0);
 }
 
 static int on_kill(struct engine *e, size_t h, uint8_t type)
@@ -1767,7 +2108,7 @@ static int machine_down(struct engine *e, size_t k)
         moved[b] = x;
     }
     for (size_t a = 0; a < n && rc == 0; a++)
-        rc = place_or_queue(e, moved[a], false);
+        rc = place_or_queue(e, moved[a], 0);
     lt_free(moved);
     return rc;
 }
@@ -1859,15 +2200,17 @@ static int run_deferred(struct engine *e)
 {
     int rc = 0;
     e->t0_phase = false;
+    e->deferring = true;
     for (int ran = 1; ran >= 0; ran--) {
         for (size_t k = 0; k < e->n_deferred && rc == 0; k++) {
             uint32_t l = e->deferred[k];
             if (l == NIL || ((e->rec[e->live[l].rec].flags & F_SCHED_AT_0) != 0) != (ran == 1))
                 continue;
-            rc = place_or_queue(e, l, false);
+            rc = place_or_queue(e, l, 0);
         }
     }
     e->n_deferred = 0;
+    e->deferring = false;
     /* Forced placements left machines beyond capacity: the cluster and the policy's index
      * must still be exact (once a run, O(machines)). */
     if (rc == 0 && e->cfg->initial_state == SIM_INIT_TRACE)
@@ -2126,6 +2469,54 @@ static void jobs_json(json_t *jb, const struct sim_replay_result *res)
     json_object_set_new(jb, "bounded_slowdown_mean", per(res->job_bsld_sum, h->n));
 }
 
+/* summary.json's "initial_state" (docs/simulator.md, "Initial state"). */
+static json_t *init_state_json(const struct sim_replay_config *cfg,
+                               const struct sim_replay_result *res)
+{
+    json_t *is = json_object();
+    json_object_set_new(is, "mode",
+                        json_string(cfg->initial_state == SIM_INIT_TRACE ? "trace" : "repack"));
+    json_object_set_new(is, "on_trace_machine", json_integer((json_int_t)res->tasks_t0_trace));
+    json_object_set_new(is, "overfull", json_integer((json_int_t)res->tasks_t0_overfull));
+    json_object_set_new(is, "through_policy", json_integer((json_int_t)res->tasks_t0_moved));
+    return is;
+}
+
+/* summary.json's "preemption" (docs/simulator.md, "Preemption"). */
+static json_t *preempt_json(const struct sim_replay_config *cfg,
+                            const struct sim_replay_result *res)
+{
+    static const char *const pmode[] = {"none", "bands", "priority"};
+    json_t *pr = json_object(), *by = json_object(), *tr = json_object();
+    json_object_set_new(pr, "mode", json_string(pmode[cfg->preempt]));
+    json_object_set_new(pr, "evict", json_string(cfg->evict ? lt_evict_name(cfg->evict) : "mrs"));
+    json_object_set_new(pr, "preemptions", json_integer((json_int_t)res->preemptions));
+    json_object_set_new(pr, "preemptors", json_integer((json_int_t)res->preempt_events));
+    json_object_set_new(pr, "at_t0", json_integer((json_int_t)res->preempt_t0));
+    json_object_set_new(pr, "repeat_victims", json_integer((json_int_t)res->preempt_repeat));
+    json_object_set_new(pr, "cascades", json_integer((json_int_t)res->preempt_cascade));
+    uint64_t trace_evicts = 0;
+    for (int a = SIM_N_PRIO - 1; a >= 0; a--)
+        for (int v = SIM_N_PRIO - 1; v >= 0; v--)
+            if (res->preempt_by_prio[a][v]) {
+                char key[16];
+                snprintf(key, sizeof(key), "%d>%d", a, v);
+                json_object_set_new(by, key, json_integer((json_int_t)res->preempt_by_prio[a][v]));
+            }
+    for (int v = SIM_N_PRIO - 1; v >= 0; v--) {
+        trace_evicts += res->trace_evict_by_prio[v];
+        if (res->trace_evict_by_prio[v]) {
+            char key[8];
+            snprintf(key, sizeof(key), "%d", v);
+            json_object_set_new(tr, key, json_integer((json_int_t)res->trace_evict_by_prio[v]));
+        }
+    }
+    json_object_set_new(pr, "by_priority", by); /* "preemptor>victim": victims */
+    json_object_set_new(pr, "trace_evict_rows", json_integer((json_int_t)trace_evicts));
+    json_object_set_new(pr, "trace_evict_rows_by_priority", tr);
+    return pr;
+}
+
 json_t *sim_replay_summary_json(const struct sim_replay_config *cfg,
                                 const struct sim_replay_result *res)
 {
@@ -2155,13 +2546,10 @@ json_t *sim_replay_summary_json(const struct sim_replay_config *cfg,
     json_object_set_new(m, "kept", json_integer((json_int_t)res->machines_kept));
     json_object_set_new(root, "machines", m);
 
-    json_t *is = json_object(); /* docs/simulator.md, "Initial state" */
-    json_object_set_new(is, "mode",
-                        json_string(cfg->initial_state == SIM_INIT_TRACE ? "trace" : "repack"));
-    json_object_set_new(is, "on_trace_machine", json_integer((json_int_t)res->tasks_t0_trace));
-    json_object_set_new(is, "overfull", json_integer((json_int_t)res->tasks_t0_overfull));
-    json_object_set_new(is, "through_policy", json_integer((json_int_t)res->tasks_t0_moved));
-    json_object_set_new(root, "initial_state", is);
+    json_object_set_new(root, "initial_state", init_state_json(cfg, res));
+
+    if (cfg->preempt != SIM_PREEMPT_NONE) /* absent without: outputs as before --preempt */
+        json_object_set_new(root, "preemption", preempt_json(cfg, res));
 
     json_t *t = json_object();
 #define TASKS(k, v) json_object_set_new(t, k, json_integer((json_int_t)(v)))
@@ -2339,6 +2727,12 @@ static void engine_free(struct engine *e)
     lt_free(e->map.slot);
     lt_free(e->fix);
     lt_free(e->t0);
+    for (size_t k = 0; k < e->n_pt; k++)
+        lt_free(e->pt[k].mx);
+    lt_free(e->prio_sum);
+    lt_free(e->cand);
+    lt_free(e->vout);
+    lt_free(e->vlive);
     lt_map_release(&e->jobs);
     lt_free(e->rec);
     lt_free(e->cache);
@@ -2384,6 +2778,8 @@ int sim_replay_run(const struct sim_replay_config *cfg, struct sim_replay_result
     rc = machines_load(&e);
     if (rc == 0)
         rc = cluster_build(&e);
+    if (rc == 0)
+        rc = pre_setup(&e);
     if (rc == 0)
         rc = pass1(&e);
     if (rc == 0)

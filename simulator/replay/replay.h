@@ -16,6 +16,7 @@
 
 #include "replay/hist.h"
 #include "lt_err.h"
+#include "lt_evict.h"
 #include "lt_lotes.h"
 #include "lt_score.h"
 #include "trace/trace.h"
@@ -46,6 +47,15 @@ enum sim_initial_state {
                           * on machines --machines-fraction drops go through the policy */
 };
 
+/* Priority preemption (docs/simulator.md, "Preemption"). */
+enum sim_preempt {
+    SIM_PREEMPT_NONE = 0, /* never */
+    SIM_PREEMPT_BANDS,    /* a task evicts only tasks of a lower band: free 0-1 < batch 2-8 <
+                           * production 9-11 */
+    SIM_PREEMPT_PRIORITY  /* a task evicts tasks of a lower priority; production (9-11)
+                           * never evicts production */
+};
+
 struct sim_replay_config {
     const char *trace_dir;          /* holds machine_events/, task_events/ (job_events/ optional) */
     const struct lt_policy *policy; /* placement policy; NULL with lotes_classes */
@@ -58,6 +68,8 @@ struct sim_replay_config {
     uint64_t seed;                        /* policy RNG, randfirstfit order, T(x) machine subset */
     double machines_pct;                  /* keep this % of the machine IDs (0 < x <= 100) */
     enum sim_initial_state initial_state; /* the start: SIM_INIT_REPACK (0) or _TRACE */
+    enum sim_preempt preempt;             /* SIM_PREEMPT_NONE (0): no preemption */
+    const struct lt_evict_policy *evict;  /* victims' order with preempt; NULL = mrs */
     int64_t until_us;                     /* last timestamp to replay; INT64_MAX = all parts */
     int64_t interval_us;                  /* time-series sampling interval (> 0) */
     bool skip_bad_lines;                  /* count bad trace lines instead of stopping */
@@ -66,6 +78,8 @@ struct sim_replay_config {
     size_t cache_bytes;                   /* memory for task_events rows kept from pass 1 for
                                            * pass 2; rows beyond it are read from the parts again */
     struct sim_progress *progress;        /* NULL = none */
+    bool check_index; /* tests: every preemption search is checked against a scan of every
+                       * machine (LT_EINVAL on a difference); the sanitizer build always */
 };
 
 /* Waiting-time statistics of one priority. */
@@ -111,8 +125,15 @@ struct sim_replay_result {
     double time_in_system_s; /* all tasks: min(end, T_end) - arrival */
     double useful_work_s;    /* completed runs */
     double wasted_work_s;    /* runs lost to requeues */
-    uint64_t requeues;
-    uint64_t placements; /* successful choose + place */
+    uint64_t requeues;       /* machine REMOVE / UPDATE and preemptions */
+    uint64_t preemptions;    /* victims evicted (each also a requeue) */
+    uint64_t preempt_by_prio[SIM_N_PRIO][SIM_N_PRIO]; /* [preemptor][victim] */
+    uint64_t preempt_events;                          /* preemptors started by evicting */
+    uint64_t preempt_t0;      /* victims evicted while the t = 0 tasks were being placed */
+    uint64_t preempt_repeat;  /* victims requeued before (churn) */
+    uint64_t preempt_cascade; /* victims of a preemptor that was itself requeued */
+    uint64_t trace_evict_by_prio[SIM_N_PRIO]; /* the window's EVICT rows, by priority */
+    uint64_t placements;                      /* successful choose + place */
     uint64_t queue_max;
     double queue_mean;   /* over the samples */
     double util_mean[3]; /* cpu, mem, disk, over the samples */

@@ -55,6 +55,10 @@ struct opts {
     const char *fraction;    /* --machines-fraction, parsed into machines_pct */
     const char *init_state;  /* --initial-state, parsed into initial_state */
     enum sim_initial_state initial_state;
+    const char *preempt_s; /* --preempt, parsed into preempt */
+    const char *evict_s;   /* --evict, parsed into evict */
+    enum sim_preempt preempt;
+    const struct lt_evict_policy *evict;
     const struct lt_policy *policy[MAX_POLICIES];
     size_t n_policy;
     uint64_t jobs;
@@ -116,6 +120,13 @@ struct run {
             "trace: tasks running at t = 0 start on their\ntrace machine (even beyond its "        \
             "capacity);\nrepack: they go through the policy",                                      \
             "trace"),                                                                              \
+        OPT("--preempt", SIM_OPT_STR, preempt_s, "none|bands|priority",                            \
+            "bands: a task evicts lower bands (free 0-1 <\nbatch 2-8 < production 9-11); "         \
+            "priority:\nlower priorities, production never production",                            \
+            "none"),                                                                               \
+        OPT("--evict", SIM_OPT_STR, evict_s, "mrs|lrs|rnd",                                        \
+            "victims' order with --preempt: most or least\nrecently started first, random",        \
+            "mrs"),                                                                                \
         OPT("--interval", SIM_OPT_SECS, interval_s, "DURATION",                                    \
             "time-series sampling interval (seconds, or 5m ...)", "300"),                          \
         OPT("--skip-bad-lines", SIM_OPT_FLAG, skip_bad_lines, NULL,                                \
@@ -284,6 +295,19 @@ static int opts_finish(struct opts *o, bool tx, struct lt_err *err)
             return lt_err_set(err, LT_EINVAL, 0, 0,
                               "--initial-state: '%.60s' is not trace or repack", o->init_state);
     }
+    if (o->preempt_s != NULL) {
+        if (strcmp(o->preempt_s, "none") == 0)
+            o->preempt = SIM_PREEMPT_NONE;
+        else if (strcmp(o->preempt_s, "bands") == 0)
+            o->preempt = SIM_PREEMPT_BANDS;
+        else if (strcmp(o->preempt_s, "priority") == 0)
+            o->preempt = SIM_PREEMPT_PRIORITY;
+        else
+            return lt_err_set(err, LT_EINVAL, 0, 0,
+                              "--preempt: '%.60s' is not none, bands or priority", o->preempt_s);
+    }
+    if (o->evict_s != NULL && (o->evict = lt_evict_find(o->evict_s, err)) == NULL)
+        return LT_EINVAL;
     if (o->x_list != NULL && (rc = parse_x(o->x_list, o, err)) < 0)
         return rc;
     if (o->trace == NULL)
@@ -456,6 +480,8 @@ static int child_run(const struct opts *o, struct run *r, struct sim_progress *p
                                     .seed = r->seed,
                                     .machines_pct = r->pct,
                                     .initial_state = o->initial_state,
+                                    .preempt = o->preempt,
+                                    .evict = o->evict,
                                     .until_us = o->until_us,
                                     .interval_us = o->interval_us,
                                     .skip_bad_lines = o->skip_bad_lines,
@@ -1195,6 +1221,12 @@ static json_t *sweep_json(const struct opts *o, bool tx)
     if (j != NULL)
         json_object_set_new(j, "initial_state",
                             json_string(o->initial_state == SIM_INIT_REPACK ? "repack" : "trace"));
+    if (j != NULL && o->preempt != SIM_PREEMPT_NONE) { /* absent: none */
+        json_object_set_new(j, "preempt",
+                            json_string(o->preempt == SIM_PREEMPT_BANDS ? "bands" : "priority"));
+        json_object_set_new(j, "evict",
+                            json_string(o->evict != NULL ? lt_evict_name(o->evict) : "mrs"));
+    }
     if (j != NULL && tx) {
         json_object_set_new(j, "x", x);
         json_object_set_new(j, "seeds", json_integer((json_int_t)o->seeds));
@@ -1577,6 +1609,14 @@ static int opts_from_sweep(json_t *sweep, const char *path, const char *out, str
         (strcmp(init, "trace") != 0 && strcmp(init, "repack") != 0))
         return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: bad initial_state", path);
     o->initial_state = strcmp(init, "repack") == 0 ? SIM_INIT_REPACK : SIM_INIT_TRACE;
+    const char *pre = NULL, *ev = NULL;
+    if (json_unpack_ex(sweep, &je, 0, "{s:s, s:s}", "preempt", &pre, "evict", &ev) == 0) {
+        o->preempt = strcmp(pre, "bands") == 0 ? SIM_PREEMPT_BANDS : SIM_PREEMPT_PRIORITY;
+        if (strcmp(pre, "bands") != 0 && strcmp(pre, "priority") != 0)
+            return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: bad preempt", path);
+        if ((o->evict = lt_evict_find(ev, err)) == NULL)
+            return err->code;
+    }
     if (*tx) {
         json_int_t seeds = 0;
         if (json_unpack_ex(sweep, &je, 0, "{s:I}", "seeds", &seeds) != 0 || seeds < 1 ||

@@ -36,7 +36,9 @@
  * --repeat rounds (default 5) in which each policy runs once in turn (so load that drifts
  * during the run weighs on all alike); one JSON line per policy with its median wall and CPU
  * time and the ratios of those to bestfit1's medians in the same run (issue 20 asks for
- * every placement policy <= 3x bestfit1).
+ * every placement policy <= 3x bestfit1); each policy also runs with --preempt bands (or the
+ * mode --preempt names) in the same rounds, and the line gives both row rates and their
+ * ratio (issue 21 asks for preemption <= 1.5x the replay without).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -107,6 +109,7 @@ struct opts {
     unsigned repeat;              /* timed replays per policy */
     bool smoke;                   /* --smoke: the bundled demo subset, 1 repeat */
     bool ratios;                  /* --ratios: every policy and lotes against bestfit1 */
+    enum sim_preempt preempt;     /* --ratios --preempt MODE (default bands) */
 };
 
 /* The task_events parts of the trace, for zcat. */
@@ -130,6 +133,7 @@ struct run_out {
     uint64_t tasks;        /* res.tasks_submitted */
     uint64_t completed;    /* res.tasks_completed */
     uint64_t placements;   /* res.placements */
+    uint64_t preemptions;  /* res.preemptions */
     int64_t end_time_us;   /* res.end_time_us: T_end */
     uint64_t task_bytes;   /* res.task_bytes: task records + key map after pass 1 */
     uint64_t cache_bytes;  /* res.cache_bytes: the row cache */
@@ -153,7 +157,9 @@ static void usage(FILE *f)
           "                  explicit options still win\n"
           "  --ratios        every placement policy and lotes, cached replays only, in\n"
           "                  turn for --repeat rounds (default 5); prints each median\n"
-          "                  and its ratio to bestfit1's\n"
+          "                  and its ratio to bestfit1's; each policy also runs with\n"
+          "                  --preempt bands (or --preempt priority) and the row rates\n"
+          "                  with and without are reported side by side\n"
           "  --help          this text\n",
           f);
 }
@@ -196,13 +202,26 @@ static int parse_args(int argc, char **argv, struct opts *o)
     int rc;
 
     memset(o, 0, sizeof(*o));
-    for (int i = 1; i < argc; i++) /* a flag of this program only: taken out before the scan */
+    o->preempt = SIM_PREEMPT_BANDS;
+    for (int i = 1; i < argc; i++) { /* flags of this program only: taken out before the scan */
+        int take = 0;
         if (strcmp(argv[i], "--ratios") == 0) {
             o->ratios = true;
-            memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof(*argv));
-            argc--;
+            take = 1;
+        } else if (strcmp(argv[i], "--preempt") == 0 && i + 1 < argc) {
+            if (strcmp(argv[i + 1], "bands") != 0 && strcmp(argv[i + 1], "priority") != 0) {
+                fprintf(stderr, PROG ": --preempt: '%s' is not bands or priority\n", argv[i + 1]);
+                return -1;
+            }
+            o->preempt = argv[i + 1][0] == 'b' ? SIM_PREEMPT_BANDS : SIM_PREEMPT_PRIORITY;
+            take = 2;
+        }
+        if (take) {
+            memmove(&argv[i], &argv[i + take], (size_t)(argc - i - take + 1) * sizeof(*argv));
+            argc -= take;
             i--;
         }
+    }
     rc = bench_scan_args(PROG, argc, argv, flag_names, r, &o->smoke, usage);
     if (rc != 0)
         return rc;
@@ -624,6 +643,7 @@ struct run_spec {
     const struct lt_policy *pol; /* the policy; NULL: LoTES's dispatcher (Table 3's classes) */
     size_t cache_bytes;          /* CACHE_BYTES or NO_CACHE_BYTES */
     int64_t until_us;            /* INT64_MAX: all parts */
+    enum sim_preempt preempt;    /* --ratios: SIM_PREEMPT_NONE, then the --preempt mode */
 };
 
 /* A run's policy name: a placement policy's, or "lotes" (NULL). */
@@ -647,7 +667,8 @@ static int child_main(const struct opts *o, const struct run_spec *rs, int fd)
                                     .until_us = rs->until_us,
                                     .interval_us = INTERVAL_US,
                                     .out_dir = NULL,
-                                    .cache_bytes = rs->cache_bytes};
+                                    .cache_bytes = rs->cache_bytes,
+                                    .preempt = rs->preempt};
     struct run_out out;
     struct rusage ru;
     struct lt_err err;
@@ -682,6 +703,7 @@ static int child_main(const struct opts *o, const struct run_spec *rs, int fd)
     out.tasks = res->tasks_submitted;
     out.completed = res->tasks_completed;
     out.placements = res->placements;
+    out.preemptions = res->preemptions;
     out.end_time_us = res->end_time_us;
     out.task_bytes = res->task_bytes;
     out.cache_bytes = res->cache_bytes;
@@ -876,8 +898,8 @@ static void report(const struct opts *o, const struct lt_policy *pol, const stru
  * the window, for one policy. 0, or -1 after printing. */
 static int run_policy(const struct opts *o, const struct lt_policy *pol, const struct parts *p)
 {
-    struct run_spec cached = {pol, CACHE_BYTES, INT64_MAX};
-    struct run_spec uncached = {pol, NO_CACHE_BYTES, INT64_MAX};
+    struct run_spec cached = {pol, CACHE_BYTES, INT64_MAX, SIM_PREEMPT_NONE};
+    struct run_spec uncached = {pol, NO_CACHE_BYTES, INT64_MAX, SIM_PREEMPT_NONE};
     struct measured m;
 
     fprintf(stderr, PROG ": %s: zcat x%d, igzip x%d, replay x%u, replay without cache x%u + 1\n",
@@ -900,24 +922,12 @@ static int run_policy(const struct opts *o, const struct lt_policy *pol, const s
     return fflush(stdout) == 0 ? 0 : -1;
 }
 
-/* --ratios: every placement policy and lotes, o->repeat rounds of one cached replay each,
- * then one JSON line per policy with its medians and their ratios to bestfit1's. */
-static int run_ratios(const struct opts *o)
+/* --ratios' runs: o->repeat rounds, each running rs[0..n-1] once in turn; the first run's
+ * counts in first[], times in wall[] and cpu[] (n * repeat each). 0, or -1 after printing. */
+static int ratios_rounds(const struct opts *o, const struct run_spec *rs, size_t n,
+                         struct run_out *first, double *wall, double *cpu)
 {
-    size_t n = lt_policy_count() + 1, ref = SIZE_MAX;
-    struct run_spec *rs = lt_calloc(n, sizeof(*rs));
-    struct run_out *first = lt_calloc(n, sizeof(*first));
-    double *wall = lt_calloc(n * o->repeat, sizeof(*wall));
-    double *cpu = lt_calloc(n * o->repeat, sizeof(*cpu));
-    int rc = rs != NULL && first != NULL && wall != NULL && cpu != NULL ? 0 : -1;
-
-    if (rc < 0)
-        fprintf(stderr, PROG ": out of memory\n");
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        rs[i] = (struct run_spec){i + 1 < n ? lt_policy_at(i) : NULL, CACHE_BYTES, INT64_MAX};
-        if (rs[i].pol != NULL && strcmp(lt_policy_name(rs[i].pol), "bestfit1") == 0)
-            ref = i;
-    }
+    int rc = 0;
     for (unsigned r = 0; r < o->repeat && rc == 0; r++) {
         fprintf(stderr, PROG ": --ratios round %u of %u\n", r + 1, o->repeat);
         for (size_t i = 0; i < n && rc == 0; i++) {
@@ -933,29 +943,68 @@ static int run_ratios(const struct opts *o)
             cpu[i * o->repeat + r] = x.cpu_seconds;
         }
     }
+    return rc;
+}
+
+/* One JSON line per policy i < n: its medians without preemption against bestfit1's (ref),
+ * and with preemption (entry n + i) against its own without. */
+static int ratios_print(const struct opts *o, const struct run_spec *rs, size_t n, size_t ref,
+                        const struct run_out *first, double *wall, double *cpu)
+{
+    double ref_w = median(&wall[ref * o->repeat], o->repeat);
+    double ref_c = median(&cpu[ref * o->repeat], o->repeat);
+    for (size_t i = 0; i < n; i++) {
+        double w = median(&wall[i * o->repeat], o->repeat);
+        double c = median(&cpu[i * o->repeat], o->repeat);
+        double pw = median(&wall[(n + i) * o->repeat], o->repeat);
+        double pc = median(&cpu[(n + i) * o->repeat], o->repeat);
+        double rows = (double)first[i].task_rows;
+        printf("{\"bench\":\"replay_ratio\",\"policy\":");
+        json_str(pol_name(rs[i].pol));
+        printf(",\"trace\":");
+        json_str(o->trace);
+        printf(",\"repeat\":%u,\"seconds\":%.3f,\"cpu_seconds\":%.3f", o->repeat, w, c);
+        printf(",\"bestfit1_seconds\":%.3f,\"bestfit1_cpu_seconds\":%.3f", ref_w, ref_c);
+        printf(",\"ratio_vs_bestfit1\":%.2f,\"cpu_ratio_vs_bestfit1\":%.2f", w / ref_w, c / ref_c);
+        printf(",\"tasks_completed\":%" PRIu64 ",\"placements\":%" PRIu64, first[i].completed,
+               first[i].placements);
+        printf(",\"rows_per_s\":%.0f,\"preempt\":\"%s\",\"preempt_seconds\":%.3f", rows / w,
+               o->preempt == SIM_PREEMPT_BANDS ? "bands" : "priority", pw);
+        printf(",\"preempt_cpu_seconds\":%.3f,\"preempt_rows_per_s\":%.0f", pc, rows / pw);
+        printf(",\"preempt_cost\":%.2f,\"preempt_cpu_cost\":%.2f", pw / w, pc / c);
+        printf(",\"preemptions\":%" PRIu64 "}\n", first[n + i].preemptions);
+    }
+    return fflush(stdout) == 0 ? 0 : -1;
+}
+
+/* --ratios: every placement policy and lotes, without and with preemption, o->repeat rounds
+ * of one cached replay each, then one JSON line per policy (ratios_print). */
+static int run_ratios(const struct opts *o)
+{
+    size_t n = lt_policy_count() + 1, ref = SIZE_MAX;
+    struct run_spec *rs = lt_calloc(2 * n, sizeof(*rs));
+    struct run_out *first = lt_calloc(2 * n, sizeof(*first));
+    double *wall = lt_calloc(2 * n * o->repeat, sizeof(*wall));
+    double *cpu = lt_calloc(2 * n * o->repeat, sizeof(*cpu));
+    int rc = rs != NULL && first != NULL && wall != NULL && cpu != NULL ? 0 : -1;
+
+    if (rc < 0)
+        fprintf(stderr, PROG ": out of memory\n");
+    for (size_t i = 0; i < 2 * n && rc == 0; i++) {
+        const struct lt_policy *pol = i % n + 1 < n ? lt_policy_at(i % n) : NULL;
+        rs[i] =
+            (struct run_spec){pol, CACHE_BYTES, INT64_MAX, i < n ? SIM_PREEMPT_NONE : o->preempt};
+        if (i < n && pol != NULL && strcmp(lt_policy_name(pol), "bestfit1") == 0)
+            ref = i;
+    }
+    if (rc == 0)
+        rc = ratios_rounds(o, rs, 2 * n, first, wall, cpu);
     if (rc == 0 && ref == SIZE_MAX) {
         fprintf(stderr, PROG ": no bestfit1 policy to compare with\n");
         rc = -1;
     }
-    if (rc == 0) {
-        double ref_w = median(&wall[ref * o->repeat], o->repeat);
-        double ref_c = median(&cpu[ref * o->repeat], o->repeat);
-        for (size_t i = 0; i < n; i++) {
-            double w = median(&wall[i * o->repeat], o->repeat);
-            double c = median(&cpu[i * o->repeat], o->repeat);
-            printf("{\"bench\":\"replay_ratio\",\"policy\":");
-            json_str(pol_name(rs[i].pol));
-            printf(",\"trace\":");
-            json_str(o->trace);
-            printf(",\"repeat\":%u,\"seconds\":%.3f,\"cpu_seconds\":%.3f", o->repeat, w, c);
-            printf(",\"bestfit1_seconds\":%.3f,\"bestfit1_cpu_seconds\":%.3f", ref_w, ref_c);
-            printf(",\"ratio_vs_bestfit1\":%.2f,\"cpu_ratio_vs_bestfit1\":%.2f", w / ref_w,
-                   c / ref_c);
-            printf(",\"tasks_completed\":%" PRIu64 ",\"placements\":%" PRIu64 "}\n",
-                   first[i].completed, first[i].placements);
-        }
-        rc = fflush(stdout) == 0 ? 0 : -1;
-    }
+    if (rc == 0)
+        rc = ratios_print(o, rs, n, ref, first, wall, cpu);
     lt_free(rs);
     lt_free(first);
     lt_free(wall);

@@ -113,6 +113,27 @@ run merge s0 s4 --out sm4
 check "shards of different --initial-state are refused (got $rc)" [ "$rc" -eq 1 ]
 check "the message names initial_state ($err)" contains "$err" "'initial_state' differs"
 
+# ---- preemption is part of the sweep: merged == unsharded; a shard without it is refused ----
+
+run replay --trace "$demo" --policy firstfit,bestfit1 --until 1h --preempt bands --evict lrs \
+    --out pm --quiet --no-report
+check "unsharded preempting replay exits 0 ($err)" [ "$rc" -eq 0 ]
+mv pm pu
+for i in 0 1; do
+    run replay --trace "$demo" --policy firstfit,bestfit1 --until 1h --preempt bands --evict lrs \
+        --out pm --quiet --no-report --shard "$i/2"
+    check "preempting shard $i/2 exits 0 ($err)" [ "$rc" -eq 0 ]
+done
+run merge pm
+check "merge of the preempting shards exits 0 ($err)" [ "$rc" -eq 0 ]
+check "merged preempting replay == unsharded, byte for byte" same_tree pu pm
+run replay --trace "$demo" --policy firstfit,bestfit1 --until 1h --out pn --quiet --no-report \
+    --shard 1/2
+cp pm/shard-0-of-2.json pn/
+run merge pn
+check "a shard without --preempt is refused beside one with it (got $rc)" [ "$rc" -eq 1 ]
+check "the message names preempt ($err)" contains "$err" "'preempt' differs"
+
 # ---- refusals ------------------------------------------------------------------------------
 
 for bad in 2/2 1 a/2 0/0 -1/2 1/2x 0/100001 ' 0/2'; do

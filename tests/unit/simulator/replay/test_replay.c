@@ -1391,6 +1391,147 @@ static void test_replay_malformed_task_line_is_a_positioned_error_or_skipped(voi
     assert_int_equal(f->res->tasks_running_at_end, 2);
 }
 
+/* ---- preemption (docs/simulator.md, "Preemption") ----------------------------------------- */
+
+/* One machine 1 (1, 1). A (priority 0) at 10, B (0) at 20, C (1) at 30, each .3 cpu and mem,
+ * open; D (priority 2, .3) arrives at 40 and fits nowhere (.1 free), FINISH at 90. Victim by
+ * mode and policy: bands puts 0 and 1 in one band, so mrs takes C (started last) and lrs A;
+ * priority takes the lowest priority first, so mrs takes B and lrs A. The victim is requeued,
+ * its run (40 - start) counted as wasted work, and it restarts when D ends at 90. */
+static void preempt_case(struct fx *f, enum sim_preempt mode, const char *evict, uint64_t victim,
+                         int victim_prio)
+{
+    struct lines m = {0}, t = {0};
+    struct sim_replay_config c;
+    char trace[256], out[256];
+    struct lt_err err;
+
+    m_row(&m, 0, 1, ADD, "1", "1");
+    t_req(&t, TS(10), 1, SUBMIT, 0, "0.3", "0.3", "0");
+    t_req(&t, TS(20), 2, SUBMIT, 0, "0.3", "0.3", "0");
+    t_req(&t, TS(30), 3, SUBMIT, 1, "0.3", "0.3", "0");
+    t_req(&t, TS(40), 4, SUBMIT, 2, "0.3", "0.3", "0");
+    t_row(&t, TS(40), 4, SCHED, 2);
+    t_row(&t, TS(90), 4, FINISH, 2);
+    t_end_marker(&t, TS(300));
+    write_trace(f, "tr", &m, &t, trace, sizeof(trace));
+    snprintf(out, sizeof(out), "%s/out", f->dir);
+    cfg_init(&c, trace, out, "firstfit");
+    lt_err_init(&err, NULL);
+    c.preempt = mode;
+    c.evict = lt_evict_find(evict, &err);
+    c.check_index = true;
+    assert_non_null(c.evict);
+    assert_int_equal(run_cfg(f, &c), 0);
+
+    assert_int_equal(f->res->preemptions, 1);
+    assert_int_equal(f->res->preempt_events, 1);
+    assert_int_equal(f->res->requeues, 1);
+    assert_int_equal(f->res->preempt_by_prio[2][victim_prio], 1);
+    lt_assert_near(f->res->wasted_work_s, 40.0 - 10.0 * (double)victim, EPS_S);
+    assert_task(f, 4, "finished", 40, 90, 0, "1");
+    for (uint64_t j = 1; j <= 3; j++) {
+        struct csv_row r;
+        assert_true(task_row(f, j, &r));
+        assert_string_equal(r.col[10], "running");
+        assert_int_equal(strtol(r.col[11], NULL, 10), j == victim ? 1 : 0);
+    }
+}
+
+static void test_replay_preempt_bands_mrs_evicts_the_last_started_of_the_lower_band(void **state)
+{
+    preempt_case(*state, SIM_PREEMPT_BANDS, "mrs", 3, 1);
+}
+
+static void test_replay_preempt_bands_lrs_evicts_the_first_started_of_the_lower_band(void **state)
+{
+    preempt_case(*state, SIM_PREEMPT_BANDS, "lrs", 1, 0);
+}
+
+static void test_replay_preempt_priority_mrs_evicts_the_lowest_priority_first(void **state)
+{
+    preempt_case(*state, SIM_PREEMPT_PRIORITY, "mrs", 2, 0);
+}
+
+static void test_replay_preempt_priority_lrs_evicts_the_lowest_priority_first(void **state)
+{
+    preempt_case(*state, SIM_PREEMPT_PRIORITY, "lrs", 1, 0);
+}
+
+/* One machine 1 (1, 1): A (priority lo, .8) open at 10; B (priority 11, .5) at 20. */
+static uint64_t preempt_pair(struct fx *f, enum sim_preempt mode, int lo)
+{
+    struct lines m = {0}, t = {0};
+    struct sim_replay_config c;
+    char trace[256], out[256];
+
+    m_row(&m, 0, 1, ADD, "1", "1");
+    t_req(&t, TS(10), 1, SUBMIT, lo, "0.8", "0.8", "0");
+    t_req(&t, TS(20), 2, SUBMIT, 11, "0.5", "0.5", "0");
+    t_end_marker(&t, TS(300));
+    write_trace(f, "tr", &m, &t, trace, sizeof(trace));
+    snprintf(out, sizeof(out), "%s/out", f->dir);
+    cfg_init(&c, trace, out, "firstfit");
+    c.preempt = mode;
+    c.check_index = true;
+    c.out_dir = NULL;
+    assert_int_equal(run_cfg(f, &c), 0);
+    return f->res->preemptions;
+}
+
+/* Borg's rule: production (9-11) never evicts production, in either mode; the same task evicts
+ * a priority-8 one (so the test can fail). */
+static void test_replay_preempt_production_never_evicts_production(void **state)
+{
+    struct fx *f = *state;
+
+    assert_int_equal(preempt_pair(f, SIM_PREEMPT_BANDS, 9), 0);
+    assert_int_equal(f->res->tasks_queued_at_end, 1);
+    assert_int_equal(preempt_pair(f, SIM_PREEMPT_PRIORITY, 9), 0);
+    assert_int_equal(preempt_pair(f, SIM_PREEMPT_PRIORITY, 10), 0);
+    assert_int_equal(preempt_pair(f, SIM_PREEMPT_BANDS, 8), 1);
+    assert_int_equal(preempt_pair(f, SIM_PREEMPT_PRIORITY, 8), 1);
+    assert_int_equal(f->res->tasks_queued_at_end, 1); /* the victim: one machine */
+    assert_int_equal(preempt_pair(f, SIM_PREEMPT_NONE, 8), 0);
+}
+
+/* The demo with preemption, each search of the index checked against a scan of every machine
+ * (check_index), for both modes and every eviction policy; twice the same seed gives the same
+ * files (rnd draws from the seeded eviction RNG). */
+static void test_replay_preempt_index_matches_a_scan_and_is_deterministic(void **state)
+{
+    struct fx *f = *state;
+    struct sim_replay_config c;
+    char out1[256], out2[256];
+    struct lt_err err;
+    static const char *const ev[] = {"mrs", "lrs", "rnd"};
+
+    lt_err_init(&err, NULL);
+    snprintf(out1, sizeof(out1), "%s/o1", f->dir);
+    snprintf(out2, sizeof(out2), "%s/o2", f->dir);
+    for (int mode = SIM_PREEMPT_BANDS; mode <= SIM_PREEMPT_PRIORITY; mode++)
+        for (size_t k = 0; k < 3; k++) {
+            cfg_init(&c, TR_DEMO_DIR, NULL, k == 1 ? "bestfit1" : "random");
+            c.preempt = (enum sim_preempt)mode;
+            c.evict = lt_evict_find(ev[k], &err);
+            c.check_index = true;
+            c.seed = 3;
+            if (run_cfg(f, &c) != 0) {
+                print_error("%s\n", f->err.text);
+                fail();
+            }
+            assert_true(f->res->preemptions > 0);
+        }
+    cfg_init(&c, TR_DEMO_DIR, out1, "random");
+    c.preempt = SIM_PREEMPT_PRIORITY;
+    c.evict = lt_evict_find("rnd", &err);
+    c.seed = 3;
+    assert_int_equal(run_cfg(f, &c), 0);
+    c.out_dir = out2;
+    assert_int_equal(run_cfg(f, &c), 0);
+    assert_outputs_equal(out1, out2);
+}
+
 #define FX_TEST(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
 
 int main(void)
@@ -1422,6 +1563,12 @@ int main(void)
         FX_TEST(test_replay_tiny_cache_gives_identical_files),
         FX_TEST(test_replay_rejects_missing_trace_directory),
         FX_TEST(test_replay_malformed_task_line_is_a_positioned_error_or_skipped),
+        FX_TEST(test_replay_preempt_bands_mrs_evicts_the_last_started_of_the_lower_band),
+        FX_TEST(test_replay_preempt_bands_lrs_evicts_the_first_started_of_the_lower_band),
+        FX_TEST(test_replay_preempt_priority_mrs_evicts_the_lowest_priority_first),
+        FX_TEST(test_replay_preempt_priority_lrs_evicts_the_lowest_priority_first),
+        FX_TEST(test_replay_preempt_production_never_evicts_production),
+        FX_TEST(test_replay_preempt_index_matches_a_scan_and_is_deterministic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
