@@ -123,8 +123,16 @@ func TestAPIServerRestartedAndCompacted(t *testing.T) {
 	relists := metricValue(t, ext.base, "lotus_extender_relists_total")
 	fillAndCheck(t, 20, func() {
 		cp.api.stop(30 * time.Second)
-		// Compact etcd at its current revision: the watches resume from older resource
-		// versions, which the restarted server answers with 410 Gone.
+		// Write twice past everything lotus has seen, then compact etcd at the last revision:
+		// a watch resuming from lotus's resource version r starts at r + 1, now below the
+		// compaction, which the restarted server answers with 410 Gone. (Compacting at the
+		// revision lotus last saw let a watch that had caught up resume without one: it
+		// starts at r + 1, which compaction at r keeps.)
+		for i := 0; i < 2; i++ {
+			if _, err := cp.etcd.Server.Put(context.Background(), &pb.PutRequest{Key: []byte("/lotus-e2e/bump"), Value: []byte{byte('0' + i)}}); err != nil {
+				t.Fatalf("etcd put: %v", err)
+			}
+		}
 		rev := cp.etcd.Server.KV().Rev()
 		if _, err := cp.etcd.Server.Compact(context.Background(), &pb.CompactionRequest{Revision: rev, Physical: true}); err != nil {
 			t.Fatalf("etcd compaction: %v", err)
