@@ -64,6 +64,13 @@ struct sim_opt {
 };
 
 /* What --help says about a command besides its options. */
+/* One row of a command's option table, its value going to `field` of the options struct
+ * `type`: each command defines OPT(...) as SIM_OPT_ROW(struct its_opts, ...). */
+#define SIM_OPT_ROW(type, name, kind, field, arg, help, def)                                       \
+    {                                                                                              \
+        name, kind, offsetof(type, field), arg, help, def                                          \
+    }
+
 struct sim_cmd_spec {
     const char *name;     /* as typed after lotus-sim: "replay", "lotes tables" */
     const char *synopsis; /* after "usage: lotus-sim NAME " */

@@ -34,9 +34,7 @@ struct lotes_opts {
 };
 
 #define OPT(name, kind, field, arg, help, def)                                                     \
-    {                                                                                              \
-        name, kind, offsetof(struct lotes_opts, field), arg, help, def                             \
-    }
+    SIM_OPT_ROW(struct lotes_opts, name, kind, field, arg, help, def)
 
 static const struct sim_opt run_opts[] = {
     OPT("--policy", SIM_OPT_STR, policy, "LIST",
@@ -98,9 +96,7 @@ struct tables_opts {
 
 #undef OPT
 #define OPT(name, kind, field, arg, help, def)                                                     \
-    {                                                                                              \
-        name, kind, offsetof(struct tables_opts, field), arg, help, def                            \
-    }
+    SIM_OPT_ROW(struct tables_opts, name, kind, field, arg, help, def)
 
 static const struct sim_opt tables_opts[] = {
     OPT("--paper", SIM_OPT_FLAG, paper, NULL, "Table 1's machines and Table 3's classes", NULL),

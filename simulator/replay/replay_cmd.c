@@ -98,9 +98,7 @@ struct run {
 };
 
 #define OPT(name, kind, field, arg, help, def)                                                     \
-    {                                                                                              \
-        name, kind, offsetof(struct opts, field), arg, help, def                                   \
-    }
+    SIM_OPT_ROW(struct opts, name, kind, field, arg, help, def)
 
 /* Rows both commands have, then each one's own. */
 #define COMMON_OPTS                                                                                \

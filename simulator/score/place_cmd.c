@@ -44,9 +44,7 @@ struct place_opts {
 };
 
 #define OPT(name, kind, field, arg, help, def)                                                     \
-    {                                                                                              \
-        name, kind, offsetof(struct place_opts, field), arg, help, def                             \
-    }
+    SIM_OPT_ROW(struct place_opts, name, kind, field, arg, help, def)
 
 static const struct sim_opt opts[] = {
     OPT("--policy", SIM_OPT_STR, policy, "NAME", "placement policy (required; see --list-policies)",

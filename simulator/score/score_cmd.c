@@ -40,9 +40,7 @@ struct score_opts {
 };
 
 #define OPT(name, kind, field, arg, help, def)                                                     \
-    {                                                                                              \
-        name, kind, offsetof(struct score_opts, field), arg, help, def                             \
-    }
+    SIM_OPT_ROW(struct score_opts, name, kind, field, arg, help, def)
 
 static const struct sim_opt opts[] = {
     OPT("--policy", SIM_OPT_STR, policy, "NAME", "placement policy (required; see --list-policies)",

@@ -34,9 +34,7 @@ struct slot_opts {
 #define MAX_RUNS 64
 
 #define OPT(name, kind, field, arg, help, def)                                                     \
-    {                                                                                              \
-        name, kind, offsetof(struct slot_opts, field), arg, help, def                              \
-    }
+    SIM_OPT_ROW(struct slot_opts, name, kind, field, arg, help, def)
 
 static const struct sim_opt slots_opts[] = {
     OPT("--workload", SIM_OPT_STR, workload, "NAME",
