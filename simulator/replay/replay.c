@@ -170,9 +170,10 @@ struct live {
         int64_t demand;   /* outcome FINISH or FAIL: the run length (has_demand) */
         int64_t end_time; /* outcome KILL or LOST: the time of that row */
     };
-    struct lt_res req;
+    struct lt_res req; /* what its machine accounts: the request / --overcommit's factor */
+    struct lt_res ask; /* the request */
 };
-_Static_assert(sizeof(struct live) == 88, "struct live grew");
+_Static_assert(sizeof(struct live) == 112, "struct live grew");
 
 /* True if live task t ends by itself after running its demand (FINISH, FAIL). */
 static bool has_demand(const struct live *t)
@@ -267,6 +268,7 @@ struct engine {
     struct lt_cluster *cluster;
     struct lt_rng rng;
     struct lt_rng erng;                  /* eviction policy rnd */
+    struct lt_rng prng;                  /* preemption: where the search starts */
     const struct lt_evict_policy *evict; /* cfg->evict, or mrs */
     struct ptree pt[PT_MAX];             /* --preempt: one tree per threshold in use */
     size_t n_pt;
@@ -296,9 +298,13 @@ struct engine {
     int64_t now;
     int64_t t_end;
 
+    struct sim_overcommit oc; /* cfg->overcommit, or none */
+    bool oc_none;
+    struct lt_res ask_run; /* the requests (ask) of the running tasks, for timeseries.csv */
+
     FILE *tasks_csv, *ts_csv;
     char *path_tasks, *path_ts;
-    double sum_queue, sum_util[3], sum_frag[SIM_N_FRAG], sum_unused;
+    double sum_queue, sum_util[3], sum_frag[SIM_N_FRAG], sum_unused, sum_req[2];
 };
 
 /* ---- small helpers ---------------------------------------------------------------------- */
@@ -1372,7 +1378,7 @@ static void task_leave(struct engine *e, uint32_t l, uint8_t o, const char *name
         e->res->wait[t->prio].waiting_at_end += o == TR_N_TYPES;
         sim_hist_add(&e->res->wait[t->prio].censored, (uint64_t)(end - t->arrival));
     }
-    task_csv_row(e, r, t->prio, t->sched_class, &t->req, t->arrival, t->first_start,
+    task_csv_row(e, r, t->prio, t->sched_class, &t->ask, t->arrival, t->first_start,
                  o == TR_N_TYPES ? -1 : e->now, name ? name : outcome_name(o), t->requeues,
                  machine);
     live_release(e, l);
@@ -1408,6 +1414,9 @@ static int start(struct engine *e, uint32_t l, size_t m, unsigned flags)
         return lt_err_set(e->err, LT_ERANGE, 0, 0, "placement id %zu out of range", pid);
     t->pid = (uint32_t)pid;
     t->state = L_RUNNING;
+    e->ask_run.cpu += t->ask.cpu;
+    e->ask_run.mem += t->ask.mem;
+    e->ask_run.disk += t->ask.disk;
     t->machine = (uint32_t)m;
     t->start = e->now;
     if (t->first_start < 0) {
@@ -1562,6 +1571,13 @@ static int stop_run(struct engine *e, uint32_t l, size_t *machine)
     heap_remove(e, l);
     *machine = t->machine;
     int rc = lt_cluster_remove(e->cluster, t->pid, e->err);
+    if (rc == 0) {
+        e->ask_run.cpu -= t->ask.cpu;
+        e->ask_run.mem -= t->ask.mem;
+        e->ask_run.disk -= t->ask.disk;
+        if (lt_cluster_n_placements(e->cluster) == 0) /* exactly 0: no drift */
+            e->ask_run = (struct lt_res){0, 0, 0};
+    }
     if (rc == 0 && e->prio_sum) {
         struct lt_res *ps = &e->prio_sum[*machine * SIM_N_PRIO];
         if (lt_cluster_n_tasks(e->cluster, *machine) == 0) { /* exactly 0: no drift */
@@ -1605,16 +1621,11 @@ static bool res_ge(const struct lt_res *a, const struct lt_res *b)
     return a->cpu >= b->cpu && a->mem >= b->mem && a->disk >= b->disk;
 }
 
-static int band(int p)
-{
-    return p >= 9 ? 2 : p >= 2 ? 1 : 0;
-}
-
 /* The eviction threshold of a task of priority p: it may evict priorities < thr (0: none). */
 static int pre_threshold(const struct engine *e, int p)
 {
     if (e->cfg->preempt == SIM_PREEMPT_BANDS)
-        return band(p) == 2 ? 9 : band(p) == 1 ? 2 : 0;
+        return sim_band(p) == 2 ? 9 : sim_band(p) == 1 ? 2 : 0;
     return p < PT_MAX ? p : PT_MAX; /* production never evicts production */
 }
 
@@ -1692,6 +1703,7 @@ static int pre_setup(struct engine *e)
         t->fail_at = UINT64_MAX;
     }
     lt_rng_init(&e->erng, e->cfg->seed, LT_RNG_EVICTION);
+    lt_rng_init(&e->prng, e->cfg->seed, LT_RNG_PREEMPT);
     e->evict = e->cfg->evict ? e->cfg->evict : lt_evict_find("mrs", e->err);
     return e->evict ? 0 : e->err->code;
 }
@@ -1710,7 +1722,7 @@ static size_t pre_candidates(struct engine *e, size_t m, uint32_t **lv, size_t *
             return SIZE_MAX;
         e->cand[n] = (struct lt_victim_cand){
             .id = (int64_t)t->seq,
-            .priority = e->cfg->preempt == SIM_PREEMPT_BANDS ? band(t->prio) : t->prio,
+            .priority = e->cfg->preempt == SIM_PREEMPT_BANDS ? sim_band(t->prio) : t->prio,
             .start_us = t->start,
             .req = t->req,
             .sticky = false};
@@ -1771,7 +1783,7 @@ static size_t pre_scan(const struct engine *e, int thr, size_t from, const struc
 static size_t pre_find(struct engine *e, struct ptree *t, size_t from, const struct lt_res *req,
                        bool *bad)
 {
-    bool memo = from == 0 && t->fail_at == t->grown && res_ge(req, &t->fail);
+    bool memo = t->fail_at == t->grown && res_ge(req, &t->fail); /* no machine at all */
     size_t m = memo ? LT_NO_MACHINE : pt_find(t, 1, 0, t->leaves, from, req);
     if (m == LT_NO_MACHINE && from == 0) {
         t->fail_at = t->grown;
@@ -1836,10 +1848,10 @@ static int pre_commit(struct engine *e, uint32_t l, size_t m, size_t nv)
 }
 
 /* l fits nowhere (docs/simulator.md, "Preemption"): unless it fits no machine even empty,
- * find the first machine (index order) where evicting tasks of the lowest priorities makes it
- * fit: the trees from the lowest threshold up to l's own, so that the victims' priorities are
- * as low as they can be (Borg's scoring minimizes them); then evict and start l there.
- * *done: l started. */
+ * find the first machine, in index order from a random machine on (wrapping round), where
+ * evicting tasks of the lowest priorities makes it fit: the trees from the lowest threshold up
+ * to l's own, so that the victims' priorities are as low as they can be (Borg's scoring
+ * minimizes them); then evict and start l there. *done: l started. */
 static int preempt(struct engine *e, uint32_t l, bool *done)
 {
     const int thr = pre_threshold(e, e->live[l].prio);
@@ -1848,9 +1860,12 @@ static int preempt(struct engine *e, uint32_t l, bool *done)
     *done = false;
     if (thr == 0 || !fits_some_machine(e, &req))
         return 0;
+    /* Borg examines machines in random order (Verma et al. 2015, section 3.4): one draw per
+     * preemption, the same start for every threshold. */
+    const size_t origin = (size_t)lt_rng_below(&e->prng, lt_cluster_size(e->cluster));
     for (size_t k = 0; k < e->n_pt && e->pt[k].thr <= thr; k++) {
         struct ptree *t = &e->pt[k];
-        for (size_t from = 0;;) {
+        for (size_t from = origin, wrapped = 0;;) {
             bool bad = false;
             size_t m = pre_find(e, t, from, &req, &bad), nv;
             if (bad)
@@ -1858,7 +1873,12 @@ static int preempt(struct engine *e, uint32_t l, bool *done)
                                   "replay: preemption's index and a scan disagree (threshold %d, "
                                   "from machine %zu)",
                                   t->thr, from);
-            if (m == LT_NO_MACHINE)
+            if (m == LT_NO_MACHINE && !wrapped && origin > 0) {
+                wrapped = 1; /* round to the machines before origin */
+                from = 0;
+                continue;
+            }
+            if (m == LT_NO_MACHINE || (wrapped && m >= origin))
                 break;
             from = m + 1;
             int rc = pre_on_machine(e, l, t, m, &nv);
@@ -1958,10 +1978,13 @@ static int arrive(struct engine *e, size_t h, const struct crow *row, const stru
         return oom(e);
     if (js->arrived++ == 0)
         js->first_arrival = row->time;
+    const struct lt_res ask = req; /* req becomes what its machine accounts (--overcommit) */
+    if (!e->oc_none)
+        req = sim_overcommit_apply(&e->oc, row->priority, &req);
     if (m0 == LT_NO_MACHINE && !fits_some_machine(e, &req)) {
         e->res->tasks_unplaceable++;
         r->flags |= F_DONE;
-        task_csv_row(e, r, row->priority, row->sched_class, &req, row->time, -1, -1, "unplaceable",
+        task_csv_row(e, r, row->priority, row->sched_class, &ask, row->time, -1, -1, "unplaceable",
                      0, "");
         return 0;
     }
@@ -1978,6 +2001,7 @@ static int arrive(struct engine *e, size_t h, const struct crow *row, const stru
     t->arrival = row->time;
     t->first_start = -1;
     t->req = req;
+    t->ask = ask;
     t->outcome = TR_N_TYPES;
     t->demand = -1;
     if (r->flags & F_ENDED) {
@@ -2175,6 +2199,15 @@ static int sample(struct engine *e, int64_t ts)
     frag = cs.frag;
     for (int d = 0; d < 3; d++)
         util[d] = cap[d] > 0 ? alloc[d] / cap[d] : 0.0;
+    /* The requests running against the online capacity: util without --overcommit (up to
+     * rounding), util times the factors with it. */
+    const double asked[2] = {cap[0] > 0 ? e->ask_run.cpu / cap[0] : 0.0,
+                             cap[1] > 0 ? e->ask_run.mem / cap[1] : 0.0};
+    for (int d = 0; d < 2; d++) {
+        e->sum_req[d] += asked[d];
+        if (asked[d] > res->req_max[d])
+            res->req_max[d] = asked[d];
+    }
     size_t unused = cs.unused;
     if (e->q.active > res->queue_max)
         res->queue_max = e->q.active;
@@ -2187,10 +2220,11 @@ static int sample(struct engine *e, int64_t ts)
     e->sum_unused += (double)unused;
     if (e->ts_csv)
         fprintf(e->ts_csv,
-                "%.0f,%zu,%zu,%zu,%.6f,%.6f,%.6f,%zu,%zu,%zu,%zu,%zu,%" PRIu64 ",%" PRIu64 "\n",
+                "%.0f,%zu,%zu,%zu,%.6f,%.6f,%.6f,%zu,%zu,%zu,%zu,%zu,%" PRIu64 ",%" PRIu64
+                ",%.6f,%.6f\n",
                 secs(ts), e->online, lt_cluster_n_placements(e->cluster), e->q.active, util[0],
                 util[1], util[2], unused, frag[0], frag[1], frag[2], frag[3], res->tasks_completed,
-                res->requeues);
+                res->requeues, asked[0], asked[1]);
     return 0;
 }
 
@@ -2482,6 +2516,20 @@ static json_t *init_state_json(const struct sim_replay_config *cfg,
     return is;
 }
 
+/* summary.json's "overcommit": the factors per band, 1 where not given. */
+static json_t *overcommit_json(const struct sim_overcommit *oc)
+{
+    static const char *const res_key[3] = {"cpu", "mem", "disk"};
+    json_t *o = json_object();
+    for (int b = 0; b < SIM_N_BANDS; b++) {
+        json_t *f = json_object();
+        for (int k = 0; k < 3; k++)
+            json_object_set_new(f, res_key[k], json_real(oc->f[b][k]));
+        json_object_set_new(o, sim_band_name(b), f);
+    }
+    return o;
+}
+
 /* summary.json's "preemption" (docs/simulator.md, "Preemption"). */
 static json_t *preempt_json(const struct sim_replay_config *cfg,
                             const struct sim_replay_result *res)
@@ -2550,6 +2598,8 @@ json_t *sim_replay_summary_json(const struct sim_replay_config *cfg,
 
     if (cfg->preempt != SIM_PREEMPT_NONE) /* absent without: outputs as before --preempt */
         json_object_set_new(root, "preemption", preempt_json(cfg, res));
+    if (cfg->overcommit && !sim_overcommit_is_none(cfg->overcommit))
+        json_object_set_new(root, "overcommit", overcommit_json(cfg->overcommit));
 
     json_t *t = json_object();
 #define TASKS(k, v) json_object_set_new(t, k, json_integer((json_int_t)(v)))
@@ -2590,6 +2640,13 @@ json_t *sim_replay_summary_json(const struct sim_replay_config *cfg,
     json_object_set_new(u, "mem", json_real(res->util_mean[1]));
     json_object_set_new(u, "disk", json_real(res->util_mean[2]));
     json_object_set_new(mt, "utilisation_mean", u);
+    json_t *rq = json_object(), *rqx = json_object();
+    json_object_set_new(rq, "cpu", json_real(res->req_mean[0]));
+    json_object_set_new(rq, "mem", json_real(res->req_mean[1]));
+    json_object_set_new(rqx, "cpu", json_real(res->req_max[0]));
+    json_object_set_new(rqx, "mem", json_real(res->req_max[1]));
+    json_object_set_new(mt, "requested_mean", rq); /* requests running / online capacity */
+    json_object_set_new(mt, "requested_max", rqx);
     json_t *fr = json_object();
     for (int x = 0; x < SIM_N_FRAG; x++) {
         char key[16];
@@ -2684,7 +2741,8 @@ static int open_streams(struct engine *e)
     if (!e->ts_csv)
         return e->err->code;
     fprintf(e->ts_csv, "time_s,machines_online,tasks_running,tasks_queued,util_cpu,util_mem,"
-                       "util_disk,unused_machines,frag5,frag10,frag25,frag50,completed,requeues\n");
+                       "util_disk,unused_machines,frag5,frag10,frag25,frag50,completed,requeues,"
+                       "req_cpu,req_mem\n");
     return 0;
 }
 
@@ -2763,6 +2821,17 @@ int sim_replay_run(const struct sim_replay_config *cfg, struct sim_replay_result
     e.cfg = cfg;
     e.res = res;
     e.err = err;
+    sim_overcommit_none(&e.oc);
+    if (cfg->overcommit)
+        e.oc = *cfg->overcommit;
+    e.oc_none = sim_overcommit_is_none(&e.oc);
+    for (int b = 0; b < SIM_N_BANDS; b++)
+        for (int k = 0; k < 3; k++)
+            if (!(e.oc.f[b][k] >= 1.0))
+                return lt_err_set(err, LT_EINVAL, 0, 0,
+                                  "bad replay configuration: overcommit "
+                                  "factor %g < 1",
+                                  e.oc.f[b][k]);
     if (!cfg->trace_dir || (!cfg->policy) == (!cfg->lotes_classes) || !(cfg->machines_pct > 0.0) ||
         cfg->machines_pct > 100.0 || cfg->interval_us <= 0)
         return lt_err_set(err, LT_EINVAL, 0, 0, "bad replay configuration");
@@ -2805,6 +2874,8 @@ int sim_replay_run(const struct sim_replay_config *cfg, struct sim_replay_result
             res->queue_mean = e.sum_queue / n;
             for (int d = 0; d < 3; d++)
                 res->util_mean[d] = e.sum_util[d] / n;
+            for (int d = 0; d < 2; d++)
+                res->req_mean[d] = e.sum_req[d] / n;
             for (int x = 0; x < SIM_N_FRAG; x++)
                 res->frag_mean[x] = e.sum_frag[x] / n;
             res->unused_mean = e.sum_unused / n;

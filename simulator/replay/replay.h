@@ -56,6 +56,38 @@ enum sim_preempt {
                            * never evicts production */
 };
 
+/* Overcommit (docs/simulator.md, "Overcommit"): a task of band b (free 0-1, batch 2-8,
+ * production 9-11) asking r of resource k is accounted on its machine as r / f[b][k] (its
+ * reservation, Verma et al. 2015, section 5.5); 1 everywhere = none. */
+#define SIM_N_BANDS 3
+struct sim_overcommit {
+    double f[SIM_N_BANDS][3]; /* [band][cpu, mem, disk], each >= 1 */
+};
+
+/* All factors 1 (no overcommit); sim_overcommit_is_none tells. */
+void sim_overcommit_none(struct sim_overcommit *oc);
+bool sim_overcommit_is_none(const struct sim_overcommit *oc);
+
+/* Parses --overcommit's list of "[BAND.]RESOURCE=FACTOR" (BAND free, batch, prod or nonprod;
+ * no band: nonprod, i.e. free and batch; RESOURCE cpu, mem or disk; FACTOR 1..100) into *oc
+ * (unset factors 1). A band's own item overrides a nonprod one, whatever the order. LT_EINVAL
+ * naming flag and the item for an empty item, an unknown band or resource, a bad factor, or a
+ * factor given twice. */
+LT_MUST_CHECK int sim_overcommit_parse(const char *flag, const char *s, struct sim_overcommit *oc,
+                                       struct lt_err *err);
+
+/* The factors other than 1 as "band.res=F,..." (parseable; "" for none) into buf of cap bytes;
+ * -1 if it does not fit. */
+LT_MUST_CHECK int sim_overcommit_format(const struct sim_overcommit *oc, char *buf, size_t cap);
+
+/* The band of a trace priority: 0 free (0-1), 1 batch (2-8), 2 production (9-11); its name. */
+int sim_band(int priority);
+const char *sim_band_name(int band);
+
+/* What a task of this priority asking *req is accounted as on its machine. */
+struct lt_res sim_overcommit_apply(const struct sim_overcommit *oc, int priority,
+                                   const struct lt_res *req);
+
 struct sim_replay_config {
     const char *trace_dir;          /* holds machine_events/, task_events/ (job_events/ optional) */
     const struct lt_policy *policy; /* placement policy; NULL with lotes_classes */
@@ -70,14 +102,15 @@ struct sim_replay_config {
     enum sim_initial_state initial_state; /* the start: SIM_INIT_REPACK (0) or _TRACE */
     enum sim_preempt preempt;             /* SIM_PREEMPT_NONE (0): no preemption */
     const struct lt_evict_policy *evict;  /* victims' order with preempt; NULL = mrs */
-    int64_t until_us;                     /* last timestamp to replay; INT64_MAX = all parts */
-    int64_t interval_us;                  /* time-series sampling interval (> 0) */
-    bool skip_bad_lines;                  /* count bad trace lines instead of stopping */
-    const char *out_dir;                  /* write the files here (created); NULL = no files */
-    bool task_csv;                        /* write tasks.csv (with out_dir) */
-    size_t cache_bytes;                   /* memory for task_events rows kept from pass 1 for
-                                           * pass 2; rows beyond it are read from the parts again */
-    struct sim_progress *progress;        /* NULL = none */
+    const struct sim_overcommit *overcommit; /* NULL = none */
+    int64_t until_us;                        /* last timestamp to replay; INT64_MAX = all parts */
+    int64_t interval_us;                     /* time-series sampling interval (> 0) */
+    bool skip_bad_lines;                     /* count bad trace lines instead of stopping */
+    const char *out_dir;                     /* write the files here (created); NULL = no files */
+    bool task_csv;                           /* write tasks.csv (with out_dir) */
+    size_t cache_bytes;                      /* memory for task_events rows kept from pass 1 for
+                                              * pass 2; rows beyond it are read from the parts again */
+    struct sim_progress *progress;           /* NULL = none */
     bool check_index; /* tests: every preemption search is checked against a scan of every
                        * machine (LT_EINVAL on a difference); the sanitizer build always */
 };
@@ -137,6 +170,8 @@ struct sim_replay_result {
     uint64_t queue_max;
     double queue_mean;   /* over the samples */
     double util_mean[3]; /* cpu, mem, disk, over the samples */
+    double req_mean[2];  /* cpu, mem: the running tasks' requests / online capacity, mean */
+    double req_max[2];   /* ... and largest, over the samples */
     double frag_mean[SIM_N_FRAG];
     double unused_mean;
     uint64_t samples;

@@ -59,6 +59,8 @@ struct opts {
     const char *evict_s;   /* --evict, parsed into evict */
     enum sim_preempt preempt;
     const struct lt_evict_policy *evict;
+    const char *overcommit_s; /* --overcommit, parsed into overcommit */
+    struct sim_overcommit overcommit;
     const struct lt_policy *policy[MAX_POLICIES];
     size_t n_policy;
     uint64_t jobs;
@@ -125,6 +127,10 @@ struct run {
         OPT("--evict", SIM_OPT_STR, evict_s, "mrs|lrs|rnd",                                        \
             "victims' order with --preempt: most or least\nrecently started first, random",        \
             "mrs"),                                                                                \
+        OPT("--overcommit", SIM_OPT_STR, overcommit_s, "LIST",                                     \
+            "[BAND.]RES=F,...: a task of BAND (free, batch,\nprod; none: free and batch) is "      \
+            "accounted as\nits request of RES (cpu, mem, disk) / F",                               \
+            "none"),                                                                               \
         OPT("--interval", SIM_OPT_SECS, interval_s, "DURATION",                                    \
             "time-series sampling interval (seconds, or 5m ...)", "300"),                          \
         OPT("--skip-bad-lines", SIM_OPT_FLAG, skip_bad_lines, NULL,                                \
@@ -257,6 +263,7 @@ static void opts_default(struct opts *o, bool tx)
     o->n_x = N_TX_DEFAULT;
     o->cache_mb = 1024;
     o->seeds = 1;
+    sim_overcommit_none(&o->overcommit);
 }
 
 /* Checks and converts what sim_opt_parse stored. */
@@ -306,6 +313,9 @@ static int opts_finish(struct opts *o, bool tx, struct lt_err *err)
     }
     if (o->evict_s != NULL && (o->evict = lt_evict_find(o->evict_s, err)) == NULL)
         return LT_EINVAL;
+    if (o->overcommit_s != NULL &&
+        (rc = sim_overcommit_parse("--overcommit", o->overcommit_s, &o->overcommit, err)) < 0)
+        return rc;
     if (o->x_list != NULL && (rc = parse_x(o->x_list, o, err)) < 0)
         return rc;
     if (o->trace == NULL)
@@ -480,6 +490,7 @@ static int child_run(const struct opts *o, struct run *r, struct sim_progress *p
                                     .initial_state = o->initial_state,
                                     .preempt = o->preempt,
                                     .evict = o->evict,
+                                    .overcommit = &o->overcommit,
                                     .until_us = o->until_us,
                                     .interval_us = o->interval_us,
                                     .skip_bad_lines = o->skip_bad_lines,
@@ -714,6 +725,8 @@ static const struct row_def table_rows[] = {
     {"queue max", "metrics", "queue_max", NULL, 1, 0},
     {"util cpu mean", "metrics", "utilisation_mean", "cpu", 1, 3},
     {"util mem mean", "metrics", "utilisation_mean", "mem", 1, 3},
+    {"requested cpu mean", "metrics", "requested_mean", "cpu", 1, 3},
+    {"requested mem mean", "metrics", "requested_mean", "mem", 1, 3},
     {"frag 10% mean", "metrics", "fragmentation_mean", "10", 1, 1},
     {"unused machines mean", "metrics", "unused_machines_mean", NULL, 1, 1},
 };
@@ -1225,6 +1238,13 @@ static json_t *sweep_json(const struct opts *o, bool tx)
         json_object_set_new(j, "evict",
                             json_string(o->evict != NULL ? lt_evict_name(o->evict) : "mrs"));
     }
+    char oc[512];
+    if (j != NULL && !sim_overcommit_is_none(&o->overcommit)) { /* absent: none */
+        if (sim_overcommit_format(&o->overcommit, oc, sizeof(oc)) == 0)
+            json_object_set_new(j, "overcommit", json_string(oc));
+        else
+            json_decref(j), j = NULL;
+    }
     if (j != NULL && tx) {
         json_object_set_new(j, "x", x);
         json_object_set_new(j, "seeds", json_integer((json_int_t)o->seeds));
@@ -1614,6 +1634,13 @@ static int opts_from_sweep(json_t *sweep, const char *path, const char *out, str
             return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: bad preempt", path);
         if ((o->evict = lt_evict_find(ev, err)) == NULL)
             return err->code;
+    }
+    const char *oc = NULL;
+    if (json_unpack_ex(sweep, &je, 0, "{s:s}", "overcommit", &oc) == 0) {
+        struct lt_err e2;
+        lt_err_init(&e2, NULL);
+        if (sim_overcommit_parse("overcommit", oc, &o->overcommit, &e2) < 0)
+            return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: %s", path, e2.text);
     }
     if (*tx) {
         json_int_t seeds = 0;

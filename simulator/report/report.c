@@ -50,7 +50,7 @@
 #define RP_MAX_LINE 1024
 /* Longest number field accepted ("-1.234567890123456789e+308" is 26 bytes). */
 #define RP_MAX_NUM 40
-/* Most columns of an input CSV (timeseries.csv has 14). */
+/* Most columns of an input CSV (timeseries.csv has 16). */
 #define RP_MAX_COLS 16
 /* Trace priorities are 0..11 (docs/formats.md); waiting.csv has one block per priority. */
 #define RP_N_PRIO 12
@@ -65,9 +65,9 @@
 #define RP_MARKS   12 /* marks per line */
 
 static const char *const ts_cols[] = {
-    "time_s",   "machines_online", "tasks_running",   "tasks_queued", "util_cpu",
-    "util_mem", "util_disk",       "unused_machines", "frag5",        "frag10",
-    "frag25",   "frag50",          "completed",       "requeues"};
+    "time_s",    "machines_online", "tasks_running", "tasks_queued", "util_cpu", "util_mem",
+    "util_disk", "unused_machines", "frag5",         "frag10",       "frag25",   "frag50",
+    "completed", "requeues",        "req_cpu",       "req_mem"};
 #define TS_NCOLS (sizeof(ts_cols) / sizeof(ts_cols[0]))
 enum {
     TS_TIME = 0,
@@ -76,7 +76,9 @@ enum {
     TS_MEM = 5,
     TS_UNUSED = 7,
     TS_FRAG10 = 9,
-    TS_COMPLETED = 12
+    TS_COMPLETED = 12,
+    TS_REQ_CPU = 14,
+    TS_REQ_MEM = 15
 };
 
 static const char *const wait_cols[] = {"priority", "quantile", "waiting_s", "all_s",
@@ -127,6 +129,9 @@ static const struct rp_field metrics[] = {
     {"queue size, max", "metrics.queue_max", RP_INT},
     {"utilisation, CPU, mean", "metrics.utilisation_mean.cpu", RP_PCT},
     {"utilisation, memory, mean", "metrics.utilisation_mean.mem", RP_PCT},
+    {"requested / capacity, CPU, mean", "metrics.requested_mean.cpu", RP_PCT},
+    {"requested / capacity, CPU, max", "metrics.requested_max.cpu", RP_PCT},
+    {"requested / capacity, memory, mean", "metrics.requested_mean.mem", RP_PCT},
     {"fragmented machines (free cpu and mem < 10 %), mean", "metrics.fragmentation_mean.10",
      RP_REAL},
     {"unused machines, mean", "metrics.unused_machines_mean", RP_REAL},
@@ -144,19 +149,25 @@ static const struct rp_field facts[] = {
 #define N_FACTS (sizeof(facts) / sizeof(facts[0]))
 
 /* The plots, in page order. */
-enum { PLOT_DONE, PLOT_QUEUE, PLOT_UTIL, PLOT_WAIT, PLOT_FRAG, N_PLOTS };
-static const char *const plot_file[N_PLOTS] = {"done.svg", "queue.svg", "util.svg", "wait.svg",
-                                               "frag.svg"};
-static const char *const plot_name[N_PLOTS] = {"done", "queue", "util", "wait", "frag"};
-static const char *const plot_title[N_PLOTS] = {"Completions over time", "Queue size",
-                                                "Utilisation", "Waiting time CDF per priority",
-                                                "Fragmentation"};
+enum { PLOT_DONE, PLOT_QUEUE, PLOT_UTIL, PLOT_REQ, PLOT_WAIT, PLOT_FRAG, N_PLOTS };
+static const char *const plot_file[N_PLOTS] = {"done.svg", "queue.svg", "util.svg",
+                                               "req.svg",  "wait.svg",  "frag.svg"};
+static const char *const plot_name[N_PLOTS] = {"done", "queue", "util", "req", "wait", "frag"};
+static const char *const plot_title[N_PLOTS] = {
+    "Completions over time",         "Queue size",   "Utilisation", "Requested against capacity",
+    "Waiting time CDF per priority", "Fragmentation"};
 static const char *const plot_caption[N_PLOTS] = {
     "Tasks completed (FINISH) since the start of the window, cumulative, one line per policy; "
     "the last point of each line is its throughput.",
     "Tasks waiting in the queue, one line per policy, sampled every interval.",
     "Allocated requests over the capacity of the online machines: CPU (top) and memory "
-    "(bottom), one line per policy.",
+    "(bottom), one line per policy. With --overcommit a task is allocated its request divided "
+    "by its band's factor.",
+    "The requests of the running tasks over the capacity of the online machines (dashed: "
+    "100 %, the capacity): CPU (top) and memory (bottom), one line per policy. Above 100 % the "
+    "cell runs more than it has: tasks the trace ran beyond a machine's room at t = 0 "
+    "(--initial-state trace), or --overcommit; the gap to the Utilisation plot is what "
+    "--overcommit lets the scheduler admit.",
     "For each priority, the fraction of all its tasks (y) that waited at most x seconds from "
     "arrival to first start, one line per policy. A task that never started counts at the time "
     "it had waited when the window ended (or it was killed): its wait is at least that, so "
@@ -446,7 +457,7 @@ out:
 }
 
 /* Reads timeseries.csv; with a temporary directory, writes its rows to ts_<i>.dat as
- * "time_h queued util_cpu util_mem frag10 unused completed" for gnuplot. */
+ * "time_h queued util_cpu util_mem frag10 unused completed req_cpu req_mem" for gnuplot. */
 static int timeseries_load(struct rp *rp, size_t i)
 {
     struct rp_policy *p = &rp->pol[i];
@@ -480,9 +491,9 @@ static int timeseries_load(struct rp *rp, size_t i)
             break;
         p->n_samples++;
         if (out != NULL)
-            fprintf(out, "%.6f %.17g %.17g %.17g %.17g %.17g %.17g\n", v[TS_TIME] / 3600.0,
-                    v[TS_QUEUED], v[TS_CPU], v[TS_MEM], v[TS_FRAG10], v[TS_UNUSED],
-                    v[TS_COMPLETED]);
+            fprintf(out, "%.6f %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g\n",
+                    v[TS_TIME] / 3600.0, v[TS_QUEUED], v[TS_CPU], v[TS_MEM], v[TS_FRAG10],
+                    v[TS_UNUSED], v[TS_COMPLETED], v[TS_REQ_CPU], v[TS_REQ_MEM]);
     }
     if (out != NULL) {
         int wrc = sim_close_written(out, dat, rp->err);
@@ -662,15 +673,19 @@ static void gp_ts_plot(FILE *f, const struct rp *rp, const char *expr)
     fputc('\n', f);
 }
 
-/* A plot of one or two time-series panels: titles[j], ylabel[j], column expression expr[j]. */
+/* A plot of one or two time-series panels: titles[j], ylabel[j], column expression expr[j];
+ * hline > 0: a dashed horizontal line at that y in each panel. */
 static void gp_ts_panels(FILE *f, const struct rp *rp, int k, int panels, const char *const *titles,
-                         const char *const *ylabels, const char *const *exprs)
+                         const char *const *ylabels, const char *const *exprs, double hline)
 {
     gp_begin(f, k, panels == 1 ? 420 : 720);
     /* The x axis ends at the last sample; 5 % headroom keeps a flat line off the frame. */
     fputs("set xlabel 'trace time (h)'\nset autoscale xfix\nset yrange [0:*]\n"
           "set offsets 0, 0, graph 0.05, 0\n",
           f);
+    if (hline > 0)
+        fprintf(f, "set arrow 1 from graph 0, first %g to graph 1, first %g nohead dt 2 lw 1.5\n",
+                hline, hline);
     if (panels > 1)
         fprintf(f, "set multiplot layout %d,1\n", panels);
     for (int j = 0; j < panels; j++) {
@@ -679,6 +694,8 @@ static void gp_ts_panels(FILE *f, const struct rp *rp, int k, int panels, const 
     }
     if (panels > 1)
         fputs("unset multiplot\n", f);
+    if (hline > 0)
+        fputs("unset arrow 1\n", f);
     fputs("set output\n", f);
 }
 
@@ -749,6 +766,10 @@ static int script_write(struct rp *rp)
     static const char *const done_t[] = {"Tasks completed"};
     static const char *const done_y[] = {"tasks completed (cumulative)"};
     static const char *const done_e[] = {"$7"};
+    static const char *const req_t[] = {"CPU requested", "Memory requested"};
+    static const char *const req_y[] = {"CPU requested (% of capacity)",
+                                        "memory requested (% of capacity)"};
+    static const char *const req_e[] = {"$8 * 100", "$9 * 100"};
     char *path = lt_strfmt("%s/plots.gp", rp->tmpdir);
     FILE *f;
     int rc;
@@ -762,12 +783,13 @@ static int script_write(struct rp *rp)
         return rc;
     }
     if (rp->n_samples > 0) {
-        gp_ts_panels(f, rp, PLOT_DONE, 1, done_t, done_y, done_e);
-        gp_ts_panels(f, rp, PLOT_QUEUE, 1, queue_t, queue_y, queue_e);
-        gp_ts_panels(f, rp, PLOT_UTIL, 2, util_t, util_y, util_e);
-        gp_ts_panels(f, rp, PLOT_FRAG, 2, frag_t, frag_y, frag_e);
+        gp_ts_panels(f, rp, PLOT_DONE, 1, done_t, done_y, done_e, 0);
+        gp_ts_panels(f, rp, PLOT_QUEUE, 1, queue_t, queue_y, queue_e, 0);
+        gp_ts_panels(f, rp, PLOT_UTIL, 2, util_t, util_y, util_e, 0);
+        gp_ts_panels(f, rp, PLOT_REQ, 2, req_t, req_y, req_e, 100);
+        gp_ts_panels(f, rp, PLOT_FRAG, 2, frag_t, frag_y, frag_e, 0);
         rp->plot_made[PLOT_DONE] = rp->plot_made[PLOT_QUEUE] = true;
-        rp->plot_made[PLOT_UTIL] = rp->plot_made[PLOT_FRAG] = true;
+        rp->plot_made[PLOT_UTIL] = rp->plot_made[PLOT_FRAG] = rp->plot_made[PLOT_REQ] = true;
     }
     for (int prio = 0; prio < RP_N_PRIO; prio++)
         rp->plot_made[PLOT_WAIT] = rp->plot_made[PLOT_WAIT] || rp->prio_seen[prio];

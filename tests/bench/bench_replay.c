@@ -38,7 +38,9 @@
  * time and the ratios of those to bestfit1's medians in the same run (issue 20 asks for
  * every placement policy <= 3x bestfit1); each policy also runs with --preempt bands (or the
  * mode --preempt names) in the same rounds, and the line gives both row rates and their
- * ratio (issue 21 asks for preemption <= 1.5x the replay without).
+ * ratio (issue 21 asks for preemption <= 1.5x the replay without), and the CPU time each
+ * eviction costs; --initial-state and --overcommit set both runs' start and overcommit (the
+ * replay's defaults: trace, none).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -110,6 +112,9 @@ struct opts {
     bool smoke;                   /* --smoke: the bundled demo subset, 1 repeat */
     bool ratios;                  /* --ratios: every policy and lotes against bestfit1 */
     enum sim_preempt preempt;     /* --ratios --preempt MODE (default bands) */
+    enum sim_initial_state init;  /* --ratios --initial-state (default trace, the replay's) */
+    const char *overcommit_s;     /* --ratios --overcommit LIST, NULL: none */
+    struct sim_overcommit overcommit;
 };
 
 /* The task_events parts of the trace, for zcat. */
@@ -159,7 +164,9 @@ static void usage(FILE *f)
           "                  turn for --repeat rounds (default 5); prints each median\n"
           "                  and its ratio to bestfit1's; each policy also runs with\n"
           "                  --preempt bands (or --preempt priority) and the row rates\n"
-          "                  with and without are reported side by side\n"
+          "                  with and without are reported side by side, both from\n"
+          "                  --initial-state trace|repack (default trace) with\n"
+          "                  --overcommit LIST (default none), as lotus-sim replay\n"
           "  --help          this text\n",
           f);
 }
@@ -203,6 +210,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
     memset(o, 0, sizeof(*o));
     o->preempt = SIM_PREEMPT_BANDS;
+    o->init = SIM_INIT_TRACE;
+    sim_overcommit_none(&o->overcommit);
     for (int i = 1; i < argc; i++) { /* flags of this program only: taken out before the scan */
         int take = 0;
         if (strcmp(argv[i], "--ratios") == 0) {
@@ -214,6 +223,23 @@ static int parse_args(int argc, char **argv, struct opts *o)
                 return -1;
             }
             o->preempt = argv[i + 1][0] == 'b' ? SIM_PREEMPT_BANDS : SIM_PREEMPT_PRIORITY;
+            take = 2;
+        } else if (strcmp(argv[i], "--initial-state") == 0 && i + 1 < argc) {
+            if (strcmp(argv[i + 1], "trace") != 0 && strcmp(argv[i + 1], "repack") != 0) {
+                fprintf(stderr, PROG ": --initial-state: '%s' is not trace or repack\n",
+                        argv[i + 1]);
+                return -1;
+            }
+            o->init = argv[i + 1][0] == 't' ? SIM_INIT_TRACE : SIM_INIT_REPACK;
+            take = 2;
+        } else if (strcmp(argv[i], "--overcommit") == 0 && i + 1 < argc) {
+            struct lt_err err;
+            lt_err_init(&err, NULL);
+            if (sim_overcommit_parse("--overcommit", argv[i + 1], &o->overcommit, &err) < 0) {
+                fprintf(stderr, PROG ": %s\n", err.text);
+                return -1;
+            }
+            o->overcommit_s = argv[i + 1];
             take = 2;
         }
         if (take) {
@@ -644,6 +670,8 @@ struct run_spec {
     size_t cache_bytes;          /* CACHE_BYTES or NO_CACHE_BYTES */
     int64_t until_us;            /* INT64_MAX: all parts */
     enum sim_preempt preempt;    /* --ratios: SIM_PREEMPT_NONE, then the --preempt mode */
+    enum sim_initial_state init; /* SIM_INIT_REPACK (0) but for --ratios */
+    const struct sim_overcommit *overcommit; /* NULL: none */
 };
 
 /* A run's policy name: a placement policy's, or "lotes" (NULL). */
@@ -668,7 +696,9 @@ static int child_main(const struct opts *o, const struct run_spec *rs, int fd)
                                     .interval_us = INTERVAL_US,
                                     .out_dir = NULL,
                                     .cache_bytes = rs->cache_bytes,
-                                    .preempt = rs->preempt};
+                                    .preempt = rs->preempt,
+                                    .initial_state = rs->init,
+                                    .overcommit = rs->overcommit};
     struct run_out out;
     struct rusage ru;
     struct lt_err err;
@@ -898,8 +928,9 @@ static void report(const struct opts *o, const struct lt_policy *pol, const stru
  * the window, for one policy. 0, or -1 after printing. */
 static int run_policy(const struct opts *o, const struct lt_policy *pol, const struct parts *p)
 {
-    struct run_spec cached = {pol, CACHE_BYTES, INT64_MAX, SIM_PREEMPT_NONE};
-    struct run_spec uncached = {pol, NO_CACHE_BYTES, INT64_MAX, SIM_PREEMPT_NONE};
+    struct run_spec cached = {pol, CACHE_BYTES, INT64_MAX, SIM_PREEMPT_NONE, SIM_INIT_REPACK, NULL};
+    struct run_spec uncached = {pol, NO_CACHE_BYTES, INT64_MAX, SIM_PREEMPT_NONE, SIM_INIT_REPACK,
+                                NULL};
     struct measured m;
 
     fprintf(stderr, PROG ": %s: zcat x%d, igzip x%d, replay x%u, replay without cache x%u + 1\n",
@@ -972,7 +1003,13 @@ static int ratios_print(const struct opts *o, const struct run_spec *rs, size_t 
                o->preempt == SIM_PREEMPT_BANDS ? "bands" : "priority", pw);
         printf(",\"preempt_cpu_seconds\":%.3f,\"preempt_rows_per_s\":%.0f", pc, rows / pw);
         printf(",\"preempt_cost\":%.2f,\"preempt_cpu_cost\":%.2f", pw / w, pc / c);
-        printf(",\"preemptions\":%" PRIu64 "}\n", first[n + i].preemptions);
+        printf(",\"preemptions\":%" PRIu64, first[n + i].preemptions);
+        printf(",\"preempt_cpu_us_per_eviction\":%.2f",
+               first[n + i].preemptions ? (pc - c) * 1e6 / (double)first[n + i].preemptions : 0.0);
+        printf(",\"initial_state\":\"%s\",\"overcommit\":",
+               o->init == SIM_INIT_TRACE ? "trace" : "repack");
+        json_str(o->overcommit_s != NULL ? o->overcommit_s : "none");
+        printf("}\n");
     }
     return fflush(stdout) == 0 ? 0 : -1;
 }
@@ -992,8 +1029,9 @@ static int run_ratios(const struct opts *o)
         fprintf(stderr, PROG ": out of memory\n");
     for (size_t i = 0; i < 2 * n && rc == 0; i++) {
         const struct lt_policy *pol = i % n + 1 < n ? lt_policy_at(i % n) : NULL;
-        rs[i] =
-            (struct run_spec){pol, CACHE_BYTES, INT64_MAX, i < n ? SIM_PREEMPT_NONE : o->preempt};
+        rs[i] = (struct run_spec){pol,       CACHE_BYTES,
+                                  INT64_MAX, i < n ? SIM_PREEMPT_NONE : o->preempt,
+                                  o->init,   &o->overcommit};
         if (i < n && pol != NULL && strcmp(lt_policy_name(pol), "bestfit1") == 0)
             ref = i;
     }

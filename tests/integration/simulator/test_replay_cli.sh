@@ -37,7 +37,7 @@ first_line_is() {
 # ---- replay: two policies on the demo ------------------------------------------------------
 
 tasks_hdr='job_id,task_index,priority,sched_class,cpu,mem,disk,arrival_s,start_s,end_s,outcome,requeues,machine'
-ts_hdr='time_s,machines_online,tasks_running,tasks_queued,util_cpu,util_mem,util_disk,unused_machines,frag5,frag10,frag25,frag50,completed,requeues'
+ts_hdr='time_s,machines_online,tasks_running,tasks_queued,util_cpu,util_mem,util_disk,unused_machines,frag5,frag10,frag25,frag50,completed,requeues,req_cpu,req_mem'
 wait_hdr='priority,quantile,waiting_s,all_s,all_lower_bound'
 
 o1=$tmp/r1
@@ -258,6 +258,25 @@ check "the default is trace" \
 run replay --trace "$demo" --policy firstfit --initial-state checkpoint --out "$tmp/bad-is" --quiet
 check "--initial-state checkpoint exits 2 (got $rc)" [ "$rc" -eq 2 ]
 check "--initial-state checkpoint is named ($err)" contains "$err" "--initial-state: 'checkpoint'"
+
+# --overcommit: the factors in summary.json, more admitted on the same cell, refusals name the item.
+run replay --trace "$demo" --policy bestfit1 --overcommit cpu=2,mem=2 --out "$tmp/oc" --quiet \
+    --no-report
+check "--overcommit cpu=2,mem=2 exits 0 (got $rc: $err)" [ "$rc" -eq 0 ]
+check "summary.json has the batch band's factors" \
+    sh -c "grep -A4 '\"batch\"' '$tmp/oc/bestfit1/summary.json' | grep -q '\"cpu\": 2'"
+check "production is not overcommitted" \
+    sh -c "grep -A4 '\"prod\"' '$tmp/oc/bestfit1/summary.json' | grep -q '\"cpu\": 1'"
+q_oc=$(grep '"queued_at_end"' "$tmp/oc/bestfit1/summary.json" | tr -dc 0-9)
+q_no=$(grep '"queued_at_end"' "$o1/bestfit1/summary.json" | tr -dc 0-9)
+check "overcommit queues fewer tasks at the end ($q_oc < $q_no)" [ "$q_oc" -lt "$q_no" ]
+check "timeseries.csv has req_cpu above util_cpu somewhere" \
+    awk -F, 'NR > 1 && $15 > $5 + 0.01 { f = 1 } END { exit !f }' "$tmp/oc/bestfit1/timeseries.csv"
+for bad in cpu=0.5 gpu=2 fast.cpu=2 cpu=2,cpu=3 'cpu=2,'; do
+    run replay --trace "$demo" --policy firstfit --overcommit "$bad" --out "$tmp/bad-oc" --quiet
+    check "--overcommit '$bad' exits 2 (got $rc)" [ "$rc" -eq 2 ]
+    check "--overcommit '$bad' is named ($err)" contains "$err" "--overcommit"
+done
 
 # ---- the command-line layer and the output layer (docs/cli.md "Common syntax") --------------
 

@@ -113,15 +113,16 @@ run merge s0 s4 --out sm4
 check "shards of different --initial-state are refused (got $rc)" [ "$rc" -eq 1 ]
 check "the message names initial_state ($err)" contains "$err" "'initial_state' differs"
 
-# ---- preemption is part of the sweep: merged == unsharded; a shard without it is refused ----
+# ---- preemption and overcommit are part of the sweep: merged == unsharded; a shard without
+# them is refused ----
 
 run replay --trace "$demo" --policy firstfit,bestfit1 --until 1h --preempt bands --evict lrs \
-    --out pm --quiet --no-report
+    --overcommit cpu=2,mem=1.5 --out pm --quiet --no-report
 check "unsharded preempting replay exits 0 ($err)" [ "$rc" -eq 0 ]
 mv pm pu
 for i in 0 1; do
     run replay --trace "$demo" --policy firstfit,bestfit1 --until 1h --preempt bands --evict lrs \
-        --out pm --quiet --no-report --shard "$i/2"
+        --overcommit cpu=2,mem=1.5 --out pm --quiet --no-report --shard "$i/2"
     check "preempting shard $i/2 exits 0 ($err)" [ "$rc" -eq 0 ]
 done
 run merge pm
@@ -133,6 +134,12 @@ cp pm/shard-0-of-2.json pn/
 run merge pn
 check "a shard without --preempt is refused beside one with it (got $rc)" [ "$rc" -eq 1 ]
 check "the message names preempt ($err)" contains "$err" "'preempt' differs"
+run replay --trace "$demo" --policy firstfit,bestfit1 --until 1h --preempt bands --evict lrs \
+    --out po --quiet --no-report --shard 1/2
+cp pm/shard-0-of-2.json po/
+run merge po
+check "a shard without --overcommit is refused beside one with it (got $rc)" [ "$rc" -eq 1 ]
+check "the message names overcommit ($err)" contains "$err" "'overcommit' differs"
 
 # ---- refusals ------------------------------------------------------------------------------
 

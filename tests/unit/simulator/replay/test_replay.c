@@ -1532,12 +1532,167 @@ static void test_replay_preempt_index_matches_a_scan_and_is_deterministic(void *
     assert_outputs_equal(out1, out2);
 }
 
+/* Two machines 1 and 2 (1, 1), each running a priority-0 task (.8, .8) from t = 10; a
+ * priority-2 task (.5, .5) at 20 fits neither and evicts one of them. Which machine is where
+ * the search starts (a draw per preemption, LT_RNG_PREEMPT): over seeds 1..16 both machines
+ * are chosen, and each seed gives the same machine twice. */
+static const char *preempt_machine(struct fx *f, const char *trace, uint64_t seed, char *buf,
+                                   size_t cap)
+{
+    struct sim_replay_config c;
+    char out[256];
+    struct csv_row r;
+
+    snprintf(out, sizeof(out), "%s/out", f->dir);
+    cfg_init(&c, trace, out, "firstfit");
+    c.preempt = SIM_PREEMPT_BANDS;
+    c.check_index = true;
+    c.seed = seed;
+    assert_int_equal(run_cfg(f, &c), 0);
+    assert_int_equal(f->res->preemptions, 1);
+    assert_true(task_row(f, 3, &r));
+    assert_string_equal(r.col[10], "running");
+    snprintf(buf, cap, "%s", r.col[12]);
+    return buf;
+}
+
+static void test_replay_preempt_search_starts_at_a_seeded_random_machine(void **state)
+{
+    struct fx *f = *state;
+    struct lines m = {0}, t = {0};
+    char trace[256], a[32], b[32];
+    int on[3] = {0};
+
+    m_row(&m, 0, 1, ADD, "1", "1");
+    m_row(&m, 0, 2, ADD, "1", "1");
+    t_req(&t, TS(10), 1, SUBMIT, 0, "0.8", "0.8", "0");
+    t_req(&t, TS(10), 2, SUBMIT, 0, "0.8", "0.8", "0");
+    t_req(&t, TS(20), 3, SUBMIT, 2, "0.5", "0.5", "0");
+    t_end_marker(&t, TS(300));
+    write_trace(f, "tr", &m, &t, trace, sizeof(trace));
+    for (uint64_t seed = 1; seed <= 16; seed++) {
+        preempt_machine(f, trace, seed, a, sizeof(a));
+        preempt_machine(f, trace, seed, b, sizeof(b));
+        assert_string_equal(a, b);
+        int k = (int)strtol(a, NULL, 10);
+        assert_true(k == 1 || k == 2);
+        on[k]++;
+    }
+    assert_true(on[1] > 0);
+    assert_true(on[2] > 0);
+}
+
+/* ---- overcommit (docs/simulator.md, "Overcommit") ----------------------------------------- */
+
+static void test_replay_overcommit_parse_and_format(void **state)
+{
+    struct sim_overcommit oc;
+    struct lt_err err;
+    char buf[256];
+    (void)state;
+
+    lt_err_init(&err, NULL);
+    assert_int_equal(sim_overcommit_parse("--overcommit", "cpu=1.5,mem=1.15", &oc, &err), 0);
+    lt_assert_near(oc.f[0][0], 1.5, 0);
+    lt_assert_near(oc.f[1][0], 1.5, 0);
+    lt_assert_near(oc.f[1][1], 1.15, 0);
+    lt_assert_near(oc.f[2][0], 1.0, 0); /* production: none unless named */
+    lt_assert_near(oc.f[1][2], 1.0, 0);
+    assert_false(sim_overcommit_is_none(&oc));
+    assert_int_equal(sim_overcommit_format(&oc, buf, sizeof(buf)), 0);
+    assert_string_equal(buf, "free.cpu=1.5,free.mem=1.15,batch.cpu=1.5,batch.mem=1.15");
+    struct sim_overcommit back;
+    assert_int_equal(sim_overcommit_parse("x", buf, &back, &err), 0);
+    assert_memory_equal(&oc, &back, sizeof(oc));
+    /* A band's own item wins over nonprod's, in either order. */
+    assert_int_equal(sim_overcommit_parse("--overcommit", "batch.cpu=3,cpu=2", &oc, &err), 0);
+    lt_assert_near(oc.f[0][0], 2.0, 0);
+    lt_assert_near(oc.f[1][0], 3.0, 0);
+    assert_int_equal(
+        sim_overcommit_parse("--overcommit", "nonprod.mem=2,prod.disk=1.25", &oc, &err), 0);
+    lt_assert_near(oc.f[0][1], 2.0, 0);
+    lt_assert_near(oc.f[2][2], 1.25, 0);
+    struct {
+        const char *in, *says;
+    } bad[] = {{"", "empty"},
+               {"cpu=2,", "empty item"},
+               {"cpu", "RESOURCE=FACTOR"},
+               {"gpu=2", "unknown resource 'gpu'"},
+               {"fast.cpu=2", "unknown band 'fast'"},
+               {"cpu=0.5", "from 1 to 100"},
+               {"cpu=abc", "from 1 to 100"},
+               {"cpu=2x", "from 1 to 100"},
+               {"cpu=nan", "from 1 to 100"},
+               {"cpu=101", "from 1 to 100"},
+               {"cpu=2,cpu=3", "free.cpu is given twice"},
+               {"batch.mem=2,batch.mem=2", "batch.mem is given twice"}};
+    for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+        lt_err_init(&err, NULL);
+        assert_int_equal(sim_overcommit_parse("--overcommit", bad[k].in, &oc, &err), LT_EINVAL);
+        if (!strstr(err.text, bad[k].says) || !strstr(err.text, "--overcommit")) {
+            print_error("'%s': %s\n", bad[k].in, err.text);
+            fail();
+        }
+    }
+}
+
+/* One machine 1 (1, 1); open tasks, each (.6 cpu, .3 mem): A priority 0 at 10, B priority 2
+ * at 20, C priority 9 at 30. Without overcommit only A fits. With cpu=2 the free and batch
+ * tasks are accounted .3 each: A and B run, C (production, .6) does not fit (.6 + .6 > 1).
+ * With prod.cpu=2 too, C is .3 and all three run. tasks.csv keeps the requests (.6), and the
+ * requests running reach 1.8 of the capacity while the allocation is .9. */
+static void test_replay_overcommit_divides_the_accounted_requests_by_band(void **state)
+{
+    struct fx *f = *state;
+    struct lines m = {0}, t = {0};
+    struct sim_replay_config c;
+    struct sim_overcommit oc;
+    char trace[256], out[256];
+    struct csv_row r;
+    struct lt_err err;
+
+    m_row(&m, 0, 1, ADD, "1", "1");
+    t_req(&t, TS(10), 1, SUBMIT, 0, "0.6", "0.3", "0");
+    t_req(&t, TS(20), 2, SUBMIT, 2, "0.6", "0.3", "0");
+    t_req(&t, TS(30), 3, SUBMIT, 9, "0.6", "0.3", "0");
+    t_end_marker(&t, TS(900));
+    write_trace(f, "tr", &m, &t, trace, sizeof(trace));
+    snprintf(out, sizeof(out), "%s/out", f->dir);
+    lt_err_init(&err, NULL);
+
+    cfg_init(&c, trace, out, "firstfit");
+    assert_int_equal(run_cfg(f, &c), 0);
+    assert_int_equal(f->res->tasks_running_at_end, 1);
+    assert_int_equal(f->res->tasks_queued_at_end, 2);
+    lt_assert_near(f->res->req_max[0], 0.6, 1e-9);
+
+    assert_int_equal(sim_overcommit_parse("--overcommit", "cpu=2", &oc, &err), 0);
+    c.overcommit = &oc;
+    assert_int_equal(run_cfg(f, &c), 0);
+    assert_int_equal(f->res->tasks_running_at_end, 2);
+    assert_int_equal(f->res->tasks_queued_at_end, 1);
+    assert_task(f, 2, "running", 20, NONE, 0, "1");
+    assert_true(task_row(f, 2, &r));
+    assert_string_equal(r.col[4], "0.6"); /* the request, not the allocation */
+    lt_assert_near(f->res->req_max[0], 1.2, 1e-9);
+
+    assert_int_equal(sim_overcommit_parse("--overcommit", "cpu=2,prod.cpu=2", &oc, &err), 0);
+    assert_int_equal(run_cfg(f, &c), 0);
+    assert_int_equal(f->res->tasks_running_at_end, 3);
+    assert_int_equal(f->res->tasks_queued_at_end, 0);
+    lt_assert_near(f->res->req_max[0], 1.8, 1e-9);
+    lt_assert_near(f->res->req_max[1], 0.9, 1e-9);
+}
+
 #define FX_TEST(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         FX_TEST(test_replay_censored_waits_and_job_metrics_by_hand),
+        FX_TEST(test_replay_preempt_search_starts_at_a_seeded_random_machine),
+        FX_TEST(test_replay_overcommit_parse_and_format),
+        FX_TEST(test_replay_overcommit_divides_the_accounted_requests_by_band),
         FX_TEST(test_replay_finish_completes_after_demand_from_sim_start),
         FX_TEST(test_replay_queue_orders_by_priority_then_arrival_without_reservation),
         FX_TEST(test_replay_task_gone_from_the_queue_dominates_nothing),

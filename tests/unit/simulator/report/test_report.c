@@ -24,7 +24,7 @@ static const char *const pol[N_POL] = {"firstfit", "sos10"};
 
 static const char ts_header[] =
     "time_s,machines_online,tasks_running,tasks_queued,util_cpu,util_mem,util_disk,"
-    "unused_machines,frag5,frag10,frag25,frag50,completed,requeues\n";
+    "unused_machines,frag5,frag10,frag25,frag50,completed,requeues,req_cpu,req_mem\n";
 
 /* A fake run directory; path is owned by the fixture. */
 struct run {
@@ -66,6 +66,8 @@ static void write_summary(const char *dir, const char *p, int k)
              " \"wasted_work_s\": 0.0, \"requeues\": 2, \"placements\": 990,"
              " \"queue_mean\": 3.5, \"queue_max\": 9,"
              " \"utilisation_mean\": {\"cpu\": 0.5, \"mem\": 0.25, \"disk\": 0.1},"
+             " \"requested_mean\": {\"cpu\": 0.625, \"mem\": 0.3}, \"requested_max\": {\"cpu\": "
+             "1.25, \"mem\": 0.5},"
              " \"fragmentation_mean\": {\"5\": 1.0, \"10\": 2.0, \"25\": 3.0, \"50\": 4.0},"
              " \"unused_machines_mean\": 1.5, \"samples\": 4,"
              " \"waiting_by_priority\": {\"0\": {\"started\": 10, \"never_started\": 0,"
@@ -83,9 +85,11 @@ static void write_timeseries(const char *dir, const char *p, int k)
 
     len += (size_t)snprintf(text + len, sizeof(text) - len, "%s", ts_header);
     for (int r = 0; r < 4; r++)
-        len += (size_t)snprintf(text + len, sizeof(text) - len,
-                                "%d,10,%d,%d,0.%d00000,0.%d50000,0.100000,%d,0,%d,3,4,%d,0\n",
-                                r * 3600, 20 + r, r + k, 4 + r, 2 + r, 3 - r, r % 2, 100 * r);
+        len += (size_t)snprintf(
+            text + len, sizeof(text) - len,
+            "%d,10,%d,%d,0.%d00000,0.%d50000,0.100000,%d,0,%d,3,4,%d,0,1.%d00000,0.%d"
+            "50000\n",
+            r * 3600, 20 + r, r + k, 4 + r, 2 + r, 3 - r, r % 2, 100 * r, r, 2 + r);
     write_file(dir, p, "timeseries.csv", text);
 }
 
@@ -218,7 +222,7 @@ static void assert_no_leftovers(const struct run *r, bool page)
     assert_int_equal(n, N_POL + (page ? 1 : 0));
 }
 
-static void test_report_shows_both_policies_metrics_and_five_plots(void **state)
+static void test_report_shows_both_policies_metrics_and_six_plots(void **state)
 {
     struct run *r = *state;
     struct lt_err err;
@@ -238,6 +242,9 @@ static void test_report_shows_both_policies_metrics_and_five_plots(void **state)
     assert_non_null(strstr(html, ">901<"));  /* sos10 completed */
     assert_non_null(strstr(html, ">10.0<")); /* flow time 36000 s in hours */
     assert_non_null(strstr(html, "50.0 %")); /* CPU utilisation */
+    /* The requests against capacity: the table's rows and, with gnuplot, their plot. */
+    assert_non_null(strstr(html, "requested / capacity, CPU, mean</th><td class=\"n\">62.5 %<"));
+    assert_non_null(strstr(html, "requested / capacity, CPU, max</th><td class=\"n\">125.0 %<"));
     assert_non_null(strstr(html, "1.0 s / 20.0 s / 5.0 min"));
     /* The means per completed task and job; a null mean shows as "-". */
     assert_non_null(strstr(html, ">40.0 s<")); /* flow time mean */
@@ -245,7 +252,8 @@ static void test_report_shows_both_policies_metrics_and_five_plots(void **state)
     assert_non_null(strstr(html, ">2.0 h<"));  /* job completion time mean */
     assert_non_null(strstr(html, "job bounded slowdown, mean (tau 10 s)</th><td class=\"n\">-<"));
     if (sim_report_has_gnuplot()) {
-        assert_int_equal(count(html, "<svg"), 5);
+        assert_int_equal(count(html, "<svg"), 6);
+        assert_non_null(strstr(html, "Requested against capacity"));
         assert_null(strstr(html, "<?xml"));
     } else {
         assert_int_equal(count(html, "<svg"), 0);
@@ -274,7 +282,7 @@ static void test_report_without_gnuplot_writes_note_and_succeeds(void **state)
     html = report_read(r);
     assert_non_null(html);
     assert_int_equal(count(html, "<svg"), 0);
-    assert_int_equal(count(html, "gnuplot was not found on PATH"), 5);
+    assert_int_equal(count(html, "gnuplot was not found on PATH"), 6);
     assert_non_null(strstr(html, "<th>sos10</th>"));
     free(html);
     assert_no_leftovers(r, true);
@@ -308,8 +316,8 @@ static void test_report_rejects_malformed_timeseries_and_leaves_no_page(void **s
     assert_int_equal(sim_report_write(r->path, pol, N_POL, NULL, &err), 0);
     assert_true(report_exists(r));
     snprintf(text, sizeof(text),
-             "%s0,10,1,2,0.1,0.2,0.1,3,0,1,2,3,0,0\n"
-             "300,10,1,2,0.1,zero,0.1,3,0,1,2,3,0,0\n",
+             "%s0,10,1,2,0.1,0.2,0.1,3,0,1,2,3,0,0,0.1,0.2\n"
+             "300,10,1,2,0.1,zero,0.1,3,0,1,2,3,0,0,0.1,0.2\n",
              ts_header);
     write_file(r->path, pol[1], "timeseries.csv", text);
 
@@ -395,7 +403,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
 #define T(f) cmocka_unit_test_setup_teardown(f, run_setup, run_teardown)
-        T(test_report_shows_both_policies_metrics_and_five_plots),
+        T(test_report_shows_both_policies_metrics_and_six_plots),
         T(test_report_without_gnuplot_writes_note_and_succeeds),
         T(test_report_escapes_the_title),
         T(test_report_rejects_malformed_timeseries_and_leaves_no_page),
