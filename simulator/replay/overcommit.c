@@ -64,7 +64,8 @@ static int lookup(const char *name, size_t len, const char *const *names, int n)
 static int parse_item(const char *flag, const char *item, size_t len, struct sim_overcommit *oc,
                       bool set[SIM_N_BANDS][3], bool general[SIM_N_BANDS][3], struct lt_err *err)
 {
-    const char *eq = memchr(item, '=', len), *dot = memchr(item, '.', eq ? (size_t)(eq - item) : len);
+    const char *eq = memchr(item, '=', len),
+               *dot = memchr(item, '.', eq ? (size_t)(eq - item) : len);
     int b_lo = 0, b_hi = 1; /* no band: the non-production bands, free and batch */
     if (!eq)
         return lt_err_set(err, LT_EINVAL, 0, 0, "%s: '%.*s' is not [BAND.]RESOURCE=FACTOR", flag,
@@ -107,8 +108,8 @@ static int parse_item(const char *flag, const char *item, size_t len, struct sim
     bool is_general = !dot || b_lo != b_hi;
     for (int b = b_lo; b <= b_hi; b++) {
         if (set[b][k] && general[b][k] == is_general)
-            return lt_err_set(err, LT_EINVAL, 0, 0, "%s: %s.%s is given twice", flag,
-                              band_name[b], res_name[k]);
+            return lt_err_set(err, LT_EINVAL, 0, 0, "%s: %s.%s is given twice", flag, band_name[b],
+                              res_name[k]);
         if (set[b][k] && is_general)
             continue; /* the band's own item wins, whatever the order */
         oc->f[b][k] = f;
