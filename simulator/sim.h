@@ -100,6 +100,7 @@ int sim_cmd_place(int argc, char **argv);  /* place_cmd.c */
 int sim_cmd_replay(int argc, char **argv); /* replay_cmd.c */
 int sim_cmd_tx(int argc, char **argv);     /* replay_cmd.c */
 int sim_cmd_merge(int argc, char **argv);  /* replay_cmd.c */
+int sim_cmd_compare(int argc, char **argv); /* compare_cmd.c */
 int sim_cmd_slots(int argc, char **argv);  /* slots_cmd.c */
 int sim_cmd_lotes(int argc, char **argv);  /* lotes_cmd.c */
 
