@@ -41,7 +41,7 @@ static const struct sim_opt cmp_opts[] = {
     OPT("DIR...", SIM_OPT_ARGS, dirs, NULL,
         "tx --out directories (tx.csv and the runs'\nsummary.json); their cases are pooled", NULL),
     OPT("--out", SIM_OPT_STR, out, "DIR",
-        "where compare.csv and compare.json go (required\nwith several DIRs)", "the DIR"),
+        "where compare.csv and compare.json go (required\nwith several DIRs)", "the DIR, when only one"),
     OPT("--force", SIM_OPT_FLAG, force, NULL, "replace compare.csv and compare.json in --out",
         NULL),
 };
