@@ -54,26 +54,18 @@ static const struct sim_cmp_slide tp_8090[] = {
 
 /* Useful work, "over all days, cells and machine percentages" (no FirstFit, no SOS). */
 static const struct sim_cmp_slide uw_all[] = {
-    {"bestfit3", "BestFit3", 294, 318},
-    {"randfirstfit", "RandFF", 264, 306},
-    {"bestfit4", "BestFit4", 258, 312},
-    {"bestfit1", "BestFit1", 246, 288},
-    {"bestfit2", "BestFit2", 246, 288},
-    {"epvm", "EPVM", 240, 270},
-    {"epvm2", "EPVM2", 240, 270},
-    {"random", "RandFit", 240, 282},
+    {"bestfit3", "BestFit3", 294, 318}, {"randfirstfit", "RandFF", 264, 306},
+    {"bestfit4", "BestFit4", 258, 312}, {"bestfit1", "BestFit1", 246, 288},
+    {"bestfit2", "BestFit2", 246, 288}, {"epvm", "EPVM", 240, 270},
+    {"epvm2", "EPVM2", 240, 270},       {"random", "RandFit", 240, 282},
 };
 
 /* Useful work, "over all days, cells at 80%-90% of machines". */
 static const struct sim_cmp_slide uw_8090[] = {
-    {"bestfit3", "BestFit3", 114, 138},
-    {"randfirstfit", "RandFF", 84, 126},
-    {"bestfit4", "BestFit4", 78, 132},
-    {"bestfit1", "BestFit1", 66, 108},
-    {"bestfit2", "BestFit2", 66, 108},
-    {"epvm", "EPVM", 60, 90},
-    {"epvm2", "EPVM2", 60, 90},
-    {"random", "RandFit", 60, 102},
+    {"bestfit3", "BestFit3", 114, 138}, {"randfirstfit", "RandFF", 84, 126},
+    {"bestfit4", "BestFit4", 78, 132},  {"bestfit1", "BestFit1", 66, 108},
+    {"bestfit2", "BestFit2", 66, 108},  {"epvm", "EPVM", 60, 90},
+    {"epvm2", "EPVM2", 60, 90},         {"random", "RandFit", 60, 102},
 };
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -265,7 +257,8 @@ static const char *const title[SIM_CMP_N_METRICS][SIM_CMP_N_RANGES] = {
 static void print_missing(FILE *f, const struct sim_cmp_result *res, int m, int r)
 {
     size_t n;
-    const struct sim_cmp_slide *s = sim_cmp_slides((enum sim_cmp_metric)m, (enum sim_cmp_range)r, &n);
+    const struct sim_cmp_slide *s =
+        sim_cmp_slides((enum sim_cmp_metric)m, (enum sim_cmp_range)r, &n);
     const char *sep = "  slides' policies not run: ";
 
     for (size_t i = 0; i < n; i++) {
@@ -291,8 +284,8 @@ void sim_cmp_print(const struct sim_cmp_result *res, FILE *f)
             fprintf(f, "\n%s: %zu cases", title[m][r], t->cases);
             if (t->left_out > 0)
                 fprintf(f, ", %zu left out (a run failed)", t->left_out);
-            fprintf(f, "\n%-14s %6s %6s %8s | %-13s %6s %6s\n", "policy", "best", ">=99%",
-                    "ratio", "slides", "best", ">=99%");
+            fprintf(f, "\n%-14s %6s %6s %8s | %-13s %6s %6s\n", "policy", "best", ">=99%", "ratio",
+                    "slides", "best", ">=99%");
             for (size_t i = 0; i < res->n_policy; i++) {
                 size_t k = t->order[i];
                 const struct sim_cmp_slide *s = sim_cmp_slide_find(
@@ -304,8 +297,8 @@ void sim_cmp_print(const struct sim_cmp_result *res, FILE *f)
                     snprintf(sb, sizeof(sb), "%u", s->best);
                     snprintf(sg, sizeof(sg), "%u", s->ge99);
                 }
-                fprintf(f, "%-14s %6zu %6zu %8s | %-13s %6s %6s\n", res->policy[k],
-                        t->row[k].best, t->row[k].ge99, ratio, s != NULL ? s->name : "-", sb, sg);
+                fprintf(f, "%-14s %6zu %6zu %8s | %-13s %6s %6s\n", res->policy[k], t->row[k].best,
+                        t->row[k].ge99, ratio, s != NULL ? s->name : "-", sb, sg);
             }
             print_missing(f, res, m, r);
             if (isnan(t->spearman))
@@ -378,7 +371,8 @@ static int json_write(const char *dir, const struct sim_cmp_result *res, struct 
     json_t *j = json_pack("{s:s, s:s, s:o}", "ranking",
                           "(times_best, times_ge99) lexicographically, descending; equal pairs "
                           "share their average rank; over the policies both tables have",
-                          "source", "Stein, Henzinger, Radovanovic, Scheduling a large datacenter "
+                          "source",
+                          "Stein, Henzinger, Radovanovic, Scheduling a large datacenter "
                           "(slides): Comparison based on Throughput / on Useful Work",
                           "tables", json_tables(res));
     FILE *f = NULL;

@@ -49,12 +49,12 @@ struct sim_cmp_row {
 
 /* One of the four tables. */
 struct sim_cmp_table {
-    size_t cases;    /* cases counted: every policy's run succeeded */
-    size_t left_out; /* cases of the range left out: a run failed */
+    size_t cases;                                 /* cases counted: every policy's run succeeded */
+    size_t left_out;                              /* cases of the range left out: a run failed */
     struct sim_cmp_row row[SIM_CMP_MAX_POLICIES]; /* by the input's policy index */
     size_t order[SIM_CMP_MAX_POLICIES]; /* policy indices sorted as the slides sort: times best
                                          * desc, then >= 99 % desc, then input order */
-    size_t n_common; /* policies in both this table and the slides' */
+    size_t n_common;                    /* policies in both this table and the slides' */
     double spearman; /* over them; NaN when undefined (fewer than 2, or a side all tied) */
 };
 

@@ -41,7 +41,8 @@ static const struct sim_opt cmp_opts[] = {
     OPT("DIR...", SIM_OPT_ARGS, dirs, NULL,
         "tx --out directories (tx.csv and the runs'\nsummary.json); their cases are pooled", NULL),
     OPT("--out", SIM_OPT_STR, out, "DIR",
-        "where compare.csv and compare.json go (required\nwith several DIRs)", "the DIR, when only one"),
+        "where compare.csv and compare.json go (required\nwith several DIRs)",
+        "the DIR, when only one"),
     OPT("--force", SIM_OPT_FLAG, force, NULL, "replace compare.csv and compare.json in --out",
         NULL),
 };
@@ -195,8 +196,7 @@ static int row_add(struct pool *p, const char *dir, size_t first, bool add, bool
     int rc;
 
     if (nf != (seeds ? 5u : 4u))
-        return lt_err_set(err, LT_EPARSE, 0, 0, "%s: %zu fields, not %d", where, nf,
-                          seeds ? 5 : 4);
+        return lt_err_set(err, LT_EPARSE, 0, 0, "%s: %zu fields, not %d", where, nf, seeds ? 5 : 4);
     errno = 0;
     x = strtod(f[0], &end);
     if (end == f[0] || *end != '\0' || errno != 0 || !(x > 0.0) || x > 100.0)
@@ -238,8 +238,8 @@ static int dir_load(struct pool *p, const char *dir, bool first_dir, struct lt_e
     if (path == NULL)
         return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
     if ((in = fopen(path, "r")) == NULL) {
-        rc = lt_err_set(err, LT_EIO, 0, 0, "cannot open '%s': %s (not a tx --out directory?)",
-                        path, strerror(errno));
+        rc = lt_err_set(err, LT_EIO, 0, 0, "cannot open '%s': %s (not a tx --out directory?)", path,
+                        strerror(errno));
         lt_free(path);
         return rc;
     }

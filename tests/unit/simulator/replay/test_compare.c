@@ -25,8 +25,8 @@
  *   x=93:   50  100   10  100   B, D tied best */
 static const char *const pol[] = {"bestfit3", "randfirstfit", "lotes", "firstfit"};
 static const double xs[] = {20, 85, 80, 90, 93};
-static const double val[] = {100, 100, 99,  10, 1000, 989, 990, 995, NAN, 5,
-                             5,   5,   0,   0,  0,    0,   50,  100, 10,  100};
+static const double val[] = {100, 100, 99, 10, 1000, 989, 990, 995, NAN, 5,
+                             5,   5,   0,  0,  0,    0,   50,  100, 10,  100};
 
 static void compute(struct sim_cmp_result *res)
 {
