@@ -1033,16 +1033,16 @@ static int tx_report_page(const struct opts *o, json_t **sum, const struct sim_c
 }
 
 /* tx --compare: Stein et al.'s tables (compare.h) of the sweep into *res, a case per (x,
- * seed), printed on stdout and written to DIR/compare.csv and DIR/compare.json. 0, or a
- * negative LT_E* with err set. */
-static int tx_compare(const struct opts *o, json_t **sum, struct sim_cmp_result *res,
-                      struct lt_err *err)
+ * seed), printed on stdout and written to DIR/compare.csv and DIR/compare.json. names
+ * (MAX_POLICIES) receives the policy names, which res borrows. 0, or a negative LT_E* with
+ * err set. */
+static int tx_compare(const struct opts *o, json_t **sum, const char **names,
+                      struct sim_cmp_result *res, struct lt_err *err)
 {
     size_t np = o->n_policy, n_s = (size_t)o->seeds, n_case = o->n_x * n_s;
     double *x = lt_calloc(n_case, sizeof(*x));
     double *tasks = lt_calloc(n_case * np, sizeof(*tasks));
     double *useful = lt_calloc(n_case * np, sizeof(*useful));
-    const char *names[MAX_POLICIES];
     int rc = 0;
 
     if (x == NULL || tasks == NULL || useful == NULL)
@@ -1077,6 +1077,7 @@ static int tx_compare(const struct opts *o, json_t **sum, struct sim_cmp_result 
 static int tx_report(const struct opts *o, json_t **sum)
 {
     struct sim_cmp_result *cmp = NULL;
+    const char *names[MAX_POLICIES]; /* cmp borrows them */
     int rc;
 
     if (o->compare) {
@@ -1085,7 +1086,7 @@ static int tx_report(const struct opts *o, json_t **sum)
         if ((cmp = lt_malloc(sizeof(*cmp))) == NULL)
             rc = lt_err_set(&err, LT_ENOMEM, 0, 0, "out of memory");
         else
-            rc = tx_compare(o, sum, cmp, &err);
+            rc = tx_compare(o, sum, names, cmp, &err);
         if (rc < 0) {
             sim_err_print(&err);
             lt_free(cmp);
