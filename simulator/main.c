@@ -34,6 +34,8 @@ static const struct command commands[] = {
     {"replay", sim_cmd_replay, "replay the Google 2011 trace through placement policies"},
     {"tx", sim_cmd_tx, "T(x): tasks completed with x% of the machines, per policy"},
     {"merge", sim_cmd_merge, "join the shards of a replay or tx sweep (--shard I/N)"},
+    {"compare", sim_cmd_compare,
+     "Stein et al.'s times-best tables over tx sweeps, beside the slides'"},
     {"slots", sim_cmd_slots, "Cavdar's slot-based simulator: priority eviction, WASP, HYBRID"},
     {"lotes", sim_cmd_lotes, "Tran & Beck's LoTES against greedy dispatch; LoTES tables"},
 };

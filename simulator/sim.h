@@ -96,11 +96,12 @@ int sim_usage_error(const char *cmd, const struct lt_err *err);
 /* Commands. Each takes the arguments after the command name (argv[0] is the command name)
  * and returns an exit status. */
 int sim_cmd_score(int argc, char **argv);
-int sim_cmd_place(int argc, char **argv);  /* place_cmd.c */
-int sim_cmd_replay(int argc, char **argv); /* replay_cmd.c */
-int sim_cmd_tx(int argc, char **argv);     /* replay_cmd.c */
-int sim_cmd_merge(int argc, char **argv);  /* replay_cmd.c */
-int sim_cmd_slots(int argc, char **argv);  /* slots_cmd.c */
-int sim_cmd_lotes(int argc, char **argv);  /* lotes_cmd.c */
+int sim_cmd_place(int argc, char **argv);   /* place_cmd.c */
+int sim_cmd_replay(int argc, char **argv);  /* replay_cmd.c */
+int sim_cmd_tx(int argc, char **argv);      /* replay_cmd.c */
+int sim_cmd_merge(int argc, char **argv);   /* replay_cmd.c */
+int sim_cmd_compare(int argc, char **argv); /* compare_cmd.c */
+int sim_cmd_slots(int argc, char **argv);   /* slots_cmd.c */
+int sim_cmd_lotes(int argc, char **argv);   /* lotes_cmd.c */
 
 #endif

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "replay/ci.h"
+#include "replay/compare.h"
 #include "replay/replay.h"
 #include "report/report.h"
 #include "report/tx_report.h"
@@ -77,6 +78,7 @@ struct opts {
     bool list_policies;
     bool report;
     bool force;
+    bool compare; /* tx --compare: the comparison tables (compare.h) */
     double x[MAX_X];
     size_t n_x;
     uint64_t cache_mb;
@@ -164,6 +166,10 @@ static const struct sim_opt tx_opts[] = {
         "20,40,60,80,83,85,87,90,93,95,100"),
     OPT("--seeds", SIM_OPT_U64, seeds, "N",
         "run every (policy, x) with seeds --seed .. --seed+N-1\nand print mean +- 95 % CI", "1"),
+    OPT("--compare", SIM_OPT_FLAG, compare, NULL,
+        "print Stein et al.'s tables (times best, times >= 99 %\nof best) beside the slides' and "
+        "write\nDIR/compare.csv, DIR/compare.json",
+        NULL),
     OPT("--no-report", SIM_OPT_FLAG, no_report, NULL, "do not write report.html", NULL),
 };
 
@@ -990,9 +996,10 @@ static int replay_results(const struct opts *o, const struct run *runs, json_t *
 static void cell_ci(const struct opts *o, json_t **sum, size_t xi, size_t k, const char *what,
                     double *mean, double *half, size_t *n_ok);
 
-/* tx: DIR/report.html (tx_report.h) from the cells of the sweep, and its line on stdout;
- * nothing with --no-report. SIM_EXIT_OK or SIM_EXIT_INPUT (printed). */
-static int tx_report(const struct opts *o, json_t **sum)
+/* tx: DIR/report.html (tx_report.h) from the cells of the sweep and cmp (NULL: no
+ * comparison section), and its line on stdout; nothing with --no-report. SIM_EXIT_OK or
+ * SIM_EXIT_INPUT (printed). */
+static int tx_report_page(const struct opts *o, json_t **sum, const struct sim_cmp_result *cmp)
 {
     size_t n = o->n_x * o->n_policy;
     struct sim_tx_cell *tasks = lt_calloc(n, sizeof(*tasks)), *jobs = lt_calloc(n, sizeof(*jobs));
@@ -1020,7 +1027,8 @@ static int tx_report(const struct opts *o, json_t **sum)
                 &jobs[j].n_ok);
     }
     if (rc == 0) {
-        struct sim_tx_table t = {o->x, o->n_x, names, o->n_policy, o->seed, o->seeds, tasks, jobs};
+        struct sim_tx_table t = {o->x,     o->n_x, names, o->n_policy, o->seed,
+                                 o->seeds, tasks,  jobs,  cmp};
         rc = sim_tx_report_write(o->out, &t, title, SIM_VERSION, &plotted, &err);
     }
     lt_free(tasks);
@@ -1035,6 +1043,72 @@ static int tx_report(const struct opts *o, json_t **sum)
         fprintf(stderr, "lotus-sim: warning: gnuplot is not on PATH; the report "
                         "has no plots (install gnuplot-nox)\n");
     return SIM_EXIT_OK;
+}
+
+/* tx --compare: Stein et al.'s tables (compare.h) of the sweep into *res, a case per (x,
+ * seed), printed on stdout and written to DIR/compare.csv and DIR/compare.json. names
+ * (MAX_POLICIES) receives the policy names, which res borrows. 0, or a negative LT_E* with
+ * err set. */
+static int tx_compare(const struct opts *o, json_t **sum, const char **names,
+                      struct sim_cmp_result *res, struct lt_err *err)
+{
+    size_t np = o->n_policy, n_s = (size_t)o->seeds, n_case = o->n_x * n_s;
+    double *x = lt_calloc(n_case, sizeof(*x));
+    double *tasks = lt_calloc(n_case * np, sizeof(*tasks));
+    double *useful = lt_calloc(n_case * np, sizeof(*useful));
+    int rc = 0;
+
+    if (x == NULL || tasks == NULL || useful == NULL)
+        rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
+    for (size_t k = 0; k < np; k++)
+        names[k] = pol_name(o->policy[k]);
+    /* run (xi, k, si) is sum[(xi * np + k) * n_s + si]; case (xi, si) is xi * n_s + si */
+    for (size_t j = 0; j < o->n_x * np * n_s && rc == 0; j++) {
+        size_t xi = j / n_s / np, k = j / n_s % np, c = xi * n_s + j % n_s;
+        x[c] = o->x[xi];
+        tasks[c * np + k] = jnum(sum[j], "tasks", "completed", NULL);
+        useful[c * np + k] = jnum(sum[j], "metrics", "useful_work_s", NULL);
+    }
+    if (rc == 0) {
+        struct sim_cmp_input in = {names, np, n_case, x, tasks, useful};
+        rc = sim_cmp_compute(&in, res, err);
+    }
+    if (rc == 0) {
+        sim_cmp_print(res, stdout);
+        rc = sim_cmp_write(o->out, res, err);
+    }
+    if (rc == 0)
+        printf("\ncomparison tables: %s/compare.csv, %s/compare.json\n", o->out, o->out);
+    lt_free(x);
+    lt_free(tasks);
+    lt_free(useful);
+    return rc;
+}
+
+/* tx: with --compare, the comparison tables (tx_compare); then DIR/report.html (tx_report.h)
+ * and its line on stdout, unless --no-report. SIM_EXIT_OK or SIM_EXIT_INPUT (printed). */
+static int tx_report(const struct opts *o, json_t **sum)
+{
+    struct sim_cmp_result *cmp = NULL;
+    const char *names[MAX_POLICIES]; /* cmp borrows them */
+    int rc;
+
+    if (o->compare) {
+        struct lt_err err;
+        lt_err_init(&err, NULL);
+        if ((cmp = lt_malloc(sizeof(*cmp))) == NULL)
+            rc = lt_err_set(&err, LT_ENOMEM, 0, 0, "out of memory");
+        else
+            rc = tx_compare(o, sum, names, cmp, &err);
+        if (rc < 0) {
+            sim_err_print(&err);
+            lt_free(cmp);
+            return SIM_EXIT_INPUT;
+        }
+    }
+    rc = tx_report_page(o, sum, cmp);
+    lt_free(cmp);
+    return rc;
 }
 
 /* tx: T(x), tasks and jobs completed per x (rows) and policy (columns); tx.csv holds the same
@@ -1250,6 +1324,8 @@ static json_t *sweep_json(const struct opts *o, bool tx)
         json_object_set_new(j, "seeds", json_integer((json_int_t)o->seeds));
         if (!o->report) /* absent: report.html is written (shard files of earlier versions) */
             json_object_set_new(j, "report", json_false());
+        if (o->compare) /* absent: no comparison tables */
+            json_object_set_new(j, "compare", json_true());
         return j;
     }
     json_decref(x);
@@ -1657,6 +1733,10 @@ static int opts_from_sweep(json_t *sweep, const char *path, const char *out, str
         if (report != NULL && !json_is_boolean(report))
             return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: bad report", path);
         o->report = report == NULL || json_is_true(report);
+        json_t *compare = json_object_get(sweep, "compare");
+        if (compare != NULL && !json_is_boolean(compare))
+            return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: bad compare", path);
+        o->compare = json_is_true(compare);
         return 0;
     }
     int task_csv = 0, report = 0;

@@ -288,6 +288,8 @@ static int html_write(struct txr *r, const char *title, const char *version)
         html_table(f, t, w);
         rc = html_plot(f, r, w);
     }
+    if (t->compare != NULL)
+        sim_cmp_html(f, t->compare);
     fputs("<p class=\"cap\">Written by lotus-sim", f);
     if (version != NULL) {
         fputc(' ', f);

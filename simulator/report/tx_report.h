@@ -7,8 +7,9 @@
  * colour, dash and point type) with error bars when there are several seeds; each policy's
  * points are shifted by a small x offset so that coinciding lines and bars stay visible.
  * The cells are in memory (tx and merge compute them from the runs' summary.json), so nothing
- * is read back from disk. gnuplot runs as a child process (htmlplot.h); without it the page
- * carries a note in place of the plots.
+ * is read back from disk. With tx --compare, a last section holds Stein et al.'s comparison
+ * tables beside the slides' (compare.h). gnuplot runs as a child process (htmlplot.h);
+ * without it the page carries a note in place of the plots.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -20,6 +21,7 @@
 #include <stdint.h>
 
 #include "lt_err.h"
+#include "replay/compare.h"
 
 /* One (x, policy) cell of a T(x) table: the mean and the 95 % half-width over the n_ok seeds
  * whose run succeeded (n_ok 0: every run of the cell failed; half is not shown when n_ok < 2). */
@@ -39,6 +41,7 @@ struct sim_tx_table {
     uint64_t seeds;            /* seeds per cell, >= 1 */
     const struct sim_tx_cell *tasks;
     const struct sim_tx_cell *jobs;
+    const struct sim_cmp_result *compare; /* tx --compare's tables, or NULL: no such section */
 };
 
 /* Writes DIR/report.html (to report.html.tmp, renamed when complete) for the sweep t; title

@@ -7,11 +7,11 @@
 # The contract: the shards of a sweep, merged, are exactly the unsharded run. replay with
 # three policies in 2 shards sharing one --out, and tx with two policies and two x in 3 shards
 # in separate directories merged into a new --out, are compared byte for byte with the
-# unsharded runs: stdout, and every file (summary.json, the CSVs, report.html, tx.csv); the
-# merged directory holds, besides, only the shard files. Then the refusals: bad --shard
-# values (exit 2), a missing shard, a shard given twice, shards with different options and
-# with different N (exit 1, the message names the problem), and a shard whose run failed
-# writes no shard file. The last line is "N passed, M failed".
+# unsharded runs: stdout, and every file (summary.json, the CSVs, report.html, tx.csv; with
+# --compare compare.csv and compare.json); the merged directory holds, besides, only the
+# shard files. Then the refusals: bad --shard values (exit 2), a missing shard, a shard given
+# twice, shards with different options (--compare included) and with different N (exit 1,
+# the message names the problem), and a shard whose run failed writes no shard file. The last line is "N passed, M failed".
 #
 # SPDX-License-Identifier: MIT
 set -eu
@@ -112,6 +112,32 @@ run tx --trace "$demo" --policy firstfit,random --x 50 --seeds 2 --until 1h --ou
 run merge s0 s4 --out sm4
 check "shards of different --initial-state are refused (got $rc)" [ "$rc" -eq 1 ]
 check "the message names initial_state ($err)" contains "$err" "'initial_state' differs"
+
+# ---- tx --compare: compare.csv, compare.json and the report's section merged too ------------
+
+run tx --trace "$demo" --policy firstfit,random,bestfit3 --x 50,85 --seeds 2 --until 1h --compare \
+    --out cm --quiet
+check "unsharded tx --compare exits 0 ($err)" [ "$rc" -eq 0 ]
+check "it prints the comparison ($out)" contains "$out" "Spearman with the slides"
+unsharded=$(printf '%s\n' "$out" | sed 's|cm/|cu/|g')
+mv cm cu
+for i in 0 1 2; do
+    run tx --trace "$demo" --policy firstfit,random,bestfit3 --x 50,85 --seeds 2 --until 1h \
+        --compare --out "c$i" --quiet --shard "$i/3"
+    check "tx --compare shard $i/3 exits 0 ($err)" [ "$rc" -eq 0 ]
+done
+check "the shard file records compare" contains "$(cat c0/shard-0-of-3.json)" '"compare": true'
+run merge c0 c1 c2 --out cm
+check "merge of the --compare shards exits 0 ($err)" [ "$rc" -eq 0 ]
+check "merged --compare stdout == unsharded" [ "$(printf '%s\n' "$out" | sed 's|cm/|cu/|g')" = "$unsharded" ]
+check "merged --compare tx == unsharded, byte for byte" same_tree cu cm
+check "compare.csv is there" [ -s cm/compare.csv ] && check "compare.json is there" [ -s cm/compare.json ]
+check "the report has the comparison" contains "$(cat cm/report.html)" "Stein et al.'s comparison tables"
+run tx --trace "$demo" --policy firstfit,random,bestfit3 --x 50,85 --seeds 2 --until 1h \
+    --out c5 --quiet --shard 1/3
+run merge c0 c5 c2 --out cm5
+check "shards with and without --compare are refused (got $rc)" [ "$rc" -eq 1 ]
+check "the message names compare ($err)" contains "$err" "'compare' differs"
 
 # ---- preemption and overcommit are part of the sweep: merged == unsharded; a shard without
 # them is refused ----

@@ -104,7 +104,7 @@ static void only_the_page(const char *dir)
 
 static struct sim_tx_table table(uint64_t seeds)
 {
-    struct sim_tx_table t = {xs, N_X, pol, N_POL, 7, seeds, tasks, jobs};
+    struct sim_tx_table t = {xs, N_X, pol, N_POL, 7, seeds, tasks, jobs, NULL};
     return t;
 }
 
@@ -171,6 +171,35 @@ static void test_tx_report_one_seed_shows_plain_counts(void **state)
     assert_non_null(strstr(html, "<tr><th>100</th><td class=\"n\">250</td>"
                                  "<td class=\"n\">240</td><td class=\"n\">7</td></tr>"));
     assert_non_null(strstr(html, "seed</th><td>7</td>"));
+    assert_null(strstr(html, "comparison tables")); /* no --compare: no such section */
+    free(html);
+    only_the_page(dir);
+}
+
+/* tx --compare: the comparison tables close the page, each policy beside the slides' line. */
+static void test_tx_report_compare_section(void **state)
+{
+    const char *dir = *state;
+    static const char *const cpol[] = {"bestfit3", "a<b"};
+    static const double cx[] = {85, 20}, cval[] = {10, 9, 5, 5};
+    struct sim_cmp_input in = {cpol, 2, 2, cx, cval, cval};
+    struct sim_cmp_result cmp;
+    struct sim_tx_table t = table(1);
+    struct lt_err err;
+    bool plotted;
+    char *html;
+
+    lt_err_init(&err, NULL);
+    assert_int_equal(sim_cmp_compute(&in, &cmp, &err), 0);
+    t.compare = &cmp;
+    assert_int_equal(sim_tx_report_write(dir, &t, NULL, NULL, &plotted, &err), 0);
+    html = read_page(dir);
+    assert_non_null(strstr(html, "<h2>Stein et al.'s comparison tables</h2>"));
+    /* throughput over all x: bestfit3 best twice, 99 % twice, beside the slides' 12 / 38 */
+    assert_non_null(strstr(html, "<tr><th>bestfit3</th><td class=\"n\">2</td><td "
+                                 "class=\"n\">2</td><td class=\"n\">1.0000</td><td>BestFit3</td>"
+                                 "<td class=\"n\">12</td><td class=\"n\">38</td></tr>"));
+    assert_non_null(strstr(html, "<tr><th>a&lt;b</th><td class=\"n\">1</td>"));
     free(html);
     only_the_page(dir);
 }
@@ -226,6 +255,7 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, dir_setup, dir_teardown)
         T(test_tx_report_tables_with_ci_and_two_plots),
         T(test_tx_report_one_seed_shows_plain_counts),
+        T(test_tx_report_compare_section),
         T(test_tx_report_without_gnuplot_writes_note),
         T(test_tx_report_rejects_a_bad_table_and_leaves_no_page),
 #undef T
