@@ -99,6 +99,9 @@ struct inputs {
     char *sim_version;     /* lotus-sim --version, the version word */
     char sim_need[MAXTOK][64];
     int nsim_need;
+    char conf[MAXTOK][64];      /* Debian packages CMake's configure step requires */
+    char conf_via[MAXTOK][512]; /* the .ci/deps.sh packages that bring each */
+    int nconf;                  /* -1: pkg-config, dpkg or apt-cache unavailable */
 };
 
 /* The state of one run of the checks. */
@@ -112,6 +115,7 @@ struct run {
 };
 
 static void fail(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static char *slurp(const char *path);
 
 static void fail(struct run *r, const char *fmt, ...)
 {
@@ -660,6 +664,97 @@ static int deps_packages(char out[][64], int max)
     return n;
 }
 
+/* The Debian package holding the file at path (dpkg -S; with merged /usr, the other spelling
+ * of the path too) into pkg[64]; false if dpkg is missing or knows no such file. */
+static bool dpkg_owner(const char *path, char pkg[64])
+{
+    char p[520], *res = NULL, *colon;
+    const char *argv[4] = {"dpkg", "-S", p, NULL};
+    bool found;
+
+    snprintf(p, sizeof(p), "%s", path);
+    found = run_capture(argv, &res) == 0;
+    if (!found) {
+        free(res);
+        res = NULL;
+        if (strncmp(path, "/usr/", 5) == 0)
+            snprintf(p, sizeof(p), "%s", path + 4);
+        else
+            snprintf(p, sizeof(p), "/usr%s", path);
+        found = run_capture(argv, &res) == 0;
+    }
+    colon = found ? strchr(res, ':') : NULL;
+    if (colon != NULL)
+        snprintf(pkg, 64, "%.*s", (int)(colon - res), res);
+    free(res);
+    return colon != NULL;
+}
+
+/* The Debian packages CMake's configure step requires: for each pkg_check_modules(... REQUIRED
+ * ... MODULE) and find_path(VAR HEADER REQUIRED) of CMakeLists.txt, the package of MODULE.pc
+ * (pkg-config's pcfiledir) or of /usr/include/HEADER (dpkg -S), into out; via[i] gets the
+ * .ci/deps.sh packages that bring out[i] (itself, or one whose Depends name it; apt-cache
+ * depends), space-separated. -1 if pkg-config, dpkg or apt-cache answers nothing usable. */
+static int configure_packages(char out[][64], char via[][512], int max)
+{
+    char path[1400], deps[MAXTOK][64], *text, *at, *dep = NULL, *line, *save = NULL, cur[64] = "";
+    const char *argv[MAXTOK + 6] = {"apt-cache", "depends", "--no-recommends", "--no-suggests"};
+    int n = 0, ndeps = deps_packages(deps, MAXTOK), na = 4;
+
+    snprintf(path, sizeof(path), "%s/CMakeLists.txt", srcdir);
+    text = slurp(path);
+    if (text == NULL || ndeps <= 0)
+        die("cannot read %s or .ci/deps.sh", path);
+    for (at = text; (at = strstr(at, "\n")) != NULL && n >= 0 && n < max; at++) {
+        char a[64] = "", b[128] = "", c[64] = "", d[128] = "", *pc = NULL;
+        const char *pargv[4] = {"pkg-config", "--variable=pcfiledir", b, NULL};
+
+        if (sscanf(at + 1, "pkg_check_modules(%63s REQUIRED IMPORTED_TARGET %127[^) \n]", a, b) ==
+            2) {
+            if (run_capture(pargv, &pc) != 0 || pc[0] != '/') {
+                free(pc);
+                n = -1;
+                break;
+            }
+            pc[strcspn(pc, "\n")] = '\0';
+            snprintf(path, sizeof(path), "%s/%s.pc", pc, b);
+            free(pc);
+        } else if (sscanf(at + 1, "find_path(%63s %127s %63[^) \n]", a, d, c) == 3 &&
+                   strcmp(c, "REQUIRED") == 0) {
+            snprintf(path, sizeof(path), "/usr/include/%s", d);
+        } else {
+            continue;
+        }
+        if (!dpkg_owner(path, out[n])) {
+            n = -1;
+            break;
+        }
+        snprintf(via[n], 512, "%s", in_list(deps, ndeps, out[n]) ? out[n] : "");
+        n++;
+    }
+    free(text);
+    for (int i = 0; i < ndeps && n > 0; i++)
+        argv[na++] = deps[i];
+    argv[na] = NULL;
+    if (n <= 0 || run_capture(argv, &dep) != 0) {
+        free(dep);
+        return -1;
+    }
+    for (line = strtok_r(dep, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char name[64];
+
+        if (line[0] != ' ' && line[0] != '|')
+            snprintf(cur, sizeof(cur), "%.63s", line);
+        else if (sscanf(line, " %*[|]Depends: %63s", name) == 1 ||
+                 sscanf(line, " Depends: %63s", name) == 1)
+            for (int i = 0; i < n; i++)
+                if (strcmp(out[i], name) == 0 && strlen(via[i]) + strlen(cur) + 2 < 512)
+                    strcat(strcat(via[i], " "), cur);
+    }
+    free(dep);
+    return n;
+}
+
 /* The Debian packages holding binary's DT_NEEDED libraries (sanitizer runtimes left out); -1
  * if objdump, ldd or dpkg is missing or answers something unexpected. */
 static int needed_packages(const char *binary, char out[][64], int max)
@@ -680,9 +775,8 @@ static int needed_packages(const char *binary, char out[][64], int max)
         return -1;
     }
     for (line = strtok_r(od, "\n", &save); line && n >= 0; line = strtok_r(NULL, "\n", &save)) {
-        char soname[128], pattern[160], path[512], *res = NULL, *colon;
+        char soname[128], pattern[160], path[512], pkg[64];
         const char *at;
-        const char *dargv[4] = {"dpkg", "-S", path, NULL};
 
         if (sscanf(line, " NEEDED %127s", soname) != 1 || strstr(soname, "libasan") ||
             strstr(soname, "libubsan") || strstr(soname, "libtsan"))
@@ -693,29 +787,12 @@ static int needed_packages(const char *binary, char out[][64], int max)
             n = -1;
             break;
         }
-        if (run_capture(dargv, &res) != 0) { /* merged /usr: try the other spelling */
-            free(res);
-            res = NULL;
-            if (strncmp(path, "/usr/", 5) == 0)
-                memmove(path, path + 4, strlen(path + 4) + 1);
-            else if (strlen(path) + 5 < sizeof(path))
-                memmove(path + 4, path, strlen(path) + 1), memcpy(path, "/usr", 4);
-            if (run_capture(dargv, &res) != 0) {
-                free(res);
-                n = -1;
-                break;
-            }
-        }
-        colon = strchr(res, ':');
-        if (colon == NULL || n >= max) {
-            free(res);
+        if (!dpkg_owner(path, pkg) || n >= max) {
             n = -1;
             break;
         }
-        *colon = '\0';
-        if (!in_list(out, n, res))
-            snprintf(out[n++], 64, "%s", res);
-        free(res);
+        if (!in_list(out, n, pkg))
+            snprintf(out[n++], 64, "%s", pkg);
     }
     free(od);
     free(ld);
@@ -1406,8 +1483,10 @@ static bool in_strv(const char *const *v, const char *s)
     return false;
 }
 
-/* The build stage: only .ci/deps.sh packages, the binary's CMake target. */
-static void check_build_stage(struct run *r, const struct image_spec *w, const struct stage *build)
+/* The build stage: only .ci/deps.sh packages, and for each package CMake's configure step
+ * requires, that package or one that depends on it; the binary's CMake target. */
+static void check_build_stage(struct run *r, const struct inputs *in, const struct image_spec *w,
+                              const struct stage *build)
 {
     char deps[MAXTOK][64];
     int ndeps = deps_packages(deps, MAXTOK);
@@ -1419,6 +1498,20 @@ static void check_build_stage(struct run *r, const struct image_spec *w, const s
     for (int i = 0; i < build->npkgs && ndeps > 0; i++)
         CHECK(r, in_list(deps, ndeps, build->pkgs[i]),
               "%s build stage installs %s, which .ci/deps.sh does not", w->file, build->pkgs[i]);
+    if (in->nconf < 0 && !r->quiet)
+        printf("ok - %s configure packages # SKIP pkg-config, dpkg or apt-cache unavailable\n",
+               w->file);
+    for (int i = 0; i < in->nconf; i++) {
+        char via[512], *tok, *save = NULL;
+        bool brought = false;
+
+        snprintf(via, sizeof(via), "%s", in->conf_via[i]);
+        for (tok = strtok_r(via, " ", &save); tok && !brought; tok = strtok_r(NULL, " ", &save))
+            brought = in_list(build->pkgs, build->npkgs, tok);
+        CHECK(r, brought,
+              "%s build stage lacks %s, which CMakeLists.txt requires (install one of: %s)",
+              w->file, in->conf[i], in->conf_via[i]);
+    }
 }
 
 /* The runtime stage installs exactly the packages of the binary's libraries (libc6 comes with
@@ -1446,7 +1539,7 @@ static void check_runtime_packages(struct run *r, const struct image_spec *w,
 
 /* An image definition: debian:12 stages, the build stage, the binary's path, ENTRYPOINT, EXPOSE,
  * USER and the runtime packages agree with the binary and with w's workload. */
-static void check_image(struct run *r, const struct image_spec *w)
+static void check_image(struct run *r, const struct inputs *in, const struct image_spec *w)
 {
     struct stage st[8];
     int n = parse_dockerfile(w->text, st, 8);
@@ -1467,7 +1560,7 @@ static void check_image(struct run *r, const struct image_spec *w)
     CHECK(r, build != NULL && build != fin, "%s: COPY --from=%s names no earlier stage", w->file,
           fin->copy_from);
     if (build)
-        check_build_stage(r, w, build);
+        check_build_stage(r, in, w, build);
     CHECK(r, strcmp(fin->entry, w->cmd ? w->cmd : "") == 0,
           "%s ENTRYPOINT '%s' differs from %s command '%s'", w->file, fin->entry, w->workload,
           w->cmd ? w->cmd : "");
@@ -1503,7 +1596,7 @@ static void check_dockerfile(struct run *r, const struct inputs *in, const struc
                                  .nneed = in->nneed,
                                  .extra_ok = extra_ok};
 
-    check_image(r, &w);
+    check_image(r, in, &w);
 }
 
 /* The sweep Jobs (manifests/sweep/) and manifests/Dockerfile.sim: every container of a Job
@@ -1576,7 +1669,7 @@ static void check_sweep(struct run *r, const struct inputs *in)
         return;
     }
     ok(r, "sweep Jobs: lotus-sim image and version, command, uid:gid, restricted security");
-    check_image(r, &w);
+    check_image(r, in, &w);
 }
 
 static int run_checks(const struct inputs *in, bool quiet, char *first, size_t firstlen)
@@ -1800,6 +1893,13 @@ static const struct mutation mutations[] = {
      "--target lotus-extender"},
     {"Dockerfile.sim build package not in deps.sh", "Dockerfile.sim", "libcmocka-dev",
      "libcmocka-dev liblz4-dev"},
+    {"Dockerfile.sim build stage lacks libisal-dev", "Dockerfile.sim", "zlib1g-dev libisal-dev",
+     "zlib1g-dev"},
+    {"Dockerfile build stage lacks libmicrohttpd-dev", "Dockerfile", "libmicrohttpd-dev zlib1g-dev",
+     "zlib1g-dev"},
+    {"Dockerfile build stage lacks libglpk-dev", "Dockerfile", "libglpk-dev ", ""},
+    {"Dockerfile build stage lacks libisal-dev", "Dockerfile", "zlib1g-dev libisal-dev",
+     "zlib1g-dev"},
     {"Dockerfile.sim runtime lacks libisal2", "Dockerfile.sim", "libisal2 ", ""},
     {"Dockerfile.sim runtime lacks libglpk40", "Dockerfile.sim", "libglpk40 ", ""},
     {"Dockerfile.sim runtime lacks gnuplot-nox", "Dockerfile.sim", "libjansson4 gnuplot-nox",
@@ -1991,6 +2091,7 @@ static void load(struct inputs *in)
     in->sim_version = binary_version(sim_bin);
     in->nneed = needed_packages(bin, in->need, MAXTOK);
     in->nsim_need = needed_packages(sim_bin, in->sim_need, MAXTOK);
+    in->nconf = configure_packages(in->conf, in->conf_via, MAXTOK);
 }
 
 int main(int argc, char **argv)
