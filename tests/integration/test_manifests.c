@@ -1,9 +1,11 @@
-/* test_manifests.c -- manifests/ agree with each other, with lotus-extender and its image.
+/* test_manifests.c -- manifests/ agree with each other, with lotus-extender, lotus-sim and
+ * their images.
  *
- * usage: test_manifests LOTUS_EXTENDER SOURCE_DIR
+ * usage: test_manifests LOTUS_EXTENDER LOTUS_SIM SOURCE_DIR
  *
- * Reads every .json file of manifests/ (JSON, one object or a v1 List; a .yaml or .yml file there
- * must be JSON text too) and manifests/Dockerfile, asks the binary for its defaults and for the
+ * Reads every .json file of manifests/ and manifests/sweep/ (JSON, one object or a v1 List; a
+ * .yaml or .yml file there must be JSON text too), manifests/Dockerfile and
+ * manifests/Dockerfile.sim, asks the extender for its defaults and for the
  * configuration the Deployment's args produce (--print-config), and checks, by following the
  * references between the objects rather than by fixed names:
  *
@@ -36,7 +38,13 @@
  *     Deployment's command path, ENTRYPOINT, EXPOSE and USER (uid:gid) match the Deployment,
  *     and it installs exactly the Debian packages holding the binary's DT_NEEDED libraries
  *     (dpkg -S; libc6 comes with the base image; ca-certificates allowed), when dpkg and
- *     objdump are present.
+ *     objdump are present;
+ *   - the sweep Jobs (manifests/sweep/): every container with the lotus-sim image runs
+ *     [registry/]lotus-sim:<lotus-sim --version>, one binary path (or /bin/sh), one non-root
+ *     uid:gid, a read-only root fs, no privilege escalation; Dockerfile.sim agrees as the
+ *     extender's Dockerfile does (target lotus-sim, EXPOSE none, the Jobs' command path and
+ *     runAsUser:runAsGroup, the packages of lotus-sim's DT_NEEDED libraries plus gnuplot-nox,
+ *     required because tx and merge plot report.html with the gnuplot on PATH).
  *
  * Then it changes one side of each agreement at a time (in memory: a port, a label, a verb,
  * a path, a rule, a default of the binary, a Dockerfile line, ...) and requires the checks to
@@ -74,7 +82,7 @@ extern char **environ;
 #define MAXOBJ  256
 #define MAXTOK  64
 
-static const char *bin, *srcdir;
+static const char *bin, *sim_bin, *srcdir;
 static char tmpdir[256];
 
 /* Everything the checks read: the manifests, the Dockerfile, the binary's answers. */
@@ -87,6 +95,13 @@ struct inputs {
     char *version;         /* lotus-extender --version, the version word */
     char need[MAXTOK][64]; /* Debian packages of the binary's DT_NEEDED libraries */
     int nneed;             /* -1: objdump, ldd or dpkg unavailable */
+    char *dockerfile_sim;  /* manifests/Dockerfile.sim, the image of the sweep Jobs */
+    char *sim_version;     /* lotus-sim --version, the version word */
+    char sim_need[MAXTOK][64];
+    int nsim_need;
+    char conf[MAXTOK][64];      /* Debian packages CMake's configure step requires */
+    char conf_via[MAXTOK][512]; /* the .ci/deps.sh packages that bring each */
+    int nconf;                  /* -1: pkg-config, dpkg or apt-cache unavailable */
 };
 
 /* The state of one run of the checks. */
@@ -100,6 +115,7 @@ struct run {
 };
 
 static void fail(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static char *slurp(const char *path);
 
 static void fail(struct run *r, const char *fmt, ...)
 {
@@ -545,7 +561,7 @@ struct stage {
     int expose;
     char pkgs[MAXTOK][64]; /* apt-get install arguments */
     int npkgs;
-    bool cmake_target; /* builds --target lotus-extender */
+    char target[64]; /* the CMake --target it builds */
 };
 
 /* Joins continuation lines and splits the Dockerfile into stages; returns the stage count. */
@@ -603,8 +619,8 @@ static int parse_dockerfile(const char *text, struct stage *st, int max)
                 } else if (in_install && tok[0] != '-' && cur->npkgs < MAXTOK) {
                     snprintf(cur->pkgs[cur->npkgs++], 64, "%s", tok);
                 }
-                if (after_target && strcmp(tok, "lotus-extender") == 0)
-                    cur->cmake_target = true;
+                if (after_target)
+                    snprintf(cur->target, sizeof(cur->target), "%s", tok);
                 after_target = strcmp(tok, "--target") == 0;
             }
         }
@@ -648,29 +664,119 @@ static int deps_packages(char out[][64], int max)
     return n;
 }
 
-/* The Debian packages holding the binary's DT_NEEDED libraries (sanitizer runtimes left out);
- * -1 if objdump, ldd or dpkg is missing or answers something unexpected. */
-static int needed_packages(char out[][64], int max)
+/* The Debian package holding the file at path (dpkg -S; with merged /usr, the other spelling
+ * of the path too) into pkg[64]; false if dpkg is missing or knows no such file. */
+static bool dpkg_owner(const char *path, char pkg[64])
+{
+    char p[520], *res = NULL, *colon;
+    const char *argv[4] = {"dpkg", "-S", p, NULL};
+    bool found;
+
+    snprintf(p, sizeof(p), "%s", path);
+    found = run_capture(argv, &res) == 0;
+    if (!found) {
+        free(res);
+        res = NULL;
+        if (strncmp(path, "/usr/", 5) == 0)
+            snprintf(p, sizeof(p), "%s", path + 4);
+        else
+            snprintf(p, sizeof(p), "/usr%s", path);
+        found = run_capture(argv, &res) == 0;
+    }
+    colon = found ? strchr(res, ':') : NULL;
+    if (colon != NULL)
+        snprintf(pkg, 64, "%.*s", (int)(colon - res), res);
+    free(res);
+    return colon != NULL;
+}
+
+/* The Debian packages CMake's configure step requires: for each pkg_check_modules(... REQUIRED
+ * ... MODULE) and find_path(VAR HEADER REQUIRED) of CMakeLists.txt, the package of MODULE.pc
+ * (pkg-config's pcfiledir) or of /usr/include/HEADER (dpkg -S), into out; via[i] gets the
+ * .ci/deps.sh packages that bring out[i] (itself, or one whose Depends name it; apt-cache
+ * depends), space-separated. -1 if pkg-config, dpkg or apt-cache answers nothing usable. */
+static int configure_packages(char out[][64], char via[][512], int max)
+{
+    char path[1400], deps[MAXTOK][64], *text, *at, *dep = NULL, *line, *save = NULL, cur[64] = "";
+    const char *argv[MAXTOK + 6] = {"apt-cache", "depends", "--no-recommends", "--no-suggests"};
+    int n = 0, ndeps = deps_packages(deps, MAXTOK), na = 4;
+
+    snprintf(path, sizeof(path), "%s/CMakeLists.txt", srcdir);
+    text = slurp(path);
+    if (text == NULL || ndeps <= 0)
+        die("cannot read %s or .ci/deps.sh", path);
+    for (at = text; (at = strstr(at, "\n")) != NULL && n >= 0 && n < max; at++) {
+        char a[64] = "", b[128] = "", c[64] = "", d[128] = "", *pc = NULL;
+        const char *pargv[4] = {"pkg-config", "--variable=pcfiledir", b, NULL};
+
+        if (sscanf(at + 1, "pkg_check_modules(%63s REQUIRED IMPORTED_TARGET %127[^) \n]", a, b) ==
+            2) {
+            if (run_capture(pargv, &pc) != 0 || pc[0] != '/') {
+                free(pc);
+                n = -1;
+                break;
+            }
+            pc[strcspn(pc, "\n")] = '\0';
+            snprintf(path, sizeof(path), "%s/%s.pc", pc, b);
+            free(pc);
+        } else if (sscanf(at + 1, "find_path(%63s %127s %63[^) \n]", a, d, c) == 3 &&
+                   strcmp(c, "REQUIRED") == 0) {
+            snprintf(path, sizeof(path), "/usr/include/%s", d);
+        } else {
+            continue;
+        }
+        if (!dpkg_owner(path, out[n])) {
+            n = -1;
+            break;
+        }
+        snprintf(via[n], 512, "%s", in_list(deps, ndeps, out[n]) ? out[n] : "");
+        n++;
+    }
+    free(text);
+    for (int i = 0; i < ndeps && n > 0; i++)
+        argv[na++] = deps[i];
+    argv[na] = NULL;
+    if (n <= 0 || run_capture(argv, &dep) != 0) {
+        free(dep);
+        return -1;
+    }
+    for (line = strtok_r(dep, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char name[64];
+
+        if (line[0] != ' ' && line[0] != '|')
+            snprintf(cur, sizeof(cur), "%.63s", line);
+        else if (sscanf(line, " %*[|]Depends: %63s", name) == 1 ||
+                 sscanf(line, " Depends: %63s", name) == 1)
+            for (int i = 0; i < n; i++)
+                if (strcmp(out[i], name) == 0 && strlen(via[i]) + strlen(cur) + 2 < 512)
+                    strcat(strcat(via[i], " "), cur);
+    }
+    free(dep);
+    return n;
+}
+
+/* The Debian packages holding binary's DT_NEEDED libraries (sanitizer runtimes left out); -1
+ * if objdump, ldd or dpkg is missing or answers something unexpected. */
+static int needed_packages(const char *binary, char out[][64], int max)
 {
     const char *argv[4];
     char *od = NULL, *ld = NULL, *line, *save = NULL;
     int n = 0;
 
-    argv[0] = "objdump", argv[1] = "-p", argv[2] = bin, argv[3] = NULL;
+    argv[0] = "objdump", argv[1] = "-p", argv[2] = binary, argv[3] = NULL;
     if (run_capture(argv, &od) != 0) {
         free(od);
         return -1;
     }
-    argv[0] = "ldd", argv[1] = bin, argv[2] = NULL;
+    argv[0] = "ldd", argv[1] = binary, argv[2] = NULL;
     if (run_capture(argv, &ld) != 0) {
         free(od);
         free(ld);
         return -1;
     }
     for (line = strtok_r(od, "\n", &save); line && n >= 0; line = strtok_r(NULL, "\n", &save)) {
-        char soname[128], pattern[160], path[512], *res = NULL, *colon;
+        char soname[128], pattern[160], path[512], pkg[64];
         const char *at;
-        const char *dargv[4] = {"dpkg", "-S", path, NULL};
 
         if (sscanf(line, " NEEDED %127s", soname) != 1 || strstr(soname, "libasan") ||
             strstr(soname, "libubsan") || strstr(soname, "libtsan"))
@@ -681,29 +787,12 @@ static int needed_packages(char out[][64], int max)
             n = -1;
             break;
         }
-        if (run_capture(dargv, &res) != 0) { /* merged /usr: try the other spelling */
-            free(res);
-            res = NULL;
-            if (strncmp(path, "/usr/", 5) == 0)
-                memmove(path, path + 4, strlen(path + 4) + 1);
-            else if (strlen(path) + 5 < sizeof(path))
-                memmove(path + 4, path, strlen(path) + 1), memcpy(path, "/usr", 4);
-            if (run_capture(dargv, &res) != 0) {
-                free(res);
-                n = -1;
-                break;
-            }
-        }
-        colon = strchr(res, ':');
-        if (colon == NULL || n >= max) {
-            free(res);
+        if (!dpkg_owner(path, pkg) || n >= max) {
             n = -1;
             break;
         }
-        *colon = '\0';
-        if (!in_list(out, n, res))
-            snprintf(out[n++], 64, "%s", res);
-        free(res);
+        if (!in_list(out, n, pkg))
+            snprintf(out[n++], 64, "%s", pkg);
     }
     free(od);
     free(ld);
@@ -878,6 +967,15 @@ struct ext_facts {
     long uid, gid;     /* runAsUser, runAsGroup (-1: unset) */
 };
 
+/* True if image is want or REGISTRY/want. */
+static bool image_is(const char *img, const char *want)
+{
+    size_t a = strlen(img), b = strlen(want);
+
+    return strcmp(img, want) == 0 ||
+           (a > b && strcmp(img + a - b, want) == 0 && img[a - b - 1] == '/');
+}
+
 static long sc_int(const json_t *pod, const json_t *c, const char *key)
 {
     const json_t *v = jget(c, "securityContext");
@@ -923,10 +1021,7 @@ static void check_extender(struct run *r, const struct inputs *in, struct ext_fa
           "extender Deployment: spec.selector.matchLabels does not select its template's labels");
     img = jgets(c, "image");
     snprintf(want, sizeof(want), "lotus-extender:%s", in->version);
-    CHECK(r,
-          strcmp(img, want) == 0 || (strlen(img) > strlen(want) &&
-                                     strcmp(img + strlen(img) - strlen(want) - 1, want) == 0 &&
-                                     img[strlen(img) - strlen(want) - 1] == '/'),
+    CHECK(r, image_is(img, want),
           "extender image '%s': expected [registry/]%s (the binary's version)", img, want);
     CHECK(r,
           strcmp(jgets(pod, "schedulerName"), "") == 0 ||
@@ -1365,66 +1460,216 @@ static void check_live(struct run *r, const struct ext_facts *f, const json_t *k
     ok(r, "live: the binary with the Deployment's args serves the four verbs, probes, metrics");
 }
 
-static void check_dockerfile(struct run *r, const struct inputs *in, const struct ext_facts *f)
+/* What an image definition must agree with: the binary it holds and the workload running it. */
+struct image_spec {
+    const char *file;              /* the Dockerfile's name under manifests/ */
+    const char *text;              /* its text */
+    const char *binary;            /* the CMake target, the binary's name */
+    const char *workload;          /* whose command and user, for messages: "the Deployment's" */
+    const char *cmd;               /* the workload's command[0] */
+    long uid, gid;                 /* the workload's runAsUser, runAsGroup (-1: unset) */
+    int port;                      /* EXPOSE wanted (0: none) */
+    const char (*need)[64];        /* Debian packages of the binary's DT_NEEDED libraries */
+    int nneed;                     /* -1: unknown (the library checks are skipped) */
+    const char *const *extra_ok;   /* other runtime packages allowed, NULL-terminated */
+    const char *const *extra_need; /* other runtime packages required, NULL-terminated */
+};
+
+static bool in_strv(const char *const *v, const char *s)
+{
+    for (; v && *v; v++)
+        if (strcmp(*v, s) == 0)
+            return true;
+    return false;
+}
+
+/* The build stage: only .ci/deps.sh packages, and for each package CMake's configure step
+ * requires, that package or one that depends on it; the binary's CMake target. */
+static void check_build_stage(struct run *r, const struct inputs *in, const struct image_spec *w,
+                              const struct stage *build)
+{
+    char deps[MAXTOK][64];
+    int ndeps = deps_packages(deps, MAXTOK);
+
+    CHECK(r, strcmp(build->target, w->binary) == 0,
+          "%s: the build stage builds --target '%s', expected %s", w->file, build->target,
+          w->binary);
+    CHECK(r, ndeps > 0, "cannot read .ci/deps.sh's package list");
+    for (int i = 0; i < build->npkgs && ndeps > 0; i++)
+        CHECK(r, in_list(deps, ndeps, build->pkgs[i]),
+              "%s build stage installs %s, which .ci/deps.sh does not", w->file, build->pkgs[i]);
+    if (in->nconf < 0 && !r->quiet)
+        printf("ok - %s configure packages # SKIP pkg-config, dpkg or apt-cache unavailable\n",
+               w->file);
+    for (int i = 0; i < in->nconf; i++) {
+        char via[512], *tok, *save = NULL;
+        bool brought = false;
+
+        snprintf(via, sizeof(via), "%s", in->conf_via[i]);
+        for (tok = strtok_r(via, " ", &save); tok && !brought; tok = strtok_r(NULL, " ", &save))
+            brought = in_list(build->pkgs, build->npkgs, tok);
+        CHECK(r, brought,
+              "%s build stage lacks %s, which CMakeLists.txt requires (install one of: %s)",
+              w->file, in->conf[i], in->conf_via[i]);
+    }
+}
+
+/* The runtime stage installs exactly the packages of the binary's libraries (libc6 comes with
+ * the base image) and w->extra_need, plus at most w->extra_ok. */
+static void check_runtime_packages(struct run *r, const struct image_spec *w,
+                                   const struct stage *fin)
+{
+    if (w->nneed < 0) {
+        if (!r->quiet)
+            printf("ok - %s runtime packages # SKIP objdump, ldd or dpkg unavailable\n", w->file);
+        return;
+    }
+    for (int i = 0; i < w->nneed; i++)
+        CHECK(r, strcmp(w->need[i], "libc6") == 0 || in_list(fin->pkgs, fin->npkgs, w->need[i]),
+              "%s runtime stage lacks %s (a library %s links)", w->file, w->need[i], w->binary);
+    for (const char *const *p = w->extra_need; p && *p; p++)
+        CHECK(r, in_list(fin->pkgs, fin->npkgs, *p), "%s runtime stage lacks %s", w->file, *p);
+    for (int i = 0; i < fin->npkgs; i++)
+        CHECK(r,
+              in_strv(w->extra_ok, fin->pkgs[i]) || in_strv(w->extra_need, fin->pkgs[i]) ||
+                  in_list(w->need, w->nneed, fin->pkgs[i]),
+              "%s runtime stage installs %s, which %s does not link", w->file, fin->pkgs[i],
+              w->binary);
+}
+
+/* An image definition: debian:12 stages, the build stage, the binary's path, ENTRYPOINT, EXPOSE,
+ * USER and the runtime packages agree with the binary and with w's workload. */
+static void check_image(struct run *r, const struct inputs *in, const struct image_spec *w)
 {
     struct stage st[8];
-    int n = parse_dockerfile(in->dockerfile, st, 8), ndeps;
+    int n = parse_dockerfile(w->text, st, 8);
     const struct stage *fin = n > 0 ? &st[n - 1] : NULL, *build = NULL;
-    char deps[MAXTOK][64];
-    const int nneed = in->nneed;
     long uid = -1, gid = -1;
+    char what[160];
 
     if (n < 2) {
-        fail(r, "Dockerfile: a multi-stage build expected");
+        fail(r, "%s: a multi-stage build expected", w->file);
         return;
     }
     for (int i = 0; i < n; i++) {
         CHECK(r, strncmp(st[i].from, "debian:12", 9) == 0,
-              "Dockerfile: stage %d FROM %s, expected debian:12", i, st[i].from);
+              "%s: stage %d FROM %s, expected debian:12", w->file, i, st[i].from);
         if (strcmp(st[i].name, fin->copy_from) == 0)
             build = &st[i];
     }
-    CHECK(r, build != NULL && build != fin, "Dockerfile: COPY --from=%s names no earlier stage",
+    CHECK(r, build != NULL && build != fin, "%s: COPY --from=%s names no earlier stage", w->file,
           fin->copy_from);
-    if (build) {
-        CHECK(r, build->cmake_target,
-              "Dockerfile: the build stage must build --target lotus-extender");
-        ndeps = deps_packages(deps, MAXTOK);
-        CHECK(r, ndeps > 0, "cannot read .ci/deps.sh's package list");
-        for (int i = 0; i < build->npkgs && ndeps > 0; i++)
-            CHECK(r, in_list(deps, ndeps, build->pkgs[i]),
-                  "Dockerfile build stage installs %s, which .ci/deps.sh does not", build->pkgs[i]);
-    }
-    CHECK(r, strcmp(fin->entry, f->cmd ? f->cmd : "") == 0,
-          "Dockerfile ENTRYPOINT '%s' differs from the Deployment's command '%s'", fin->entry,
-          f->cmd ? f->cmd : "");
+    if (build)
+        check_build_stage(r, in, w, build);
+    CHECK(r, strcmp(fin->entry, w->cmd ? w->cmd : "") == 0,
+          "%s ENTRYPOINT '%s' differs from %s command '%s'", w->file, fin->entry, w->workload,
+          w->cmd ? w->cmd : "");
     CHECK(r, strcmp(fin->copy_dst, fin->entry) == 0,
-          "Dockerfile copies the binary to '%s' but ENTRYPOINT runs '%s'", fin->copy_dst,
+          "%s copies the binary to '%s' but ENTRYPOINT runs '%s'", w->file, fin->copy_dst,
           fin->entry);
-    CHECK(r, fin->expose == f->port, "Dockerfile EXPOSE %d is not the listen port %d", fin->expose,
-          f->port);
+    CHECK(r, fin->expose == w->port, "%s EXPOSE %d, expected %d", w->file, fin->expose, w->port);
     if (sscanf(fin->user, "%ld:%ld", &uid, &gid) < 1 || uid <= 0)
-        fail(r, "Dockerfile: USER must be a numeric non-root uid[:gid], got '%s'", fin->user);
-    CHECK(r, uid == f->uid, "Dockerfile USER uid %ld differs from the Deployment's runAsUser %ld",
-          uid, f->uid);
-    CHECK(r, gid == -1 || gid == f->gid,
-          "Dockerfile USER gid %ld differs from the Deployment's runAsGroup %ld", gid, f->gid);
-    if (nneed < 0) {
-        if (!r->quiet)
-            printf("ok - Dockerfile runtime packages # SKIP objdump, ldd or dpkg unavailable\n");
-    } else {
-        for (int i = 0; i < nneed; i++)
-            CHECK(
-                r, strcmp(in->need[i], "libc6") == 0 || in_list(fin->pkgs, fin->npkgs, in->need[i]),
-                "Dockerfile runtime stage lacks %s (a library lotus-extender links)", in->need[i]);
-        for (int i = 0; i < fin->npkgs; i++)
-            CHECK(r,
-                  strcmp(fin->pkgs[i], "ca-certificates") == 0 ||
-                      in_list(in->need, nneed, fin->pkgs[i]),
-                  "Dockerfile runtime stage installs %s, which lotus-extender does not link",
-                  fin->pkgs[i]);
+        fail(r, "%s: USER must be a numeric non-root uid[:gid], got '%s'", w->file, fin->user);
+    CHECK(r, uid == w->uid, "%s USER uid %ld differs from %s runAsUser %ld", w->file, uid,
+          w->workload, w->uid);
+    CHECK(r, gid == -1 || gid == w->gid, "%s USER gid %ld differs from %s runAsGroup %ld", w->file,
+          gid, w->workload, w->gid);
+    check_runtime_packages(r, w, fin);
+    snprintf(what, sizeof(what),
+             "%s: stages, build target %s, binary path, ENTRYPOINT, EXPOSE, USER, libraries",
+             w->file, w->binary);
+    ok(r, what);
+}
+
+static void check_dockerfile(struct run *r, const struct inputs *in, const struct ext_facts *f)
+{
+    static const char *const extra_ok[] = {"ca-certificates", NULL};
+    const struct image_spec w = {.file = "Dockerfile",
+                                 .text = in->dockerfile,
+                                 .binary = "lotus-extender",
+                                 .workload = "the Deployment's",
+                                 .cmd = f->cmd,
+                                 .uid = f->uid,
+                                 .gid = f->gid,
+                                 .port = f->port,
+                                 .need = in->need,
+                                 .nneed = in->nneed,
+                                 .extra_ok = extra_ok};
+
+    check_image(r, in, &w);
+}
+
+/* The sweep Jobs (manifests/sweep/) and manifests/Dockerfile.sim: every container of a Job
+ * whose image is lotus-sim's runs [registry/]lotus-sim:<lotus-sim --version>, the one binary
+ * path (or /bin/sh, which the Debian base image has), as one non-root uid:gid, with a read-only
+ * root fs and no privilege escalation; and the image agrees with that path and uid. gnuplot-nox
+ * is required in the image: tx and merge plot report.html with the gnuplot on PATH. */
+static void check_sweep(struct run *r, const struct inputs *in)
+{
+    static const char *const extra_need[] = {"gnuplot-nox", NULL};
+    static const char *const lists[] = {"initContainers", "containers"};
+    struct image_spec w = {.file = "Dockerfile.sim",
+                           .text = in->dockerfile_sim,
+                           .binary = "lotus-sim",
+                           .workload = "the sweep Jobs'",
+                           .uid = -1,
+                           .gid = -1,
+                           .need = in->sim_need,
+                           .nneed = in->nsim_need,
+                           .extra_need = extra_need};
+    char want[128];
+    int runs = 0, seen = 0;
+
+    snprintf(want, sizeof(want), "lotus-sim:%s", in->sim_version);
+    for (size_t i = 0; i < r->nobj; i++) {
+        const json_t *job = r->obj[i], *pod = jget(job, "spec|template|spec"), *c;
+        const char *name = jgets(job, "metadata|name");
+        size_t k;
+
+        if (strcmp(jgets(job, "kind"), "Job") != 0)
+            continue;
+        for (int l = 0; l < 2; l++) {
+            json_array_foreach(json_object_get(pod, lists[l]), k, c)
+            {
+                const char *img = jgets(c, "image"), *cmd = jgets(c, "command|0");
+                const char *cn = jgets(c, "name");
+                long uid = sc_int(pod, c, "runAsUser"), gid = sc_int(pod, c, "runAsGroup");
+
+                if (strstr(img, "lotus-sim") == NULL)
+                    continue;
+                CHECK(r, image_is(img, want),
+                      "Job %s container %s: image '%s', expected [registry/]%s (lotus-sim's "
+                      "version)",
+                      name, cn, img, want);
+                CHECK(r, sc_true(pod, c, "runAsNonRoot") && uid > 0,
+                      "Job %s container %s: runAsNonRoot true and a non-zero runAsUser expected",
+                      name, cn);
+                CHECK(r, sc_true(pod, c, "readOnlyRootFilesystem"),
+                      "Job %s container %s: readOnlyRootFilesystem expected", name, cn);
+                CHECK(r, json_is_false(jget(c, "securityContext|allowPrivilegeEscalation")),
+                      "Job %s container %s: allowPrivilegeEscalation false expected", name, cn);
+                if (seen++ == 0)
+                    w.uid = uid, w.gid = gid;
+                CHECK(r, uid == w.uid && gid == w.gid,
+                      "Job %s container %s: runs as %ld:%ld, another lotus-sim container as "
+                      "%ld:%ld",
+                      name, cn, uid, gid, w.uid, w.gid);
+                if (strcmp(cmd, "/bin/sh") == 0)
+                    continue;
+                if (runs++ == 0)
+                    w.cmd = cmd;
+                CHECK(r, strcmp(cmd, w.cmd) == 0,
+                      "Job %s container %s: command '%s', another lotus-sim container runs '%s'",
+                      name, cn, cmd, w.cmd);
+            }
+        }
     }
-    ok(r, "Dockerfile: stages, build target, binary path, ENTRYPOINT, EXPOSE, USER, libraries");
+    if (runs == 0) {
+        fail(r, "no Job runs lotus-sim (manifests/sweep/)");
+        return;
+    }
+    ok(r, "sweep Jobs: lotus-sim image and version, command, uid:gid, restricted security");
+    check_image(r, in, &w);
 }
 
 static int run_checks(const struct inputs *in, bool quiet, char *first, size_t firstlen)
@@ -1442,6 +1687,7 @@ static int run_checks(const struct inputs *in, bool quiet, char *first, size_t f
     if (ksc)
         check_live(&r, &f, ksc);
     check_dockerfile(&r, in, &f);
+    check_sweep(&r, in);
     json_decref(ksc);
     json_decref(f.effective);
     if (first)
@@ -1455,10 +1701,14 @@ static int run_checks(const struct inputs *in, bool quiet, char *first, size_t f
 
 struct mutation {
     const char *what;
-    const char *file;  /* a manifests file, "Dockerfile" or "defaults" */
+    const char *file;  /* a manifests file, "Dockerfile", "Dockerfile.sim", "defaults", "version"
+                        * or "sim version" */
     const char *path;  /* jset path, or for the Dockerfile the text to replace */
     const char *value; /* JSON text, or for the Dockerfile the replacement */
 };
+
+#define SHARDS "sweep/10-sweep-shards-job.json"
+#define MERGE  "sweep/20-sweep-merge-job.json"
 
 static const struct mutation mutations[] = {
     {"containerPort", "20-extender-deployment.json",
@@ -1613,6 +1863,51 @@ static const struct mutation mutations[] = {
     {"Dockerfile build target", "Dockerfile", "--target lotus-extender", "--target lotus-sim"},
     {"Dockerfile build package not in deps.sh", "Dockerfile", "libcmocka-dev",
      "libcmocka-dev libyaml-dev"},
+    {"lotus-sim version", "sim version", "", "\"0.2.0\""},
+    {"shard image tag", SHARDS, "spec|template|spec|containers|0|image", "\"lotus-sim:latest\""},
+    {"merge wait image", MERGE, "spec|template|spec|initContainers|0|image", "\"lotus-sim:0.0.9\""},
+    {"shard command", SHARDS, "spec|template|spec|containers|0|command|0",
+     "\"/usr/bin/lotus-sim\""},
+    {"merge command", MERGE, "spec|template|spec|containers|0|command|0", "\"/lotus-sim\""},
+    {"shard runAsUser", SHARDS, "spec|template|spec|containers|0|securityContext|runAsUser",
+     "1000"},
+    {"merge runAsGroup", MERGE, "spec|template|spec|containers|0|securityContext|runAsGroup", "0"},
+    {"merge wait runAsUser", MERGE, "spec|template|spec|initContainers|0|securityContext|runAsUser",
+     "65533"},
+    {"shard readOnlyRootFilesystem", SHARDS,
+     "spec|template|spec|containers|0|securityContext|readOnlyRootFilesystem", "false"},
+    {"Dockerfile.sim USER", "Dockerfile.sim", "USER 65532:65532", "USER 1000:1000"},
+    {"Dockerfile.sim USER group", "Dockerfile.sim", "USER 65532:65532", "USER 65532:65533"},
+    {"Dockerfile.sim USER root", "Dockerfile.sim", "USER 65532:65532", "USER 0"},
+    {"Dockerfile.sim ENTRYPOINT", "Dockerfile.sim", "ENTRYPOINT [\"/usr/local/bin/lotus-sim\"]",
+     "ENTRYPOINT [\"/bin/sh\"]"},
+    {"Dockerfile.sim COPY destination", "Dockerfile.sim", "/lotus-sim /usr/local/bin/lotus-sim",
+     "/lotus-sim /usr/bin/lotus-sim"},
+    {"Dockerfile.sim EXPOSE", "Dockerfile.sim", "USER 65532:65532", "USER 65532:65532\nEXPOSE 80"},
+    {"Dockerfile.sim build base image", "Dockerfile.sim", "FROM debian:12 AS",
+     "FROM ubuntu:24.04 AS"},
+    {"Dockerfile.sim runtime base image", "Dockerfile.sim", "FROM debian:12-slim",
+     "FROM debian:13-slim"},
+    {"Dockerfile.sim COPY --from", "Dockerfile.sim", "COPY --from=build", "COPY --from=builder"},
+    {"Dockerfile.sim build target", "Dockerfile.sim", "--target lotus-sim",
+     "--target lotus-extender"},
+    {"Dockerfile.sim build package not in deps.sh", "Dockerfile.sim", "libcmocka-dev",
+     "libcmocka-dev liblz4-dev"},
+    {"Dockerfile.sim build stage lacks libisal-dev", "Dockerfile.sim", "zlib1g-dev libisal-dev",
+     "zlib1g-dev"},
+    {"Dockerfile build stage lacks libmicrohttpd-dev", "Dockerfile", "libmicrohttpd-dev zlib1g-dev",
+     "zlib1g-dev"},
+    {"Dockerfile build stage lacks libglpk-dev", "Dockerfile", "libglpk-dev ", ""},
+    {"Dockerfile build stage lacks libisal-dev", "Dockerfile", "zlib1g-dev libisal-dev",
+     "zlib1g-dev"},
+    {"Dockerfile.sim runtime lacks libisal2", "Dockerfile.sim", "libisal2 ", ""},
+    {"Dockerfile.sim runtime lacks libglpk40", "Dockerfile.sim", "libglpk40 ", ""},
+    {"Dockerfile.sim runtime lacks gnuplot-nox", "Dockerfile.sim", "libjansson4 gnuplot-nox",
+     "libjansson4"},
+    {"Dockerfile.sim runtime adds libcurl4", "Dockerfile.sim", "libjansson4 ",
+     "libjansson4 libcurl4 "},
+    {"Dockerfile.sim runtime adds gnuplot-qt", "Dockerfile.sim", "libjansson4 gnuplot-nox",
+     "libjansson4 gnuplot-nox gnuplot-qt"},
 };
 
 static char *replace(const char *text, const char *old, const char *new)
@@ -1639,25 +1934,30 @@ static bool mutate(const struct inputs *in, struct inputs *out, const struct mut
     *out = *in;
     out->defaults = json_deep_copy(in->defaults);
     out->dockerfile = strdup(in->dockerfile);
+    out->dockerfile_sim = strdup(in->dockerfile_sim);
+    if (out->dockerfile == NULL || out->dockerfile_sim == NULL)
+        die("out of memory");
     for (size_t i = 0; i < in->ndocs; i++)
         out->doc[i] = json_deep_copy(in->doc[i]);
-    if (strcmp(m->file, "Dockerfile") == 0) {
-        char *t = replace(in->dockerfile, m->path, m->value);
+    if (strcmp(m->file, "Dockerfile") == 0 || strcmp(m->file, "Dockerfile.sim") == 0) {
+        char **text = strcmp(m->file, "Dockerfile") == 0 ? &out->dockerfile : &out->dockerfile_sim;
+        char *t = replace(*text, m->path, m->value);
 
         done = t != NULL;
         if (t) {
-            free(out->dockerfile);
-            out->dockerfile = t;
+            free(*text);
+            *text = t;
         }
         json_decref(nv);
     } else if (strcmp(m->file, "defaults") == 0) {
         done = nv != NULL && jset(out->defaults, m->path, nv);
-    } else if (strcmp(m->file, "version") == 0) {
-        out->version = (char *)(uintptr_t)ep_jstr(nv);
-        done = true;
-        json_decref(out->defaults); /* keep nv alive through the run: hang it on defaults */
-        out->defaults = json_deep_copy(in->defaults);
-        json_object_set_new(out->defaults, "__version", nv);
+    } else if (strcmp(m->file, "version") == 0 || strcmp(m->file, "sim version") == 0) {
+        char key[32];
+
+        *(strcmp(m->file, "version") == 0 ? &out->version : &out->sim_version) =
+            (char *)(uintptr_t)ep_jstr(nv);
+        snprintf(key, sizeof(key), "__%s", m->file); /* keep nv alive through the run */
+        done = json_object_set_new(out->defaults, key, nv) == 0;
     } else {
         for (size_t i = 0; i < in->ndocs; i++)
             if (strcmp(in->file[i], m->file) == 0 && nv != NULL) {
@@ -1673,6 +1973,7 @@ static void free_copy(struct inputs *c)
 {
     json_decref(c->defaults);
     free(c->dockerfile);
+    free(c->dockerfile_sim);
     for (size_t i = 0; i < c->ndocs; i++)
         json_decref(c->doc[i]);
 }
@@ -1712,26 +2013,55 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void load(struct inputs *in)
+/* Adds the manifest files of manifests/SUB (SUB "" or "sweep/") to in->file, as SUB<name>. */
+static void list_manifests(struct inputs *in, const char *sub)
 {
-    char dir[1024], path[1400], *out = NULL;
-    const char *argv[3];
+    char dir[1024], name[512];
     struct dirent *e;
     DIR *dp;
-    json_t *empty = json_array();
 
-    memset(in, 0, sizeof(*in));
-    snprintf(dir, sizeof(dir), "%s/manifests", srcdir);
+    snprintf(dir, sizeof(dir), "%s/manifests/%s", srcdir, sub);
     dp = opendir(dir);
     if (dp == NULL)
         die("cannot open %s: %s", dir, strerror(errno));
     while ((e = readdir(dp)) != NULL) {
         if ((ends_with(e->d_name, ".json") || ends_with(e->d_name, ".yaml") ||
              ends_with(e->d_name, ".yml")) &&
-            in->ndocs < MAXDOCS)
-            in->file[in->ndocs++] = strdup(e->d_name);
+            in->ndocs < MAXDOCS) {
+            snprintf(name, sizeof(name), "%s%s", sub, e->d_name);
+            in->file[in->ndocs] = strdup(name);
+            if (in->file[in->ndocs++] == NULL)
+                die("out of memory");
+        }
     }
     closedir(dp);
+}
+
+/* The version word of BINARY --version ("lotus-sim 0.1.0"), malloc'd. */
+static char *binary_version(const char *binary)
+{
+    const char *argv[3] = {binary, "--version", NULL};
+    char *out = NULL, *v;
+
+    if (run_capture(argv, &out) != 0 || strchr(out, ' ') == NULL)
+        die("%s --version failed", binary);
+    v = strdup(strchr(out, ' ') + 1);
+    if (v == NULL)
+        die("out of memory");
+    v[strcspn(v, " \n")] = '\0';
+    free(out);
+    return v;
+}
+
+static void load(struct inputs *in)
+{
+    char dir[1024], path[1400];
+    json_t *empty = json_array();
+
+    memset(in, 0, sizeof(*in));
+    snprintf(dir, sizeof(dir), "%s/manifests", srcdir);
+    list_manifests(in, "");
+    list_manifests(in, "sweep/");
     qsort(in->file, in->ndocs, sizeof(in->file[0]), by_name);
     for (size_t i = 0; i < in->ndocs; i++) {
         json_error_t je;
@@ -1749,17 +2079,19 @@ static void load(struct inputs *in)
     in->dockerfile = slurp(path);
     if (in->dockerfile == NULL)
         die("cannot read %s", path);
+    snprintf(path, sizeof(path), "%s/Dockerfile.sim", dir);
+    in->dockerfile_sim = slurp(path);
+    if (in->dockerfile_sim == NULL)
+        die("cannot read %s", path);
     in->defaults = print_config(empty);
     json_decref(empty);
     if (in->defaults == NULL)
         die("%s --print-config failed", bin);
-    argv[0] = bin, argv[1] = "--version", argv[2] = NULL;
-    if (run_capture(argv, &out) != 0 || strchr(out, ' ') == NULL)
-        die("%s --version failed", bin);
-    in->version = strdup(strchr(out, ' ') + 1);
-    in->version[strcspn(in->version, " \n")] = '\0';
-    free(out);
-    in->nneed = needed_packages(in->need, MAXTOK);
+    in->version = binary_version(bin);
+    in->sim_version = binary_version(sim_bin);
+    in->nneed = needed_packages(bin, in->need, MAXTOK);
+    in->nsim_need = needed_packages(sim_bin, in->sim_need, MAXTOK);
+    in->nconf = configure_packages(in->conf, in->conf_via, MAXTOK);
 }
 
 int main(int argc, char **argv)
@@ -1767,12 +2099,13 @@ int main(int argc, char **argv)
     struct inputs in;
     int failures, missed = 0;
 
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s LOTUS_EXTENDER SOURCE_DIR\n", argv[0]);
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s LOTUS_EXTENDER LOTUS_SIM SOURCE_DIR\n", argv[0]);
         return 2;
     }
     bin = argv[1];
-    srcdir = argv[2];
+    sim_bin = argv[2];
+    srcdir = argv[3];
     snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_manifests.XXXXXX");
     if (mkdtemp(tmpdir) == NULL)
         die("mkdtemp: %s", strerror(errno));
@@ -1813,6 +2146,8 @@ int main(int argc, char **argv)
     }
     json_decref(in.defaults);
     free(in.dockerfile);
+    free(in.dockerfile_sim);
     free(in.version);
+    free(in.sim_version);
     return failures == 0 && missed == 0 ? 0 : 1;
 }
