@@ -159,10 +159,11 @@ int lt_victims_choose_slots(const struct lt_evict_policy *p, const struct lt_res
         (rc = lt_res_check_request(cap, "capacity", err)) < 0)
         return rc;
     for (size_t k = 0; k < n; k++) {
+        if (lt_res_check_request(&cand[k].req, "", NULL) == 0)
+            continue; /* the message, naming the candidate, only for a bad one */
         char what[48];
         snprintf(what, sizeof(what), "candidate %zu request", k);
-        if ((rc = lt_res_check_request(&cand[k].req, what, err)) < 0)
-            return rc;
+        return lt_res_check_request(&cand[k].req, what, err);
     }
     *n_out = 0;
     *fits = false;
