@@ -26,7 +26,7 @@
 #include "lt_mem.h"
 #include "lt_rng.h"
 
-#define TOKEN_MAX 63 /* longest number or value the spec parser looks at */
+#define TOKEN_MAX 63                /* longest number or value the spec parser looks at */
 #define TWO_PI    6.283185307179586 /* Box-Muller needs 2 pi; M_PI is not part of C11 */
 
 void sim_qgen_defaults(struct sim_qgen_spec *spec)
@@ -106,8 +106,7 @@ static void range_split(const char *p, size_t n, size_t *na, const char **b, siz
 
 enum { K_N, K_ARRIVALS, K_RATE, K_LOAD, K_TASKS, K_RUNTIME, K_COUNT };
 
-static const char *const gen_keys[K_COUNT] = {"n", "arrivals", "rate", "load", "tasks",
-                                              "runtime"};
+static const char *const gen_keys[K_COUNT] = {"n", "arrivals", "rate", "load", "tasks", "runtime"};
 
 static int gen_bad(struct lt_err *err, const char *key, const char *v, size_t n, const char *what)
 {
@@ -180,8 +179,7 @@ static int gen_key(int k, const char *v, size_t n, struct sim_qgen_spec *s, stru
 }
 
 /* The key of "KEY=VALUE" at [p, p + n): its index, or an error. */
-static int gen_find(const char *p, size_t n, int *k, const char **v, size_t *nv,
-                    struct lt_err *err)
+static int gen_find(const char *p, size_t n, int *k, const char **v, size_t *nv, struct lt_err *err)
 {
     const char *eq = memchr(p, '=', n);
     size_t nk = eq ? (size_t)(eq - p) : n;
@@ -211,8 +209,7 @@ int sim_qgen_parse(const char *s, struct sim_qgen_spec *spec, struct lt_err *err
     if (s == NULL || spec == NULL)
         return lt_err_set(err, LT_EINVAL, 0, 0, "no generator spec");
     if (strcmp(s, "gen") != 0 && strncmp(s, "gen:", 4) != 0)
-        return lt_err_set(err, LT_EINVAL, 0, 0, "generator spec '%s' does not start with 'gen'",
-                          s);
+        return lt_err_set(err, LT_EINVAL, 0, 0, "generator spec '%s' does not start with 'gen'", s);
     sim_qgen_defaults(&t);
     for (p = s[3] == ':' ? s + 4 : s + 3; *p != '\0';) {
         size_t n = strcspn(p, ",");
@@ -283,8 +280,8 @@ static void gen_job(const struct sim_qgen_spec *s, struct lt_rng *rng, struct lt
     j->cls = -1;
 }
 
-int sim_qgen(const struct sim_qgen_spec *spec, uint64_t cores, uint64_t seed,
-             struct lt_qjob **out, size_t *n, struct lt_err *err)
+int sim_qgen(const struct sim_qgen_spec *spec, uint64_t cores, uint64_t seed, struct lt_qjob **out,
+             size_t *n, struct lt_err *err)
 {
     struct lt_rng rng;
     struct lt_qjob *jobs;
@@ -339,10 +336,10 @@ int sim_qest_parse(const char *s, struct sim_qest *out, struct lt_err *err)
     }
     if (strncmp(s, "noisy:", 6) == 0)
         return lt_err_set(err, LT_EINVAL, 0, 0,
-                          "estimate '%s': the coefficient of variation is not a number in 0..%g",
-                          s, SIM_QEST_MAX_CV);
-    return lt_err_set(err, LT_EINVAL, 0, 0,
-                      "unknown estimate '%s' (known: exact, noisy:CV, field)", s);
+                          "estimate '%s': the coefficient of variation is not a number in 0..%g", s,
+                          SIM_QEST_MAX_CV);
+    return lt_err_set(err, LT_EINVAL, 0, 0, "unknown estimate '%s' (known: exact, noisy:CV, field)",
+                      s);
 }
 
 int sim_qestimate(struct lt_qjob *jobs, size_t n, const struct sim_qest *est, uint64_t seed,

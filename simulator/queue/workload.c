@@ -9,8 +9,8 @@
  * SIM_QLOAD_MAX_JOBS jobs. Every rejected field names its line, its field number and the
  * field's name (simulator/queue/README.md lists the messages' shape).
  *
- * SWF readings (the format leaves them to the user; Batsim's and AccaSim's converters make
- * the same choices): submit times are made relative to the smallest kept one; a job that did
+ * SWF readings (the format leaves them to the user; Batsim's SWF converter makes the same
+ * first two choices): submit times are made relative to the smallest kept one; a job that did
  * not run (run time 0 or -1) or has no processor count is skipped and counted, or an error in
  * strict mode; a checkpointed job's partial-execution lines (status 2, 3, 4) are skipped, its
  * summary line (status 0, 1 or 5) is the job; cancelled jobs that ran are kept, since they
@@ -43,14 +43,14 @@ _Static_assert(BLOCK > SIM_QLOAD_MAX_LINE + 2, "a whole line must fit in one blo
 /* Lines of a file (f != NULL, read through buf) or of a caller's buffer (mem). */
 struct lines {
     FILE *f;
-    char *buf;        /* BLOCK bytes when reading f */
-    size_t start;     /* first unread byte of buf */
-    size_t end;       /* one past the last valid byte of buf */
-    bool eof;         /* f has nothing more */
-    const char *mem;  /* the caller's bytes when f is NULL */
-    size_t mem_len;   /* their count */
-    size_t mem_pos;   /* first unread one */
-    int64_t lineno;   /* 1-based number of the line last returned */
+    char *buf;       /* BLOCK bytes when reading f */
+    size_t start;    /* first unread byte of buf */
+    size_t end;      /* one past the last valid byte of buf */
+    bool eof;        /* f has nothing more */
+    const char *mem; /* the caller's bytes when f is NULL */
+    size_t mem_len;  /* their count */
+    size_t mem_pos;  /* first unread one */
+    int64_t lineno;  /* 1-based number of the line last returned */
 };
 
 /* The line at [p, p + n) (n includes no newline), with one trailing '\r' dropped and the
@@ -302,9 +302,9 @@ static const char *const csv_names[CSV_NCOLS] = {"arrival_s", "tasks", "runtime_
 
 /* The CSV header: which known column each field is, and where each known column is. */
 struct csv_head {
-    size_t n_fields;       /* fields per line */
-    int col[CSV_NCOLS];    /* field index (0-based) of each known column, -1 when absent */
-    int kind[CSV_NCOLS];   /* enum csv_col of field i, for i < n_fields */
+    size_t n_fields;     /* fields per line */
+    int col[CSV_NCOLS];  /* field index (0-based) of each known column, -1 when absent */
+    int kind[CSV_NCOLS]; /* enum csv_col of field i, for i < n_fields */
 };
 
 /* Splits line at commas into at most max fields (each trimmed); returns the count, which may
@@ -377,8 +377,8 @@ static int csv_value(struct reader *r, int64_t ln, int i, int kind, struct field
         return 0; /* cls stays -1 */
     if (f.n == 0 && kind == COL_ESTIMATE) {
         if (r->opts.need_estimates)
-            return lt_err_set(r->err, LT_EPARSE, ln, i, "%s: missing, and --estimate field needs it",
-                              name);
+            return lt_err_set(r->err, LT_EPARSE, ln, i,
+                              "%s: missing, and --estimate field needs it", name);
         return 0;
     }
     if (f.n == 0)
@@ -392,8 +392,8 @@ static int csv_value(struct reader *r, int64_t ln, int i, int kind, struct field
         return 0;
     case COL_TASKS:
         if (!parse_i64(f, &w) || w < 1)
-            return lt_err_set(r->err, LT_EPARSE, ln, i, "%s: '%s' is not a whole number >= 1",
-                              name, excerpt(f, ex));
+            return lt_err_set(r->err, LT_EPARSE, ln, i, "%s: '%s' is not a whole number >= 1", name,
+                              excerpt(f, ex));
         if (w > (int64_t)UINT32_MAX)
             return lt_err_set(r->err, LT_EPARSE, ln, i, "%s: '%s' is more than %u", name,
                               excerpt(f, ex), UINT32_MAX);
@@ -486,12 +486,24 @@ static int csv_read(struct reader *r, struct lines *ls)
 
 /* ---- SWF ------------------------------------------------------------------------------ */
 
-static const char *const swf_names[SWF_N] = {
-    "job number",          "submit time",        "wait time",         "run time",
-    "allocated processors", "average CPU time",  "used memory",       "requested processors",
-    "requested time",      "requested memory",   "status",            "user ID",
-    "group ID",            "executable number",  "queue number",      "partition number",
-    "preceding job number", "think time"};
+static const char *const swf_names[SWF_N] = {"job number",
+                                             "submit time",
+                                             "wait time",
+                                             "run time",
+                                             "allocated processors",
+                                             "average CPU time",
+                                             "used memory",
+                                             "requested processors",
+                                             "requested time",
+                                             "requested memory",
+                                             "status",
+                                             "user ID",
+                                             "group ID",
+                                             "executable number",
+                                             "queue number",
+                                             "partition number",
+                                             "preceding job number",
+                                             "think time"};
 
 /* SWF field numbers (1-based) the reader uses. */
 enum { F_SUBMIT = 2, F_RUN = 4, F_ALLOC = 5, F_REQ_PROCS = 8, F_REQ_TIME = 9, F_STATUS = 11 };

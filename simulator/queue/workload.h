@@ -39,8 +39,9 @@
 /* The three ways of reading an estimate (--estimate). */
 enum sim_qest_kind {
     SIM_QEST_EXACT = 0, /* estimate = run time (an oracle); the default */
-    SIM_QEST_NOISY = 1, /* run time x a lognormal factor of mean 1 and coefficient of variation cv */
-    SIM_QEST_FIELD = 2  /* the file's own estimate: CSV estimate_s, SWF field 9 (requested time) */
+    SIM_QEST_NOISY =
+        1,             /* run time x a lognormal factor of mean 1 and coefficient of variation cv */
+    SIM_QEST_FIELD = 2 /* the file's own estimate: CSV estimate_s, SWF field 9 (requested time) */
 };
 
 struct sim_qest {
@@ -87,8 +88,7 @@ LT_MUST_CHECK int sim_qload_csv(const char *path, const struct sim_qload_opts *o
  * input in messages. */
 LT_MUST_CHECK int sim_qload_csv_buffer(const char *source, const char *buf, size_t len,
                                        const struct sim_qload_opts *opts, struct lt_qjob **out,
-                                       size_t *n, struct sim_qload_info *info,
-                                       struct lt_err *err);
+                                       size_t *n, struct sim_qload_info *info, struct lt_err *err);
 
 /* Reads the Standard Workload Format file at path (Parallel Workloads Archive, version 2.2;
  * simulator/queue/README.md): ';' comment lines (the header's MaxProcs and MaxNodes are read
@@ -104,8 +104,7 @@ LT_MUST_CHECK int sim_qload_swf(const char *path, const struct sim_qload_opts *o
 /* As sim_qload_swf, from the len bytes at buf; source names the input in messages. */
 LT_MUST_CHECK int sim_qload_swf_buffer(const char *source, const char *buf, size_t len,
                                        const struct sim_qload_opts *opts, struct lt_qjob **out,
-                                       size_t *n, struct sim_qload_info *info,
-                                       struct lt_err *err);
+                                       size_t *n, struct sim_qload_info *info, struct lt_err *err);
 
 /* The workload generator's parameters (`gen:...`, sim_qgen_parse). NOT the paper's workload,
  * which Simon & McGalliard do not give (spec section 1.10): defaults are lotus's choice. */

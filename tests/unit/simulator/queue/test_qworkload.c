@@ -68,8 +68,8 @@ static void check_bad(const struct bad *b, size_t nb, bool swf, const struct sim
 
         if (rc != b[i].code || err.line != b[i].line || err.column != b[i].column ||
             strcmp(err.text, b[i].text) != 0)
-            print_error("case %zu: got %d %s:%lld:%d: %s\n", i, rc, err.source,
-                        (long long)err.line, err.column, err.text);
+            print_error("case %zu: got %d %s:%lld:%d: %s\n", i, rc, err.source, (long long)err.line,
+                        err.column, err.text);
         assert_int_equal(rc, b[i].code);
         assert_int_equal(err.code, b[i].code);
         assert_int_equal(err.line, b[i].line);
@@ -403,9 +403,8 @@ static void test_swf_strict_and_field_estimates_fail_where_they_should(void **st
 
     (void)state;
     check_bad(strict, 3, true, &o);
-    assert_int_equal(load_swf(SWF_OK "1 0 0 10 4 -1 -1 4 20 -1 2 1 1 1 1 1 -1 -1\n", &o, &j, &n,
-                              NULL, &err),
-                     0);
+    assert_int_equal(
+        load_swf(SWF_OK "1 0 0 10 4 -1 -1 4 20 -1 2 1 1 1 1 1 -1 -1\n", &o, &j, &n, NULL, &err), 0);
     assert_int_equal(n, 1);
     lt_free(j);
     o = (struct sim_qload_opts){.need_estimates = true};
@@ -442,8 +441,7 @@ static void test_gen_parse_reads_every_key_and_keeps_defaults(void **state)
     lt_assert_near(s.runtime_max_s, 3600, 0);
     assert_int_equal(sim_qgen_parse("gen:", &s, &err), 0);
     assert_int_equal(s.n, d.n);
-    assert_int_equal(sim_qgen_parse("gen:n=20,tasks=2..8,runtime=1.5..60,rate=0.25", &s, &err),
-                     0);
+    assert_int_equal(sim_qgen_parse("gen:n=20,tasks=2..8,runtime=1.5..60,rate=0.25", &s, &err), 0);
     assert_int_equal(s.n, 20);
     assert_int_equal(s.tasks_min, 2);
     assert_int_equal(s.tasks_max, 8);
@@ -617,8 +615,8 @@ static void test_estimate_parse(void **state)
     lt_assert_near(e.cv, 0.5, 0);
     lt_err_init(&err, NULL);
     assert_int_equal(sim_qest_parse("noisy:11", &e, &err), LT_EINVAL);
-    assert_string_equal(err.text,
-                        "estimate 'noisy:11': the coefficient of variation is not a number in 0..10");
+    assert_string_equal(
+        err.text, "estimate 'noisy:11': the coefficient of variation is not a number in 0..10");
     lt_err_init(&err, NULL);
     assert_int_equal(sim_qest_parse("noisy:-1", &e, &err), LT_EINVAL);
     lt_err_init(&err, NULL);
@@ -754,7 +752,7 @@ static void test_random_bytes_never_crash(void **state)
         }
         for (; i < len; i++)
             p[i] = lt_rng_below(&rng, 8) == 0 ? (char)lt_rng_below(&rng, 256)
-                                             : alpha[lt_rng_below(&rng, sizeof(alpha) - 1)];
+                                              : alpha[lt_rng_below(&rng, sizeof(alpha) - 1)];
         check_random(p, len, swf);
         free(p);
     }
