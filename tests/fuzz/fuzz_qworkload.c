@@ -45,8 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (size == 0)
         return 0;
-    o = (struct sim_qload_opts){.strict = (data[0] & 2) != 0,
-                                .need_estimates = (data[0] & 4) != 0};
+    o = (struct sim_qload_opts){.strict = (data[0] & 2) != 0, .need_estimates = (data[0] & 4) != 0};
     len = size - 1;
     buf = malloc(len ? len : 1);
     if (buf == NULL)
