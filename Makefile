@@ -81,6 +81,20 @@ fuzz-smoke:
 	    $(FUZZ_BUILD)/corpus-trace > $(FUZZ_BUILD)/fuzz-trace.log 2>&1; rc=$$?; \
 	    grep -E '^(stat::number_of_executed_units|Done|==[0-9]+==ERROR)' $(FUZZ_BUILD)/fuzz-trace.log; \
 	    exit $$rc
+	# lotus-sim queue's CSV and SWF readers, seeded with the example inputs (first byte: 0 SWF,
+	# 1 CSV, 2/3 strict, 4/5 need estimates) and a few malformed lines.
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_qworkload
+	rm -rf $(FUZZ_BUILD)/corpus-queue && mkdir -p $(FUZZ_BUILD)/corpus-queue
+	{ printf '\000'; cat tests/data/queue/example.swf; } > $(FUZZ_BUILD)/corpus-queue/swf
+	{ printf '\006'; cat tests/data/queue/example.swf; } > $(FUZZ_BUILD)/corpus-queue/swf-strict
+	{ printf '\001'; cat tests/data/queue/jobs.csv; } > $(FUZZ_BUILD)/corpus-queue/csv
+	{ printf '\005'; cat tests/data/queue/jobs.csv; } > $(FUZZ_BUILD)/corpus-queue/csv-est
+	printf '\001tasks,runtime_s,arrival_s\r\n1,1e3,0\r\n2,x,1' > $(FUZZ_BUILD)/corpus-queue/csv-bad
+	printf '\000; MaxProcs: 12x\n1 0 0 10 -1 -1 -1 4 -1 -1 5 1 1 1 1 1 -1' > $(FUZZ_BUILD)/corpus-queue/swf-bad
+	$(FUZZ_BUILD)/fuzz_qworkload -max_total_time=10 -max_len=4096 -print_final_stats=1 \
+	    $(FUZZ_BUILD)/corpus-queue > $(FUZZ_BUILD)/fuzz-queue.log 2>&1; rc=$$?; \
+	    grep -E '^(stat::number_of_executed_units|Done|==[0-9]+==ERROR)' $(FUZZ_BUILD)/fuzz-queue.log; \
+	    exit $$rc
 	# The extender's request decoders and response encoders, seeded with the extender/v1
 	# golden strings and the malformed requests of tests/fixtures/extender.
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_extender_json

@@ -24,7 +24,8 @@ enum lt_rng_stream {
     LT_RNG_MACHINES = 2, /* T(x) machine sampling */
     LT_RNG_EVICTION = 3, /* eviction policies (rnd) */
     LT_RNG_MEMORY = 4,   /* the slot simulator's memory checkpoints */
-    LT_RNG_PREEMPT = 5   /* the replay's preemption: where its search for a machine starts */
+    LT_RNG_PREEMPT = 5,  /* the replay's preemption: where its search for a machine starts */
+    LT_RNG_ESTIMATE = 6  /* lotus-sim queue: noisy run-time estimates (--estimate noisy:CV) */
 };
 
 /* Seeds r from (seed, stream); stream jumps cost ~256 steps each. */

@@ -5,12 +5,13 @@
  * replay engine (simulator/replay, simulator/trace) is compiled into this test against it.
  * Scenarios: the cluster and every policy; a replay of a small hand-written trace; a slot
  * simulator run (HYBRID, memory-limited, checked after every event); a LoTES build and
- * simulation.
+ * simulation; lotus-sim queue's inputs (simulator/queue: CSV, SWF file, generator).
  *
  * SPDX-License-Identifier: MIT
  */
 #include "lt_test.h"
 #include "lt_test_dir.h"
+#include "queue/workload.h"
 #include "replay/replay.h"
 
 #include <inttypes.h>
@@ -297,6 +298,46 @@ static void test_lotes_every_failure(void **state)
     print_message("lotes: allocation points exercised: %d\n", failures);
 }
 
+/* ---- lotus-sim queue's inputs ---- */
+
+static int queue_run(void *arg, struct lt_err *err)
+{
+    char csv[4096];
+    size_t len = 0, n = 0, i;
+    struct lt_qjob *j = NULL;
+    struct sim_qgen_spec g;
+    int rc;
+
+    (void)arg;
+    len += (size_t)snprintf(csv, sizeof(csv), "arrival_s,tasks,runtime_s\n");
+    for (i = 0; i < 40; i++) /* 40 jobs: the array grows 16 -> 32 -> 64 */
+        len += (size_t)snprintf(csv + len, sizeof(csv) - len, "%zu,2,5\n", 40 - i);
+    rc = sim_qload_csv_buffer("q.csv", csv, len, NULL, &j, &n, NULL, err);
+    lt_free(j);
+    j = NULL;
+    if (rc == 0)
+        rc = sim_qload_swf(QW_DATA_DIR "/example.swf", NULL, &j, &n, NULL, err);
+    lt_free(j);
+    j = NULL;
+    sim_qgen_defaults(&g);
+    g.n = 30;
+    g.rate = 1;
+    if (rc == 0)
+        rc = sim_qgen(&g, 0, 1, &j, &n, err);
+    lt_free(j);
+    return rc;
+}
+
+static void test_queue_inputs_every_failure(void **state)
+{
+    int failures;
+
+    (void)state;
+    failures = every_failure(queue_run, NULL);
+    assert_true(failures >= 5);
+    print_message("queue inputs: allocation points exercised: %d\n", failures);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -304,6 +345,7 @@ int main(void)
         cmocka_unit_test(test_replay_every_failure),
         cmocka_unit_test(test_slots_every_failure),
         cmocka_unit_test(test_lotes_every_failure),
+        cmocka_unit_test(test_queue_inputs_every_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
