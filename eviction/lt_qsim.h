@@ -44,7 +44,12 @@
 #include "lt_queue.h"
 
 enum lt_qdispatch { LT_QDISPATCH_RIGID, LT_QDISPATCH_FRACTIONAL };
-enum lt_qbackfill { LT_QBACKFILL_NONE, LT_QBACKFILL_EASY, LT_QBACKFILL_RELAXED, LT_QBACKFILL_GREEDY };
+enum lt_qbackfill {
+    LT_QBACKFILL_NONE,
+    LT_QBACKFILL_EASY,
+    LT_QBACKFILL_RELAXED,
+    LT_QBACKFILL_GREEDY
+};
 
 /* Bounded slowdown's bound, as the replay's (docs/simulator.md). */
 #define LT_QSIM_TAU_S 10.0
@@ -94,18 +99,18 @@ struct lt_qjob_out {
 /* The metrics of spec 1.8 over the completed jobs (NaN where no job completed). */
 struct lt_qsim_summary {
     size_t jobs, completed;
-    uint64_t events;     /* arrivals + ends of running pieces */
-    uint64_t instants;   /* distinct event times */
-    size_t max_queued;   /* most jobs waiting at once */
+    uint64_t events;   /* arrivals + ends of running pieces */
+    uint64_t instants; /* distinct event times */
+    size_t max_queued; /* most jobs waiting at once */
     double first_arrival_s, last_end_s;
     double makespan_s;   /* M = last end - first arrival (the paper's "Wait" column) */
     double work_core_s;  /* W = sum n r of the completed jobs (actual run times) */
     double utilisation;  /* U = W / (C M), 0..1 (the paper's "Utiliz" / 100) */
     double total_wait_s; /* sum (s - a) (the paper's "TotalWait") */
     double wait_mean_s, wait_p50_s, wait_p90_s, wait_p99_s; /* nearest-rank percentiles */
-    double response_mean_s; /* mean c - a */
-    double bsld_mean;       /* mean max(1, (c - a) / max(r, tau)), tau = LT_QSIM_TAU_S */
-    double xf_mean;         /* mean expansion factor (c - a) / r (= (s - a + r) / r if rigid) */
+    double response_mean_s;                                 /* mean c - a */
+    double bsld_mean; /* mean max(1, (c - a) / max(r, tau)), tau = LT_QSIM_TAU_S */
+    double xf_mean;   /* mean expansion factor (c - a) / r (= (s - a + r) / r if rigid) */
 };
 
 struct lt_qsim;

@@ -26,9 +26,12 @@ struct entry {
 
 /* The spec's table (1.3); the last entry is the family, parsed by composite(). */
 static const struct entry orders[] = {
-    {"fcfs", LT_QORDER_FCFS, 0, 1, 0},          {"sjf", LT_QORDER_SJF, 0, 0, -1},
-    {"ljf", LT_QORDER_LJF, 0, 0, 1},            {"largest", LT_QORDER_LARGEST, 1, 0, 0},
-    {"smallest", LT_QORDER_SMALLEST, -1, 0, 0}, {"composite:A,B,G", LT_QORDER_COMPOSITE, 0, 0, 0},
+    {"fcfs", LT_QORDER_FCFS, 0, 1, 0},
+    {"sjf", LT_QORDER_SJF, 0, 0, -1},
+    {"ljf", LT_QORDER_LJF, 0, 0, 1},
+    {"largest", LT_QORDER_LARGEST, 1, 0, 0},
+    {"smallest", LT_QORDER_SMALLEST, -1, 0, 0},
+    {"composite:A,B,G", LT_QORDER_COMPOSITE, 0, 0, 0},
 };
 
 #define N_ORDERS (sizeof(orders) / sizeof(orders[0]))
@@ -83,8 +86,7 @@ static bool number(const char *s, size_t len, double *v)
 }
 
 /* Parses "A,B,G" (the text after "composite:") into *out. */
-static int composite(const char *name, const char *text, struct lt_qorder *out,
-                     struct lt_err *err)
+static int composite(const char *name, const char *text, struct lt_qorder *out, struct lt_err *err)
 {
     double v[3];
     const char *p = text;

@@ -87,8 +87,8 @@ struct lt_qsim {
     size_t n_pc, cap_pc;
     uint32_t free_pc; /* first free piece, ABSENT if none */
     struct end_heap ends;
-    struct pred_heap preds;   /* easy and relaxed only */
-    struct front_heap front;  /* scratch of the shadow walk */
+    struct pred_heap preds;  /* easy and relaxed only */
+    struct front_heap front; /* scratch of the shadow walk */
     bool use_pred;
     /* the queue: ranked (fixed keys) or sorted (time-varying) */
     bool ranked;
@@ -98,9 +98,9 @@ struct lt_qsim {
     size_t width;      /* leaves: a power of two >= n */
     struct qent *qa;   /* sorted queue */
     size_t n_qa, cap_qa;
-    bool keyed;        /* the sorted queue was keyed once */
-    bool dirty;        /* the sorted queue needs a sort */
-    double key_time;   /* the instant the keys were computed at */
+    bool keyed;      /* the sorted queue was keyed once */
+    bool dirty;      /* the sorted queue needs a sort */
+    double key_time; /* the instant the keys were computed at */
 };
 
 static bool end_less(const struct lt_qsim *s, const uint32_t *x, const uint32_t *y)
@@ -144,8 +144,7 @@ int lt_qdispatch_find(const char *name, enum lt_qdispatch *out, struct lt_err *e
                       name ? name : "(null)");
 }
 
-int lt_qbackfill_find(const char *name, enum lt_qbackfill *out, double *relax_f,
-                      struct lt_err *err)
+int lt_qbackfill_find(const char *name, enum lt_qbackfill *out, double *relax_f, struct lt_err *err)
 {
     static const char *const names[] = {"none", "easy", "relaxed:F", "greedy"};
     static const char prefix[] = "relaxed:";
@@ -244,8 +243,9 @@ static int check_job(const struct lt_qsim_params *p, const struct lt_qjob *j, si
         field = "estimate_s", rule = "a finite number > 0", v = j->estimate_s;
     if (field == NULL)
         return 0;
-    return lt_err_set(err, LT_EINVAL, 0, 0, "job %zu (id %" PRId64 "): field '%s' is %g, must be %s",
-                      i, j->id, field, v, rule);
+    return lt_err_set(err, LT_EINVAL, 0, 0,
+                      "job %zu (id %" PRId64 "): field '%s' is %g, must be %s", i, j->id, field, v,
+                      rule);
 }
 
 /* ---- the queue ---- */
@@ -743,8 +743,7 @@ static int present_jobs(const struct lt_qsim *s, uint32_t **out, size_t *m)
 
     if (list == NULL)
         return LT_ENOMEM;
-    for (size_t pos = q_first(s, NONE, ABSENT - 1); pos != NONE;
-         pos = q_first(s, pos, ABSENT - 1))
+    for (size_t pos = q_first(s, NONE, ABSENT - 1); pos != NONE; pos = q_first(s, pos, ABSENT - 1))
         list[k++] = q_job(s, pos);
     for (size_t i = 0; i < s->ends.n; i++)
         list[k++] = s->pc[s->ends.a[i]].job;
@@ -809,8 +808,7 @@ static int fill_fork(struct lt_qsim *f, const struct lt_qsim *s, const uint32_t 
     return copy_pieces(f, s, list, m);
 }
 
-struct lt_qsim *lt_qsim_fork(const struct lt_qsim *s, const struct lt_qorder *o,
-                             struct lt_err *err)
+struct lt_qsim *lt_qsim_fork(const struct lt_qsim *s, const struct lt_qorder *o, struct lt_err *err)
 {
     struct lt_qsim_params p = s->p;
     struct lt_qsim *f = NULL;
@@ -846,8 +844,7 @@ int lt_qsim_set_order(struct lt_qsim *s, const struct lt_qorder *o, struct lt_er
         return LT_EINVAL;
     if ((qa = lt_calloc(s->queued + 1, sizeof(*qa))) == NULL)
         return oom(err);
-    for (size_t pos = q_first(s, NONE, ABSENT - 1); pos != NONE;
-         pos = q_first(s, pos, ABSENT - 1))
+    for (size_t pos = q_first(s, NONE, ABSENT - 1); pos != NONE; pos = q_first(s, pos, ABSENT - 1))
         qa[k++].job = q_job(s, pos);
     assert(k == s->queued);
     lt_free(s->rank_of);

@@ -103,8 +103,8 @@ static void naive_start(struct naive *s, size_t j, uint32_t k)
     s->u[j] -= k;
     s->free -= k;
     s->nrun[j]++;
-    s->pc[s->n_pc++] = (struct npiece){j, k, s->now + s->jobs[j].runtime_s,
-                                       s->now + s->jobs[j].estimate_s};
+    s->pc[s->n_pc++] =
+        (struct npiece){j, k, s->now + s->jobs[j].runtime_s, s->now + s->jobs[j].estimate_s};
 }
 
 static void naive_shadow(const struct naive *s, uint32_t need, double *ts, uint32_t *extra)
@@ -225,7 +225,7 @@ static void random_jobs(struct lt_qjob *jobs, size_t n, uint32_t max_n, double s
     lt_rng_init(&r, seed, LT_RNG_WORKLOAD);
     for (size_t j = 0; j < n; j++) {
         double rt = (double)(1 + lt_rng_below(&r, 60));
-        jobs[j] = job((int64_t)j, (double)lt_rng_below(&r, (uint64_t)span), 
+        jobs[j] = job((int64_t)j, (double)lt_rng_below(&r, (uint64_t)span),
                       (uint32_t)(1 + lt_rng_below(&r, max_n)), rt);
         if (noisy)
             jobs[j].estimate_s = rt * (0.5 + 1.5 * lt_rng_uniform(&r));
@@ -241,9 +241,9 @@ static void assert_same(const struct lt_qjob_out *a, const struct lt_qjob_out *b
         bool same_s = !(a[j].start_s < b[j].start_s) && !(a[j].start_s > b[j].start_s);
         bool same_e = !(a[j].end_s < b[j].end_s) && !(a[j].end_s > b[j].end_s);
         if (!same_s || !same_e) {
-            print_error("%s, seed %llu: job %zu starts %.17g / %.17g, ends %.17g / %.17g\n",
-                        what, (unsigned long long)seed, j, a[j].start_s, b[j].start_s,
-                        a[j].end_s, b[j].end_s);
+            print_error("%s, seed %llu: job %zu starts %.17g / %.17g, ends %.17g / %.17g\n", what,
+                        (unsigned long long)seed, j, a[j].start_s, b[j].start_s, a[j].end_s,
+                        b[j].end_s);
             fail();
         }
     }
@@ -254,7 +254,7 @@ static void assert_same(const struct lt_qjob_out *a, const struct lt_qjob_out *b
 /* The workload of every hand case: 4 cores, estimates exact.
  *   J0 a=0 n=2 r=10   J1 a=0 n=4 r=5   J2 a=1 n=1 r=3   J3 a=2 n=2 r=4   J4 a=3 n=1 r=20 */
 static const struct lt_qjob hand_jobs[5] = {
-    {0, 0, 2, 10, 10, -1}, {1, 0, 4, 5, 5, -1}, {2, 1, 1, 3, 3, -1},
+    {0, 0, 2, 10, 10, -1}, {1, 0, 4, 5, 5, -1},   {2, 1, 1, 3, 3, -1},
     {3, 2, 2, 4, 4, -1},   {4, 3, 1, 20, 20, -1},
 };
 
@@ -377,14 +377,21 @@ static void test_metrics_by_hand(void **state)
 /* ---- properties on random workloads ---- */
 
 static const char *const modes[][2] = {
-    {"rigid", "none"},      {"rigid", "easy"},   {"rigid", "relaxed:0.5"},
-    {"rigid", "greedy"},    {"fractional", "none"},
+    {"rigid", "none"},   {"rigid", "easy"},      {"rigid", "relaxed:0.5"},
+    {"rigid", "greedy"}, {"fractional", "none"},
 };
 #define N_MODES (sizeof(modes) / sizeof(modes[0]))
 
 static const char *const all_orders[] = {
-    "fcfs", "sjf", "ljf", "largest", "smallest", "composite:0,1,0", "composite:-0.1,-0.3,-0.4",
-    "composite:1,0,1", "composite:0.5,2,-1",
+    "fcfs",
+    "sjf",
+    "ljf",
+    "largest",
+    "smallest",
+    "composite:0,1,0",
+    "composite:-0.1,-0.3,-0.4",
+    "composite:1,0,1",
+    "composite:0.5,2,-1",
 };
 #define N_ORDERS (sizeof(all_orders) / sizeof(all_orders[0]))
 
@@ -572,8 +579,7 @@ static void test_sm7_easy_never_delays_the_head(void **state)
                 checked++;
                 if (out[j].start_s > g.ts_of[j]) {
                     print_error("%s seed %llu: head %zu started %g after its shadow time %g\n",
-                                orders[o], (unsigned long long)seed, j, out[j].start_s,
-                                g.ts_of[j]);
+                                orders[o], (unsigned long long)seed, j, out[j].start_s, g.ts_of[j]);
                     fail();
                 }
             }
@@ -670,9 +676,9 @@ static void test_order_names(void **state)
     struct lt_qorder o;
     struct lt_err err;
     char name[64];
-    const char *bad[] = {"composite:", "composite:1,2", "composite:1,2,3,4", "composite:1,x,3",
-                         "composite:1,,3", "composite:nan,0,0", "composite:1,inf,0",
-                         "composite: 1,2,3"};
+    const char *bad[] = {"composite:",        "composite:1,2",   "composite:1,2,3,4",
+                         "composite:1,x,3",   "composite:1,,3",  "composite:nan,0,0",
+                         "composite:1,inf,0", "composite: 1,2,3"};
 
     (void)state;
     assert_int_equal(lt_qorder_find("composite:-0.1,-0.3,-0.4", &o, NULL), 0);
