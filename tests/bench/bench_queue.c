@@ -44,11 +44,16 @@ struct opts {
 
 /* Order, dispatch, backfill of each measured run; fixed orders first. */
 static const char *const runs[][3] = {
-    {"fcfs", "rigid", "none"},       {"sjf", "rigid", "none"},
-    {"ljf", "rigid", "none"},        {"largest", "rigid", "none"},
-    {"smallest", "rigid", "none"},   {"fcfs", "rigid", "easy"},
-    {"sjf", "rigid", "easy"},        {"fcfs", "rigid", "greedy"},
-    {"fcfs", "fractional", "none"},  {"sjf", "fractional", "none"},
+    {"fcfs", "rigid", "none"},
+    {"sjf", "rigid", "none"},
+    {"ljf", "rigid", "none"},
+    {"largest", "rigid", "none"},
+    {"smallest", "rigid", "none"},
+    {"fcfs", "rigid", "easy"},
+    {"sjf", "rigid", "easy"},
+    {"fcfs", "rigid", "greedy"},
+    {"fcfs", "fractional", "none"},
+    {"sjf", "fractional", "none"},
     {"composite:-0.1,-0.3,-0.4", "rigid", "none"},
     {"composite:-0.1,-0.3,-0.4", "fractional", "none"},
 };
@@ -86,8 +91,8 @@ static int parse_num(const char *flag, const char *s, double lo, double hi, doub
 
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
-    static const char *const flags[] = {"--jobs", "--cores", "--max-size", "--load",
-                                        "--repeat", "--seed", NULL};
+    static const char *const flags[] = {"--jobs",   "--cores", "--max-size", "--load",
+                                        "--repeat", "--seed",  NULL};
     const char *v[6] = {NULL};
     double x[6] = {DEFAULT_JOBS, DEFAULT_CORES, 0, 0.95, DEFAULT_REPEAT, 1};
     const double hi[6] = {1e7, 1e7, 1e7, 4, 1000, 1e15};
