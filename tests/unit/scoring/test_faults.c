@@ -5,7 +5,9 @@
  * replay engine (simulator/replay, simulator/trace) is compiled into this test against it.
  * Scenarios: the cluster and every policy; a replay of a small hand-written trace; a slot
  * simulator run (HYBRID, memory-limited, checked after every event); a LoTES build and
- * simulation; lotus-sim queue's inputs (simulator/queue: CSV, SWF file, generator).
+ * simulation; queue simulator runs (EASY on a fixed order, a time-varying composite order,
+ * fractional dispatch) with a fork, an order change and the summary; lotus-sim queue's inputs
+ * (simulator/queue: CSV, SWF file, generator).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -22,6 +24,7 @@
 #include "lt_lotes.h"
 #include "lt_lotes_sim.h"
 #include "lt_mem.h"
+#include "lt_qsim.h"
 #include "lt_rng.h"
 #include "lt_score.h"
 #include "lt_slotsim.h"
@@ -298,9 +301,70 @@ static void test_lotes_every_failure(void **state)
     print_message("lotes: allocation points exercised: %d\n", failures);
 }
 
-/* ---- lotus-sim queue's inputs ---- */
+/* ---- the queue simulator ---- */
+
+/* One run per mode: advance to the 10th instant, fork (and run the fork), change the order,
+ * finish, summarise. */
+struct queue_mode {
+    const char *order, *dispatch, *backfill;
+};
 
 static int queue_run(void *arg, struct lt_err *err)
+{
+    const struct queue_mode *mode = arg;
+    struct lt_qjob jobs[60];
+    struct lt_qsim_params p;
+    struct lt_qsim_summary sum;
+    struct lt_qorder o;
+    struct lt_qsim *s, *f;
+    bool done = false;
+    int rc = 0;
+
+    for (size_t k = 0; k < 60; k++)
+        jobs[k] = (struct lt_qjob){(int64_t)k,          (double)(k / 3),     (uint32_t)(1 + k % 5),
+                                   (double)(1 + k % 7), (double)(1 + k % 7), -1};
+    lt_qsim_params_default(&p, 6);
+    if ((rc = lt_qorder_find(mode->order, &p.order, err)) < 0 ||
+        (rc = lt_qdispatch_find(mode->dispatch, &p.dispatch, err)) < 0 ||
+        (rc = lt_qbackfill_find(mode->backfill, &p.backfill, &p.relax_f, err)) < 0 ||
+        (rc = lt_qorder_find("composite:0,-1,1", &o, err)) < 0)
+        return rc;
+    if ((s = lt_qsim_new(&p, jobs, 60, err)) == NULL)
+        return err->code;
+    for (int k = 0; k < 10 && rc == 0 && !done; k++)
+        rc = lt_qsim_advance(s, &done, err);
+    if (rc == 0) {
+        if ((f = lt_qsim_fork(s, &o, err)) == NULL)
+            rc = err->code;
+        else if ((rc = lt_qsim_finish(f, err)) == 0)
+            rc = lt_qsim_summarise(f, &sum, err);
+        lt_qsim_free(f);
+    }
+    if (rc == 0 && (rc = lt_qsim_set_order(s, &o, err)) == 0 && (rc = lt_qsim_finish(s, err)) == 0)
+        rc = lt_qsim_summarise(s, &sum, err);
+    lt_qsim_free(s);
+    if (rc == 0 && (rc = lt_qsim_run(&p, jobs, 60, NULL, &sum, err)) == 0 && sum.completed != 60)
+        rc = LT_EINVAL;
+    return rc;
+}
+
+static void test_queue_every_failure(void **state)
+{
+    struct queue_mode modes[3] = {{"sjf", "rigid", "easy"},
+                                  {"composite:0.5,-0.3,0", "rigid", "greedy"},
+                                  {"fcfs", "fractional", "none"}};
+    int failures = 0;
+
+    (void)state;
+    for (size_t m = 0; m < 3; m++)
+        failures += every_failure(queue_run, &modes[m]);
+    assert_true(failures > 30);
+    print_message("queue: allocation points exercised: %d\n", failures);
+}
+
+/* ---- lotus-sim queue's inputs ---- */
+
+static int qinput_run(void *arg, struct lt_err *err)
 {
     char csv[4096];
     size_t len = 0, n = 0, i;
@@ -333,7 +397,7 @@ static void test_queue_inputs_every_failure(void **state)
     int failures;
 
     (void)state;
-    failures = every_failure(queue_run, NULL);
+    failures = every_failure(qinput_run, NULL);
     assert_true(failures >= 5);
     print_message("queue inputs: allocation points exercised: %d\n", failures);
 }
@@ -345,6 +409,7 @@ int main(void)
         cmocka_unit_test(test_replay_every_failure),
         cmocka_unit_test(test_slots_every_failure),
         cmocka_unit_test(test_lotes_every_failure),
+        cmocka_unit_test(test_queue_every_failure),
         cmocka_unit_test(test_queue_inputs_every_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
