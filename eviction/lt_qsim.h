@@ -144,8 +144,9 @@ LT_MUST_CHECK int lt_qsim_set_order(struct lt_qsim *s, const struct lt_qorder *o
 /* A new simulator holding a copy of s's present work (queued jobs with their unstarted tasks,
  * running pieces with their end times, the current time and whether the instant is still to
  * be dispatched) and no future arrivals, ordered by o (NULL: s's order), without callbacks.
- * Its jobs are renumbered 0..m-1 in s's index order (lt_qsim_origin maps them back); s is not
- * touched. Free with lt_qsim_free. NULL and LT_EINVAL / LT_ENOMEM on failure. */
+ * Its jobs are renumbered 0..m-1 in s's index order (lt_qsim_origin maps them back); its
+ * summary covers them (first arrival: the earliest of theirs, so its makespan is measured from
+ * that arrival, whatever the order). s is not touched. Free with lt_qsim_free. NULL and LT_EINVAL / LT_ENOMEM on failure. */
 struct lt_qsim *lt_qsim_fork(const struct lt_qsim *s, const struct lt_qorder *o,
                              struct lt_err *err);
 
@@ -159,6 +160,12 @@ const struct lt_qjob_out *lt_qsim_outcome(const struct lt_qsim *s);
 uint64_t lt_qsim_completed(const struct lt_qsim *s); /* jobs completed so far */
 size_t lt_qsim_queued(const struct lt_qsim *s);      /* jobs with a task waiting */
 uint32_t lt_qsim_busy(const struct lt_qsim *s);      /* cores running a task */
+uint32_t lt_qsim_unstarted(const struct lt_qsim *s, size_t i); /* job i's tasks waiting */
+/* The jobs with a task waiting (lt_qsim_queued(s) of them) into out, in queue order as of the
+ * last dispatch (jobs that arrived since are in it, not yet re-sorted); returns their number. */
+size_t lt_qsim_queue(const struct lt_qsim *s, size_t *out);
+/* s's parameters (a fork's: its order, no callbacks). */
+const struct lt_qsim_params *lt_qsim_params_of(const struct lt_qsim *s);
 
 /* The metrics of the jobs completed so far. LT_ENOMEM (the percentiles sort a copy). */
 LT_MUST_CHECK int lt_qsim_summarise(const struct lt_qsim *s, struct lt_qsim_summary *sum,

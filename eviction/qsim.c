@@ -791,9 +791,11 @@ static int fill_fork(struct lt_qsim *f, const struct lt_qsim *s, const uint32_t 
         f->unstarted[i] = s->unstarted[j];
         f->n_running[i] = s->n_running[j];
         f->out[i] = s->out[j];
-        f->arr[i] = (uint32_t)i;
     }
     f->jobs = f->own_jobs;
+    /* arr in arrival order, all consumed: the summary's first arrival is the earliest present */
+    if (sort_arrivals(f) < 0)
+        return LT_ENOMEM;
     f->n_arr = f->next_arr = m;
     f->now = s->now;
     f->pending = s->pending;
@@ -902,6 +904,25 @@ size_t lt_qsim_queued(const struct lt_qsim *s)
 uint32_t lt_qsim_busy(const struct lt_qsim *s)
 {
     return s->busy;
+}
+
+uint32_t lt_qsim_unstarted(const struct lt_qsim *s, size_t i)
+{
+    return i < s->n ? s->unstarted[i] : 0;
+}
+
+size_t lt_qsim_queue(const struct lt_qsim *s, size_t *out)
+{
+    size_t k = 0;
+
+    for (size_t pos = q_first(s, NONE, ABSENT - 1); pos != NONE; pos = q_first(s, pos, ABSENT - 1))
+        out[k++] = q_job(s, pos);
+    return k;
+}
+
+const struct lt_qsim_params *lt_qsim_params_of(const struct lt_qsim *s)
+{
+    return &s->p;
 }
 
 /* ---- metrics ---- */
