@@ -9,6 +9,14 @@
  * whole lt_qsim_run (validation, ranking, the run, the summary), the median of --repeat.
  * Target (issue 22): >= 10^6 events/s for fixed orders on 100,000 jobs / 10,000 cores.
  *
+ * Then the self-tuning search (eviction/lt_qtune.h): one full retune (lt_qtune_eval over the
+ * whole grid) of a live state with about 100 queued jobs, with and without the pruning, per
+ * dispatch mode; one JSON line each ("bench":"qtune"): seconds, triplets/s, simulations run.
+ * The live state: 110 jobs arriving at 0 on 64 cores (sizes log-uniform 1..16 cores, run
+ * times log-uniform 10 s..1 h, exact estimates), taken at the first completion. Target (issue
+ * 22): one 9,261-triplet retune of a 100-job queue in under 1 s on one core. --smoke uses the
+ * grid -1:1:0.5 (125 triplets) and checks the pruned costs equal the unpruned ones.
+ *
  * SPDX-License-Identifier: MIT
  */
 #include <math.h>
@@ -24,6 +32,7 @@
 #include "lt_err.h"
 #include "lt_mem.h"
 #include "lt_qsim.h"
+#include "lt_qtune.h"
 #include "lt_rng.h"
 
 #define PROG "bench_queue"
@@ -211,6 +220,102 @@ out_fail:
     return -1;
 }
 
+/* The retune benchmark's live state: its jobs (owned by the caller) and the simulator at the
+ * first completion, with the instant's dispatch pending. NULL on failure (printed). */
+static struct lt_qsim *retune_state(const char *dispatch, const char *backfill,
+                                    struct lt_qjob *jobs, size_t n)
+{
+    struct lt_qsim_params p;
+    struct lt_qsim *s;
+    struct lt_err err;
+    struct lt_rng r;
+    bool done = false;
+
+    lt_rng_init(&r, 7, LT_RNG_WORKLOAD);
+    for (size_t j = 0; j < n; j++) {
+        uint32_t size = (uint32_t)floor(log_uniform(&r, 1, 17));
+        double rt = round(log_uniform(&r, 10, 3600));
+
+        jobs[j] = (struct lt_qjob){(int64_t)j, 0, size > 16 ? 16 : size, rt, rt, -1};
+    }
+    lt_err_init(&err, NULL);
+    lt_qsim_params_default(&p, 64);
+    if (lt_qdispatch_find(dispatch, &p.dispatch, &err) < 0 ||
+        lt_qbackfill_find(backfill, &p.backfill, &p.relax_f, &err) < 0 ||
+        (s = lt_qsim_new(&p, jobs, n, &err)) == NULL) {
+        fprintf(stderr, PROG ": retune state: %s\n", err.text);
+        return NULL;
+    }
+    while (lt_qsim_completed(s) == 0 && !done) {
+        if (lt_qsim_advance(s, &done, &err) < 0) {
+            fprintf(stderr, PROG ": retune state: %s\n", err.text);
+            lt_qsim_free(s);
+            return NULL;
+        }
+    }
+    return s;
+}
+
+/* One full retune per mode, pruned and not; JSON lines. 0 or -1. */
+static int measure_retune(const struct opts *o)
+{
+    static const char *const modes[][2] = {
+        {"rigid", "none"}, {"fractional", "none"}, {"rigid", "easy"}};
+    struct lt_qjob jobs[110];
+    struct lt_qgrid g;
+    struct lt_err err;
+    double *costs[2] = {NULL, NULL};
+    int rc = 0;
+
+    lt_err_init(&err, NULL);
+    if (lt_qgrid_parse(o->smoke ? "-1:1:0.5" : "alg1", &g, &err) < 0)
+        return -1;
+    costs[0] = lt_calloc(lt_qgrid_size(&g), sizeof(double));
+    costs[1] = lt_calloc(lt_qgrid_size(&g), sizeof(double));
+    for (size_t m = 0; m < 3 && rc == 0 && costs[0] != NULL && costs[1] != NULL; m++) {
+        struct lt_qsim *s = retune_state(modes[m][0], modes[m][1], jobs, 110);
+
+        if (s == NULL) {
+            rc = -1;
+            break;
+        }
+        for (int prune = 1; prune >= 0 && rc == 0; prune--) {
+            struct lt_qtune_stats st;
+            double t0 = now_s(), t;
+
+            if (lt_qtune_eval_opt(s, &g, LT_QCOST_MAKESPAN, 0, lt_qgrid_size(&g), prune,
+                                  costs[prune], &st, &err) < 0) {
+                fprintf(stderr, PROG ": retune: %s\n", err.text);
+                rc = -1;
+                break;
+            }
+            t = now_s() - t0;
+            printf("{\"bench\":\"qtune\",\"dispatch\":\"%s\",\"backfill\":\"%s\","
+                   "\"cores\":64,\"queued\":%zu,\"triplets\":%zu,\"pruned\":%s,"
+                   "\"simulated\":%zu,\"retune_s\":%.4f,\"triplets_per_s\":%.0f,"
+                   "\"target_retune_s\":%s,\"smoke\":%s}\n",
+                   modes[m][0], modes[m][1], lt_qsim_queued(s), st.triplets,
+                   prune ? "true" : "false", st.simulated, t, (double)st.triplets / t,
+                   o->smoke ? "null" : "1", o->smoke ? "true" : "false");
+        }
+        for (size_t k = 0; rc == 0 && k < lt_qgrid_size(&g); k++) {
+            if (memcmp(&costs[0][k], &costs[1][k], sizeof(double)) != 0) {
+                fprintf(stderr, PROG ": retune %s %s: triplet %zu costs %.17g pruned, %.17g not\n",
+                        modes[m][0], modes[m][1], k, costs[1][k], costs[0][k]);
+                rc = -1;
+            }
+        }
+        lt_qsim_free(s);
+    }
+    if (costs[0] == NULL || costs[1] == NULL) {
+        fprintf(stderr, PROG ": out of memory\n");
+        rc = -1;
+    }
+    lt_free(costs[0]);
+    lt_free(costs[1]);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     struct opts o;
@@ -225,6 +330,8 @@ int main(int argc, char **argv)
     }
     for (size_t k = 0; k < sizeof(runs) / sizeof(runs[0]) && rc == 0; k++)
         rc = measure(&o, jobs, runs[k]);
+    if (rc == 0)
+        rc = measure_retune(&o);
     lt_free(jobs);
     return rc == 0 ? 0 : 1;
 }
