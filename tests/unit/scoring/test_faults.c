@@ -6,7 +6,8 @@
  * Scenarios: the cluster and every policy; a replay of a small hand-written trace; a slot
  * simulator run (HYBRID, memory-limited, checked after every event); a LoTES build and
  * simulation; queue simulator runs (EASY on a fixed order, a time-varying composite order,
- * fractional dispatch) with a fork, an order change and the summary; lotus-sim queue's inputs
+ * fractional dispatch) with a fork, an order change and the summary; the self-tuning search
+ * (a pruned search of a live state, the static and online searches); lotus-sim queue's inputs
  * (simulator/queue: CSV, SWF file, generator).
  *
  * SPDX-License-Identifier: MIT
@@ -25,6 +26,7 @@
 #include "lt_lotes_sim.h"
 #include "lt_mem.h"
 #include "lt_qsim.h"
+#include "lt_qtune.h"
 #include "lt_rng.h"
 #include "lt_score.h"
 #include "lt_slotsim.h"
@@ -362,6 +364,54 @@ static void test_queue_every_failure(void **state)
     print_message("queue: allocation points exercised: %d\n", failures);
 }
 
+/* ---- the self-tuning search ---- */
+
+/* On grid -1:1:1: a pruned search of a live state, the static search (pruned), an online run. */
+static int qtune_run(void *arg, struct lt_err *err)
+{
+    struct lt_qjob jobs[10];
+    struct lt_qsim_params p;
+    struct lt_qtune_online_params op;
+    struct lt_qgrid g;
+    struct lt_qsim *s;
+    double costs[27], bc;
+    size_t best;
+    bool done = false;
+    int rc = 0;
+
+    (void)arg;
+    for (size_t k = 0; k < 10; k++)
+        jobs[k] = (struct lt_qjob){(int64_t)k,          (double)(k / 3),     (uint32_t)(1 + k % 4),
+                                   (double)(1 + k % 9), (double)(1 + k % 9), -1};
+    lt_qsim_params_default(&p, 5);
+    if ((rc = lt_qgrid_parse("-1:1:1", &g, err)) < 0)
+        return rc;
+    if ((s = lt_qsim_new(&p, jobs, 10, err)) == NULL)
+        return err->code;
+    for (int k = 0; k < 3 && rc == 0 && !done; k++)
+        rc = lt_qsim_advance(s, &done, err);
+    if (rc == 0)
+        rc = lt_qtune_eval(s, &g, LT_QCOST_MEAN_RESPONSE, 0, 27, costs, err);
+    lt_qsim_free(s);
+    if (rc == 0)
+        rc = lt_qtune_static(&p, jobs, 10, &g, LT_QCOST_MAKESPAN, 0, 27, true, NULL, &best, &bc,
+                             NULL, err);
+    lt_qtune_online_default(&op, &g, LT_QCOST_MEAN_WAIT);
+    if (rc == 0)
+        rc = lt_qtune_online(&p, jobs, 10, &op, NULL, NULL, NULL, err);
+    return rc;
+}
+
+static void test_qtune_every_failure(void **state)
+{
+    int failures;
+
+    (void)state;
+    failures = every_failure(qtune_run, NULL);
+    assert_true(failures > 20);
+    print_message("qtune: allocation points exercised: %d\n", failures);
+}
+
 /* ---- lotus-sim queue's inputs ---- */
 
 static int qinput_run(void *arg, struct lt_err *err)
@@ -410,6 +460,7 @@ int main(void)
         cmocka_unit_test(test_slots_every_failure),
         cmocka_unit_test(test_lotes_every_failure),
         cmocka_unit_test(test_queue_every_failure),
+        cmocka_unit_test(test_qtune_every_failure),
         cmocka_unit_test(test_queue_inputs_every_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
