@@ -146,7 +146,8 @@ LT_MUST_CHECK int lt_qsim_set_order(struct lt_qsim *s, const struct lt_qorder *o
  * be dispatched) and no future arrivals, ordered by o (NULL: s's order), without callbacks.
  * Its jobs are renumbered 0..m-1 in s's index order (lt_qsim_origin maps them back); its
  * summary covers them (first arrival: the earliest of theirs, so its makespan is measured from
- * that arrival, whatever the order). s is not touched. Free with lt_qsim_free. NULL and LT_EINVAL / LT_ENOMEM on failure. */
+ * that arrival, whatever the order). s is not touched. Free with lt_qsim_free. NULL and LT_EINVAL /
+ * LT_ENOMEM on failure. */
 struct lt_qsim *lt_qsim_fork(const struct lt_qsim *s, const struct lt_qorder *o,
                              struct lt_err *err);
 
@@ -157,9 +158,9 @@ size_t lt_qsim_n_jobs(const struct lt_qsim *s);
 const struct lt_qjob *lt_qsim_job(const struct lt_qsim *s, size_t i);
 size_t lt_qsim_origin(const struct lt_qsim *s, size_t i);
 const struct lt_qjob_out *lt_qsim_outcome(const struct lt_qsim *s);
-uint64_t lt_qsim_completed(const struct lt_qsim *s); /* jobs completed so far */
-size_t lt_qsim_queued(const struct lt_qsim *s);      /* jobs with a task waiting */
-uint32_t lt_qsim_busy(const struct lt_qsim *s);      /* cores running a task */
+uint64_t lt_qsim_completed(const struct lt_qsim *s);           /* jobs completed so far */
+size_t lt_qsim_queued(const struct lt_qsim *s);                /* jobs with a task waiting */
+uint32_t lt_qsim_busy(const struct lt_qsim *s);                /* cores running a task */
 uint32_t lt_qsim_unstarted(const struct lt_qsim *s, size_t i); /* job i's tasks waiting */
 /* The jobs with a task waiting (lt_qsim_queued(s) of them) into out, in queue order as of the
  * last dispatch (jobs that arrived since are in it, not yet re-sorted); returns their number. */

@@ -108,9 +108,9 @@ size_t lt_qtune_argmin(const double *costs, size_t n, size_t incumbent);
  * and call lt_qtune_argmin. Pruned as lt_qtune_eval when prune. Errors as lt_qsim_new,
  * LT_EINVAL for a bad range, LT_ENOMEM. */
 LT_MUST_CHECK int lt_qtune_static(const struct lt_qsim_params *p, const struct lt_qjob *jobs,
-                                  size_t n, const struct lt_qgrid *g, enum lt_qcost c,
-                                  size_t first, size_t last, bool prune, double *costs,
-                                  size_t *best, double *best_cost, struct lt_qtune_stats *stats,
+                                  size_t n, const struct lt_qgrid *g, enum lt_qcost c, size_t first,
+                                  size_t last, bool prune, double *costs, size_t *best,
+                                  double *best_cost, struct lt_qtune_stats *stats,
                                   struct lt_err *err);
 
 /* One re-tuning of the online search (a row of retune.csv). */
@@ -127,7 +127,7 @@ struct lt_qtune_retune {
 /* A search over a live state: fills costs[0 .. lt_qgrid_size(g) - 1] as lt_qtune_eval does
  * (a caller may fan it out to -j processes). */
 typedef int lt_qtune_eval_fn(void *arg, const struct lt_qsim *live, const struct lt_qgrid *g,
-                                enum lt_qcost c, double *costs, struct lt_err *err);
+                             enum lt_qcost c, double *costs, struct lt_err *err);
 
 struct lt_qtune_online_params {
     const struct lt_qgrid *grid;

@@ -116,9 +116,8 @@ static int parse_range(const char *s, struct lt_qgrid *g, struct lt_err *err)
         return lt_err_set(err, LT_EINVAL, 0, 0, "grid '%s' needs step > 0 and hi >= lo", s);
     n = floor((v[1] - v[0]) / v[2] + 1e-6) + 1;
     if (!(n <= LT_QGRID_MAX_COUNT))
-        return lt_err_set(err, LT_EINVAL, 0, 0,
-                          "grid '%s' has %.0f values per axis, more than %d", s, n,
-                          LT_QGRID_MAX_COUNT);
+        return lt_err_set(err, LT_EINVAL, 0, 0, "grid '%s' has %.0f values per axis, more than %d",
+                          s, n, LT_QGRID_MAX_COUNT);
     *g = (struct lt_qgrid){v[0], v[1], v[2], (size_t)n};
     return 0;
 }
@@ -415,8 +414,8 @@ static void check_step(struct engine *e, const struct lt_qsim *f, struct item *i
         const struct lt_qjob *q = lt_qsim_job(f, j);
 
         e->ln_w[j] = log(fmax(now - q->arrival_s, LT_QORDER_W_MIN_S));
-        e->ent[t] = (struct ent){key3(a, b, g, e->ln_n[j], e->ln_w[j], e->ln_r[j]), q->arrival_s,
-                                 q->id, j};
+        e->ent[t] =
+            (struct ent){key3(a, b, g, e->ln_n[j], e->ln_w[j], e->ln_r[j]), q->arrival_s, q->id, j};
     }
     qsort(e->ent, m, sizeof(*e->ent), ent_cmp);
     L = decisive(e, f, m);
@@ -482,9 +481,9 @@ static void engine_free(struct engine *e)
 }
 
 /* Costs triplets [first, last) of g from src into costs[k - first]. */
-static int search(const struct source *src, const struct lt_qgrid *g, enum lt_qcost c,
-                  size_t first, size_t last, bool prune, double *costs,
-                  struct lt_qtune_stats *stats, struct lt_err *err)
+static int search(const struct source *src, const struct lt_qgrid *g, enum lt_qcost c, size_t first,
+                  size_t last, bool prune, double *costs, struct lt_qtune_stats *stats,
+                  struct lt_err *err)
 {
     struct engine e;
     size_t n = last - first;
@@ -528,8 +527,8 @@ static int check_range(const struct lt_qgrid *g, enum lt_qcost c, size_t first, 
         return lt_err_set(err, LT_EINVAL, 0, 0, "self-tuning search: bad cost %d", (int)c);
     if (first > last || last > lt_qgrid_size(g))
         return lt_err_set(err, LT_EINVAL, 0, 0,
-                          "self-tuning search: triplets [%zu, %zu) are not in a grid of %zu",
-                          first, last, lt_qgrid_size(g));
+                          "self-tuning search: triplets [%zu, %zu) are not in a grid of %zu", first,
+                          last, lt_qgrid_size(g));
     return 0;
 }
 
@@ -576,8 +575,8 @@ int lt_qtune_static(const struct lt_qsim_params *p, const struct lt_qjob *jobs, 
     if ((rc = check_range(g, c, first, last, err)) < 0)
         return rc;
     if (first == last)
-        return lt_err_set(err, LT_EINVAL, 0, 0, "self-tuning search: empty range [%zu, %zu)",
-                          first, last);
+        return lt_err_set(err, LT_EINVAL, 0, 0, "self-tuning search: empty range [%zu, %zu)", first,
+                          last);
     /* the parameters and jobs are checked once, with their error */
     if ((rc = source_sim(&src, &p->order, &probe, err)) < 0)
         return rc;

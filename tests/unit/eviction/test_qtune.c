@@ -75,8 +75,10 @@ static void random_jobs(struct lt_qjob *jobs, size_t n, uint32_t max_n, double s
 }
 
 /* The modes: dispatch, backfill. */
-static const char *const modes[][2] = {{"rigid", "none"},   {"rigid", "easy"},
-                                       {"rigid", "greedy"}, {"rigid", "relaxed:0.5"},
+static const char *const modes[][2] = {{"rigid", "none"},
+                                       {"rigid", "easy"},
+                                       {"rigid", "greedy"},
+                                       {"rigid", "relaxed:0.5"},
                                        {"fractional", "none"}};
 #define N_MODES (sizeof(modes) / sizeof(modes[0]))
 
@@ -109,9 +111,9 @@ static void test_grid_parse(void **state)
 {
     struct lt_qgrid g;
     struct lt_err err;
-    static const char *const bad[] = {"1:0:0.1",   "0:1:0",    "0:1:-1",  "abc",
+    static const char *const bad[] = {"1:0:0.1",   "0:1:0",     "0:1:-1",     "abc",
                                       "0:1",       "0:1:0.1:3", "0:1000:0.1", "nan:1:0.1",
-                                      "0:inf:0.1", "",         " 0:1:0.5", "0:1:0.5x"};
+                                      "0:inf:0.1", "",          " 0:1:0.5",   "0:1:0.5x"};
 
     (void)state;
     grid("-1:1:1", &g);
@@ -284,9 +286,9 @@ static void test_eval_never_touches_live(void **state)
         b = live_state(&p, jobs, 30, 12);
         assert_true(lt_qsim_queued(a) > 0);
         for (int prune = 0; prune < 2; prune++)
-            assert_int_equal(lt_qtune_eval_opt(a, &g, LT_QCOST_MEAN_RESPONSE, 0, 125, prune,
-                                               costs, NULL, NULL),
-                             0);
+            assert_int_equal(
+                lt_qtune_eval_opt(a, &g, LT_QCOST_MEAN_RESPONSE, 0, 125, prune, costs, NULL, NULL),
+                0);
         assert_true(eq(lt_qsim_now(a), lt_qsim_now(b)));
         assert_int_equal(lt_qsim_queued(a), lt_qsim_queued(b));
         assert_int_equal(lt_qsim_busy(a), lt_qsim_busy(b));
@@ -296,7 +298,8 @@ static void test_eval_never_touches_live(void **state)
         assert_memory_equal(&sa, &sb, sizeof(sa));
         assert_int_equal(lt_qsim_finish(a, NULL), 0);
         assert_int_equal(lt_qsim_finish(b, NULL), 0);
-        assert_memory_equal(lt_qsim_outcome(a), lt_qsim_outcome(b), 30 * sizeof(struct lt_qjob_out));
+        assert_memory_equal(lt_qsim_outcome(a), lt_qsim_outcome(b),
+                            30 * sizeof(struct lt_qjob_out));
         lt_qsim_free(a);
         lt_qsim_free(b);
     }
@@ -440,9 +443,9 @@ static void test_sm5_static_beats_fixed_orders(void **state)
         size = lt_qgrid_size(&g);
         params(&p, 8, "fcfs", mode[0], mode[1]);
         random_jobs(jobs, n, 6, seed % 2 ? 20 : 120, seed % 4 == 0, seed + 1000);
-        assert_int_equal(
-            lt_qtune_static(&p, jobs, n, &g, c, 0, size, true, costs, &best, &best_cost, NULL, NULL),
-            0);
+        assert_int_equal(lt_qtune_static(&p, jobs, n, &g, c, 0, size, true, costs, &best,
+                                         &best_cost, NULL, NULL),
+                         0);
         for (size_t k = 0; k < size; k++)
             assert_false(costs[k] < best_cost);
         for (size_t f = 0; f < 5; f++) {
@@ -491,8 +494,8 @@ static int counting_eval(void *arg, const struct lt_qsim *live, const struct lt_
  * 3, 4), each keeping the incumbent (nothing better); at t = 4 only the long job is left. */
 static void test_online_hand_worked(void **state)
 {
-    struct lt_qjob jobs[5] = {job(0, 0, 1, 100), job(1, 0, 1, 1), job(2, 0, 1, 1),
-                              job(3, 0, 1, 1), job(4, 0, 1, 1)};
+    struct lt_qjob jobs[5] = {job(0, 0, 1, 100), job(1, 0, 1, 1), job(2, 0, 1, 1), job(3, 0, 1, 1),
+                              job(4, 0, 1, 1)};
     struct lt_qtune_online_params op;
     struct lt_qsim_params p;
     struct lt_qsim_summary sum;
