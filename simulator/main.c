@@ -38,6 +38,7 @@ static const struct command commands[] = {
      "Stein et al.'s times-best tables over tx sweeps, beside the slides'"},
     {"slots", sim_cmd_slots, "Cavdar's slot-based simulator: priority eviction, WASP, HYBRID"},
     {"lotes", sim_cmd_lotes, "Tran & Beck's LoTES against greedy dispatch; LoTES tables"},
+    {"queue", sim_cmd_queue, "Simon & McGalliard's queue orders and backfill on C cores"},
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
