@@ -160,6 +160,19 @@ struct q_run {
     char *cmdline;
 };
 
+/* Puts prefix before err's text (lt_err_set keeps the first error: it cannot rewrite one). */
+static int err_prefix(struct lt_err *err, const char *prefix)
+{
+    size_t cap = sizeof(err->text) - 1, lp = strlen(prefix), lt = strlen(err->text);
+
+    lp = lp > cap ? cap : lp;
+    lt = lt > cap - lp ? cap - lp : lt;
+    memmove(err->text + lp, err->text, lt);
+    memcpy(err->text, prefix, lp);
+    err->text[lp + lt] = '\0';
+    return err->code;
+}
+
 static double secs_since(const struct timespec *a)
 {
     struct timespec b;
@@ -185,7 +198,6 @@ static int order_unknown(const char *name, struct lt_err *err)
 {
     const char *names[32];
     size_t n = 0;
-    char text[sizeof(err->text)];
 
     for (size_t k = 0; k < lt_qorder_count() && n < 30; k++) {
         const char *s = lt_qorder_name_at(k);
@@ -194,10 +206,11 @@ static int order_unknown(const char *name, struct lt_err *err)
     names[n++] = "dynamic";
     names[n++] = "dynamic-static";
     const char *near = sim_closest(name, names, n);
-    snprintf(text, sizeof(text), "%s", err->text);
+    err_prefix(err, "--order: ");
+    size_t l = strlen(err->text);
     if (near != NULL)
-        return lt_err_set(err, LT_ENOTFOUND, 0, 0, "--order: %s (did you mean %s?)", text, near);
-    return lt_err_set(err, LT_ENOTFOUND, 0, 0, "--order: %s", text);
+        snprintf(err->text + l, sizeof(err->text) - l, " (did you mean %s?)", near);
+    return err->code;
 }
 
 /* Resolves one --order item into c: the only place an order name is read. */
@@ -212,8 +225,7 @@ static int col_resolve(const char *name, struct q_col *c, struct lt_err *err)
                           "built yet (issue 22 section 3)",
                           name);
     if ((rc = lt_qorder_find(name, &c->order, err)) < 0)
-        return rc == LT_ENOTFOUND ? order_unknown(name, err)
-                                  : lt_err_set(err, rc, 0, 0, "--order: %s", err->text);
+        return rc == LT_ENOTFOUND ? order_unknown(name, err) : err_prefix(err, "--order: ");
     c->kind = Q_COL_FIXED;
     lt_qorder_name(&c->order, c->name, sizeof(c->name));
     for (size_t i = 0; i < sizeof(c->dir) - 1 && c->name[i] != '\0'; i++) {
@@ -285,6 +297,33 @@ static void cols_free(struct q_col *cols, size_t n)
     lt_free(cols);
 }
 
+/* Splits --order's LIST at commas into items[] (pointers into buf), a composite's three
+ * numbers staying one item: "fcfs,composite:0,1,0,sjf" is fcfs, composite:0,1,0, sjf. */
+static int orders_split(const char *list, char *buf, size_t cap, char **items, size_t *n,
+                        struct lt_err *err)
+{
+    char *p = buf;
+
+    *n = 0;
+    if ((size_t)snprintf(buf, cap, "%s", list) >= cap)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "--order: the list is over %zu bytes", cap - 1);
+    while (p != NULL) {
+        char *end = strchr(p, ',');
+        if (strncmp(p, "composite:", 10) == 0)
+            for (int k = 0; k < 2 && end != NULL; k++)
+                end = strchr(end + 1, ',');
+        if (end != NULL)
+            *end = '\0';
+        if (*p == '\0')
+            return lt_err_set(err, LT_EINVAL, 0, 0, "--order '%s': an empty item", list);
+        if (*n == MAX_ORDERS)
+            return lt_err_set(err, LT_EINVAL, 0, 0, "--order: more than %d orders", MAX_ORDERS);
+        items[(*n)++] = p;
+        p = end != NULL ? end + 1 : NULL;
+    }
+    return 0;
+}
+
 /* --order LIST into r->cols; two items naming the same order are an error. */
 static int orders_parse(struct q_run *r, struct lt_err *err)
 {
@@ -292,8 +331,7 @@ static int orders_parse(struct q_run *r, struct lt_err *err)
     size_t n;
     int rc;
 
-    if ((rc = sim_list_split("--order", r->o->order, buf, sizeof(buf), items, MAX_ORDERS, &n,
-                             err)) < 0)
+    if ((rc = orders_split(r->o->order, buf, sizeof(buf), items, &n, err)) < 0)
         return rc;
     if ((r->cols = lt_calloc(n, sizeof(*r->cols))) == NULL)
         return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
@@ -331,9 +369,9 @@ static int opts_check(struct q_run *r, const bool *seen, struct lt_err *err)
         return lt_err_set(err, LT_EINVAL, 0, 0,
                           "missing --workload FILE|gen[:SPEC]: a .csv, a .swf or the generator");
     if ((rc = sim_qformat_of(o->workload, &r->format, err)) < 0)
-        return lt_err_set(err, rc, 0, 0, "--workload: %s", err->text);
+        return err_prefix(err, "--workload: ");
     if (r->format == SIM_QFORMAT_GEN && (rc = sim_qgen_parse(o->workload, &r->gen, err)) < 0)
-        return lt_err_set(err, rc, 0, 0, "--workload: %s", err->text);
+        return err_prefix(err, "--workload: ");
     if (given_cores && (o->cores < 1 || o->cores > UINT32_MAX))
         return lt_err_set(err, LT_EINVAL, 0, 0, "--cores %" PRIu64 ": not in 1..%" PRIu32,
                           o->cores, UINT32_MAX);
@@ -347,7 +385,7 @@ static int opts_check(struct q_run *r, const bool *seen, struct lt_err *err)
     if ((rc = lt_qdispatch_find(o->dispatch, &r->dispatch, err)) < 0 ||
         (rc = lt_qbackfill_find(o->backfill, &r->backfill, &r->relax_f, err)) < 0 ||
         (rc = sim_qest_parse(o->estimate, &r->est, err)) < 0)
-        return lt_err_set(err, rc, 0, 0, "%s", err->text);
+        return rc;
     if (r->dispatch == LT_QDISPATCH_FRACTIONAL && r->backfill != LT_QBACKFILL_NONE)
         return lt_err_set(err, LT_EINVAL, 0, 0,
                           "--backfill %s applies to --dispatch rigid only: fractional dispatch "
@@ -378,7 +416,7 @@ static uint32_t widest(const struct lt_qjob *j, size_t n)
 }
 
 /* Reads the file (CSV or SWF) with the rigid limit; C from the SWF header when not given. */
-static int load_file(struct q_run *r, bool given_cores, struct lt_err *err)
+static int load_file(struct q_run *r, bool given_cores, bool *usage, struct lt_err *err)
 {
     struct sim_qload_opts lo = {.need_estimates = r->est.kind == SIM_QEST_FIELD};
     bool rigid = r->dispatch == LT_QDISPATCH_RIGID;
@@ -390,6 +428,7 @@ static int load_file(struct q_run *r, bool given_cores, struct lt_err *err)
              : sim_qload_csv(r->o->workload, &lo, &r->jobs, &r->n, &r->info, err);
     if (rc < 0 || given_cores)
         return rc;
+    *usage = true;
     if (r->info.max_procs <= 0 && r->info.max_nodes <= 0)
         return lt_err_set(err, LT_EINVAL, 0, 0,
                           "the header has no '; MaxProcs:' or '; MaxNodes:' line: give --cores C");
@@ -399,6 +438,7 @@ static int load_file(struct q_run *r, bool given_cores, struct lt_err *err)
         return lt_err_set(err, LT_EINVAL, 0, 0, "the header's %" PRId64 " cores: over %" PRIu32
                           ", give --cores C", c, UINT32_MAX);
     r->cores = (uint32_t)c;
+    *usage = false;
     if (!rigid || widest(r->jobs, r->n) <= r->cores)
         return 0;
     /* A job wider than the header's C: read again with the limit, for its line and field. */
@@ -420,16 +460,14 @@ static int load_jobs(struct q_run *r, const bool *seen, bool *usage, struct lt_e
     if (r->format == SIM_QFORMAT_GEN)
         rc = sim_qgen(&r->gen, r->cores, r->o->seed, &r->jobs, &r->n, err);
     else
-        rc = load_file(r, given_cores, err);
+        rc = load_file(r, given_cores, usage, err);
     if (rc < 0)
-        return rc == LT_EINVAL && r->format == SIM_QFORMAT_GEN
-                   ? lt_err_set(err, rc, 0, 0, "--workload: %s", err->text)
-                   : rc;
+        return r->format == SIM_QFORMAT_GEN ? err_prefix(err, "--workload: ") : rc;
     *usage = false;
     if (r->n == 0)
         return lt_err_set(err, LT_EINVAL, 0, 0, "%s: no job to schedule", r->o->workload);
     if ((rc = sim_qestimate(r->jobs, r->n, &r->est, r->o->seed, err)) < 0)
-        return lt_err_set(err, rc, 0, 0, "--estimate: %s", err->text);
+        return err_prefix(err, "--estimate: ");
     return 0;
 }
 
@@ -818,7 +856,11 @@ static int queue_run(struct q_run *r, struct lt_err *err)
             fprintf(stderr, "lotus-sim: queue: %s (%zu of %zu) ...", r->cols[k].name, k + 1,
                     r->n_cols);
         if ((rc = col_run(r, &r->cols[k], err)) < 0)
-            return lt_err_set(err, rc, 0, 0, "order %s: %s", r->cols[k].name, err->text);
+        {
+            char pre[NAME_CAP + 16];
+            snprintf(pre, sizeof(pre), "order %s: ", r->cols[k].name);
+            return err_prefix(err, pre);
+        }
         if (bar)
             fprintf(stderr, " %.3f s\n", r->cols[k].wall_s);
         if (sim_out_interrupted())
