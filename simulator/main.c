@@ -82,6 +82,8 @@ static void usage(FILE *f)
             "  replay, tx     the placement policies and %s (Tran & Beck's LoTES dispatcher)\n"
             "  slots, lotes   names of their own: see 'lotus-sim slots --help', 'lotus-sim lotes "
             "--help'\n"
+            "  queue          --order LIST of queue orders: fcfs, sjf, ljf, largest, smallest,\n"
+            "                 composite:ALPHA,BETA,GAMMA (docs/queue.md)\n"
             "'lotus-sim score --list-policies' prints the placement policies, one per line;\n"
             "'lotus-sim replay --list-policies' prints them and %s (place and tx likewise).\n",
             SIM_POLICY_LOTES, SIM_POLICY_LOTES);

@@ -69,8 +69,8 @@ static const struct sim_opt q_opt_rows[] = {
         "or the generator, gen:n=N,load=RHO,tasks=A..B,...\n"
         "(docs/queue.md; not the paper's workload, which is unknown)",
         NULL),
-    OPT("--cores", SIM_OPT_U64, cores, "C",
-        "identical cores; required for CSV and gen", "the SWF\nheader's MaxProcs, else MaxNodes"),
+    OPT("--cores", SIM_OPT_U64, cores, "C", "identical cores; required for CSV and gen",
+        "the SWF\nheader's MaxProcs, else MaxNodes"),
     OPT("--order", SIM_OPT_STR, order, "LIST",
         "queue orders, one column each: fcfs, sjf, ljf, largest,\n"
         "smallest, composite:ALPHA,BETA,GAMMA",
@@ -88,8 +88,7 @@ static const struct sim_opt q_opt_rows[] = {
         "file's (CSV estimate_s, SWF field 9)",
         "exact"),
     OPT("--reprioritise", SIM_OPT_SECS, reprioritise_s, "DURATION",
-        "re-key time-varying composite orders at most this\noften (Ward: 60s)",
-        "0: every instant"),
+        "re-key time-varying composite orders at most this\noften (Ward: 60s)", "0: every instant"),
     OPT("--seed", SIM_OPT_U64, seed, "N", "seed of gen and of noisy estimates", "1"),
     OPT("--out", SIM_OPT_STR, out, "DIR", "output directory, replaced whole", DEFAULT_OUT),
     OPT("--force", SIM_OPT_FLAG, force, NULL, "replace an earlier queue result in --out", NULL),
@@ -283,8 +282,7 @@ static int col_run(const struct q_run *r, struct q_col *c, struct lt_err *err)
     }
     c->wall_s = secs_since(&t0);
     if (rc == 0 && c->ts.oom)
-        rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory for the time series of '%s'",
-                        c->name);
+        rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory for the time series of '%s'", c->name);
     return rc;
 }
 
@@ -373,8 +371,8 @@ static int opts_check(struct q_run *r, const bool *seen, struct lt_err *err)
     if (r->format == SIM_QFORMAT_GEN && (rc = sim_qgen_parse(o->workload, &r->gen, err)) < 0)
         return err_prefix(err, "--workload: ");
     if (given_cores && (o->cores < 1 || o->cores > UINT32_MAX))
-        return lt_err_set(err, LT_EINVAL, 0, 0, "--cores %" PRIu64 ": not in 1..%" PRIu32,
-                          o->cores, UINT32_MAX);
+        return lt_err_set(err, LT_EINVAL, 0, 0, "--cores %" PRIu64 ": not in 1..%" PRIu32, o->cores,
+                          UINT32_MAX);
     if (!given_cores && r->format != SIM_QFORMAT_SWF)
         return lt_err_set(err, LT_EINVAL, 0, 0,
                           "--cores C is required with a %s workload (only an SWF header gives "
@@ -433,10 +431,12 @@ static int load_file(struct q_run *r, bool given_cores, bool *usage, struct lt_e
         return lt_err_set(err, LT_EINVAL, 0, 0,
                           "the header has no '; MaxProcs:' or '; MaxNodes:' line: give --cores C");
     int64_t c = r->info.max_procs > 0 ? r->info.max_procs : r->info.max_nodes;
-    r->cores_from = r->info.max_procs > 0 ? "the SWF header's MaxProcs" : "the SWF header's MaxNodes";
+    r->cores_from =
+        r->info.max_procs > 0 ? "the SWF header's MaxProcs" : "the SWF header's MaxNodes";
     if (c > (int64_t)UINT32_MAX)
-        return lt_err_set(err, LT_EINVAL, 0, 0, "the header's %" PRId64 " cores: over %" PRIu32
-                          ", give --cores C", c, UINT32_MAX);
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "the header's %" PRId64 " cores: over %" PRIu32 ", give --cores C", c,
+                          UINT32_MAX);
     r->cores = (uint32_t)c;
     *usage = false;
     if (!rigid || widest(r->jobs, r->n) <= r->cores)
@@ -643,9 +643,9 @@ static json_t *input_json(const struct q_run *r)
                      (json_int_t)i->skipped_runtime, "skipped_size", (json_int_t)i->skipped_size,
                      "skipped_partial_lines", (json_int_t)i->skipped_partial, "size_from_request",
                      (json_int_t)i->size_from_request, "cancelled_kept",
-                     (json_int_t)i->cancelled_kept, "estimates_in_file",
-                     (json_int_t)i->n_estimates, "time_offset_s", i->time_offset_s, "max_procs",
-                     (json_int_t)i->max_procs, "max_nodes", (json_int_t)i->max_nodes);
+                     (json_int_t)i->cancelled_kept, "estimates_in_file", (json_int_t)i->n_estimates,
+                     "time_offset_s", i->time_offset_s, "max_procs", (json_int_t)i->max_procs,
+                     "max_nodes", (json_int_t)i->max_nodes);
 }
 
 static int summary_json(FILE *f, const struct q_run *r, const struct q_col *c)
@@ -701,11 +701,14 @@ static void facts_make(const struct q_run *r, struct facts *fs)
     memset(fs, 0, sizeof(*fs));
     fact(fs, "workload", "%s", r->o->workload);
     if (r->format == SIM_QFORMAT_GEN)
-        fact(fs, "jobs", "%zu generated (seed %" PRIu64 "; not the paper's workload, which is "
-                 "unknown)", r->n, r->o->seed);
+        fact(fs, "jobs",
+             "%zu generated (seed %" PRIu64 "; not the paper's workload, which is "
+             "unknown)",
+             r->n, r->o->seed);
     else
-        fact(fs, "jobs", "%zu of %zu data lines read; %zu skipped (%zu run time <= 0, %zu no "
-                 "processor count), %zu partial-execution lines",
+        fact(fs, "jobs",
+             "%zu of %zu data lines read; %zu skipped (%zu run time <= 0, %zu no "
+             "processor count), %zu partial-execution lines",
              r->n, i->n_lines, skipped, i->skipped_runtime, i->skipped_size, i->skipped_partial);
     fact(fs, "cores", "C = %" PRIu32 " (%s); widest job %" PRIu32, r->cores, r->cores_from,
          widest(r->jobs, r->n));
@@ -725,11 +728,10 @@ static int report_write(const struct q_run *r, const char *dir, bool *plotted, s
     if (cc == NULL)
         return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
     for (size_t k = 0; k < r->n_cols; k++)
-        cc[k] = (struct sim_qcol){r->cols[k].name, &r->cols[k].sum, r->cols[k].ts.s,
-                                  r->cols[k].ts.n};
+        cc[k] =
+            (struct sim_qcol){r->cols[k].name, &r->cols[k].sum, r->cols[k].ts.s, r->cols[k].ts.n};
     facts_make(r, &fs);
-    struct sim_qreport rep = {cc, r->n_cols, r->cores, fs.key, fs.v, fs.n, r->cmdline,
-                              SIM_VERSION};
+    struct sim_qreport rep = {cc, r->n_cols, r->cores, fs.key, fs.v, fs.n, r->cmdline, SIM_VERSION};
     rc = sim_qreport_write(dir, &rep, plotted, err);
     lt_free(cc);
     return rc;
@@ -748,8 +750,8 @@ static void check_interrupt(const char *stage, const char *dir)
         (void)sim_remove_tree(stage, NULL);
     fprintf(stderr, "\nlotus-sim: %s: %s%s%s'%s' is as it was\n",
             sig == SIGINT ? "interrupted (SIGINT)" : "terminated (SIGTERM)",
-            stage[0] != '\0' ? "removed the unfinished '" : "nothing written",
-            stage, stage[0] != '\0' ? "'; " : "; ", dir);
+            stage[0] != '\0' ? "removed the unfinished '" : "nothing written", stage,
+            stage[0] != '\0' ? "'; " : "; ", dir);
     signal(sig, SIG_DFL);
     raise(sig);
     _exit(128 + sig);
@@ -855,8 +857,7 @@ static int queue_run(struct q_run *r, struct lt_err *err)
         if (bar)
             fprintf(stderr, "lotus-sim: queue: %s (%zu of %zu) ...", r->cols[k].name, k + 1,
                     r->n_cols);
-        if ((rc = col_run(r, &r->cols[k], err)) < 0)
-        {
+        if ((rc = col_run(r, &r->cols[k], err)) < 0) {
             char pre[NAME_CAP + 16];
             snprintf(pre, sizeof(pre), "order %s: ", r->cols[k].name);
             return err_prefix(err, pre);
@@ -890,8 +891,9 @@ static int queue_run(struct q_run *r, struct lt_err *err)
     printf("\noutputs: %s/{summary.json,table.csv%s,<order>/jobs.csv,<order>/timeseries.csv}\n",
            r->o->out, r->o->no_report ? "" : ",report.html");
     if (!r->o->no_report && !plotted)
-        fprintf(stderr, "lotus-sim: warning: gnuplot is not on PATH; %s/report.html has no "
-                        "plots (install gnuplot-nox)\n",
+        fprintf(stderr,
+                "lotus-sim: warning: gnuplot is not on PATH; %s/report.html has no "
+                "plots (install gnuplot-nox)\n",
                 r->o->out);
     return 0;
 }
@@ -909,8 +911,9 @@ static char *command_line(int argc, char **argv)
     p += sprintf(p, "lotus-sim");
     for (int k = 0; k < argc; k++) {
         const char *a = argv[k];
-        bool plain = a[0] != '\0' && strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                               "0123456789_./=,:%+-") == strlen(a);
+        bool plain =
+            a[0] != '\0' && strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                      "0123456789_./=,:%+-") == strlen(a);
         *p++ = ' ';
         if (plain) {
             p += sprintf(p, "%s", a);

@@ -38,9 +38,10 @@ const size_t sim_qn_metrics = sizeof(sim_qmetrics) / sizeof(sim_qmetrics[0]);
 
 double sim_qmetric_value(size_t k, const struct lt_qsim_summary *s)
 {
-    const double v[] = {s->makespan_s,  s->utilisation * 100.0, s->total_wait_s, s->wait_mean_s,
-                        s->wait_p50_s,  s->wait_p90_s,          s->wait_p99_s,   s->response_mean_s,
-                        s->bsld_mean,   s->xf_mean,             (double)s->events};
+    const double v[] = {s->makespan_s,  s->utilisation * 100.0, s->total_wait_s,
+                        s->wait_mean_s, s->wait_p50_s,          s->wait_p90_s,
+                        s->wait_p99_s,  s->response_mean_s,     s->bsld_mean,
+                        s->xf_mean,     (double)s->events};
     _Static_assert(sizeof(v) / sizeof(v[0]) == sizeof(sim_qmetrics) / sizeof(sim_qmetrics[0]),
                    "one value per metric");
     return k < sizeof(v) / sizeof(v[0]) ? v[k] : NAN;
@@ -347,8 +348,9 @@ static int html_body(FILE *f, struct qr *q)
           "coincide stay visible.",
           f);
     if (q->binned)
-        fprintf(f, " Series of more than %d samples are drawn as time-weighted means over "
-                   "%d equal bins (timeseries.csv has every sample).",
+        fprintf(f,
+                " Series of more than %d samples are drawn as time-weighted means over "
+                "%d equal bins (timeseries.csv has every sample).",
                 SIM_QREPORT_MAX_POINTS, SIM_QREPORT_BINS);
     fputs("</p>\n", f);
     if ((rc = html_plot(f, q, "q_all.svg", q->made_overlay)) < 0)

@@ -54,8 +54,8 @@ void sim_qtable_print(FILE *f, const struct sim_qcol *cols, size_t n);
 /* What the report shows besides the columns (all borrowed). */
 struct sim_qreport {
     const struct sim_qcol *cols;
-    size_t n_cols;         /* >= 1 */
-    uint32_t cores;        /* C >= 1 */
+    size_t n_cols;               /* >= 1 */
+    uint32_t cores;              /* C >= 1 */
     const char *const *fact_key; /* the inputs' facts, shown as a two-column table */
     const char *const *fact_val;
     size_t n_facts;
