@@ -38,6 +38,7 @@ static const struct command commands[] = {
      "Stein et al.'s times-best tables over tx sweeps, beside the slides'"},
     {"slots", sim_cmd_slots, "Cavdar's slot-based simulator: priority eviction, WASP, HYBRID"},
     {"lotes", sim_cmd_lotes, "Tran & Beck's LoTES against greedy dispatch; LoTES tables"},
+    {"queue", sim_cmd_queue, "Simon & McGalliard's queue orders and backfill on C cores"},
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -81,6 +82,8 @@ static void usage(FILE *f)
             "  replay, tx     the placement policies and %s (Tran & Beck's LoTES dispatcher)\n"
             "  slots, lotes   names of their own: see 'lotus-sim slots --help', 'lotus-sim lotes "
             "--help'\n"
+            "  queue          --order LIST of queue orders: fcfs, sjf, ljf, largest, smallest,\n"
+            "                 composite:ALPHA,BETA,GAMMA (docs/queue.md)\n"
             "'lotus-sim score --list-policies' prints the placement policies, one per line;\n"
             "'lotus-sim replay --list-policies' prints them and %s (place and tx likewise).\n",
             SIM_POLICY_LOTES, SIM_POLICY_LOTES);

@@ -21,6 +21,7 @@
 #include "queue/workload.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -437,6 +438,11 @@ static int csv_row(struct reader *r, const struct csv_head *h, const char *line,
         if (rc < 0)
             return rc;
     }
+    if (r->opts.max_tasks > 0 && j.tasks > r->opts.max_tasks)
+        return lt_err_set(r->err, LT_EPARSE, ln, h->col[COL_TASKS] + 1,
+                          "tasks: %" PRIu32 " is more than the %" PRIu64 " cores: a rigid job "
+                          "needs all its cores at once",
+                          j.tasks, r->opts.max_tasks);
     if (has_est)
         r->info.n_estimates++;
     else
@@ -603,6 +609,7 @@ static int swf_skip(struct reader *r, int64_t ln, int i, struct field f, size_t 
 static int swf_job(struct reader *r, int64_t ln, const struct field *f, const double *v)
 {
     struct lt_qjob j = {.cls = -1};
+    size_t from_req = r->info.size_from_request;
     int64_t st = 0;
     int rc;
 
@@ -632,6 +639,14 @@ static int swf_job(struct reader *r, int64_t ln, const struct field *f, const do
     }
     if (rc < 0)
         return rc;
+    if (r->opts.max_tasks > 0 && j.tasks > r->opts.max_tasks) {
+        int i = r->info.size_from_request > from_req ? F_REQ_PROCS : F_ALLOC;
+        char why[128];
+        snprintf(why, sizeof(why),
+                 "is more than the %" PRIu64 " cores: a rigid job needs all its cores at once",
+                 r->opts.max_tasks);
+        return swf_bad(r, ln, i, f[i - 1], why);
+    }
     if (v[F_REQ_TIME - 1] < 0 && !same(v[F_REQ_TIME - 1], -1.0))
         return swf_bad(r, ln, F_REQ_TIME, f[F_REQ_TIME - 1], "is not -1 or a time >= 0");
     if (v[F_REQ_TIME - 1] > 0) {

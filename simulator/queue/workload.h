@@ -58,6 +58,9 @@ struct sim_qest {
 struct sim_qload_opts {
     bool need_estimates; /* --estimate field: a job without an estimate in the file is an error */
     bool strict;         /* SWF: a job the reader would skip (see sim_qload_info) is an error */
+    uint64_t max_tasks;  /* > 0: a kept job of more tasks is an LT_EPARSE error at its line and
+                          * field (CSV tasks; SWF field 5, or 8 when 5 was missing): rigid
+                          * dispatch on max_tasks cores; 0: no limit */
 };
 
 /* What a reader did. Every count is of data lines (jobs), comments and blank lines excluded. */

@@ -1,0 +1,274 @@
+#!/usr/bin/env bash
+# test_queue_cli.sh -- `lotus-sim queue`: Simon & McGalliard's single-pool model, every order
+# side by side (docs/queue.md "lotus-sim queue", docs/cli.md).
+#
+# Usage: test_queue_cli.sh LOTUS_SIM SOURCE_DIR
+#
+# A workload worked by hand (tests/data/queue/hand.csv, below) under each fixed order, each
+# backfill mode and fractional dispatch, checked in the table on stdout and in summary.json;
+# the SWF reader's skips and the header's core count; every refusal with its exit status and
+# message; --force and existing outputs; determinism by --seed; the outputs' shape and the
+# report. The last line is "N passed, M failed".
+#
+# SPDX-License-Identifier: MIT
+set -eu
+
+if [ $# -ne 2 ]; then
+    echo "usage: $0 LOTUS_SIM SOURCE_DIR" >&2
+    exit 2
+fi
+sim=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") # absolute: the script cds
+data=$2/tests/data/queue
+
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+cd "$tmp"
+
+# jq-like: the value at a path of a JSON file, printed by Python (%.6g for numbers).
+jget() {
+    python3 - "$1" "$2" <<'EOF'
+import json, sys
+v = json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("/"):
+    v = v[int(k)] if isinstance(v, list) else v[k]
+print("%.6g" % v if isinstance(v, (int, float)) and not isinstance(v, bool) else v)
+EOF
+}
+
+# row LABEL: the table's row on stdout whose label starts with LABEL, squeezed.
+row() {
+    grep -F "$1" <<<"$out" | head -1 | tr -s ' '
+}
+
+# ---- the hand-worked workload ------------------------------------------------------------
+# C = 4 cores; all jobs arrive at t = 0 (ids 0..3): A (2 cores, 10 s), B (4, 5 s), C (1, 20 s),
+# D (2, 10 s). Work W = 20 + 20 + 20 + 20 = 80 core-s; utilisation = 80 / (4 M).
+# Rigid dispatch, no backfill:
+#   fcfs A,B,C,D: t0 A; B (4) blocks. t10 A ends, B runs to 15. t15 C (to 35), D (to 25).
+#        waits 0,10,15,15: total 40, mean 10, p50 10, p90 = p99 = 15; M 35, U 57.14 %;
+#        responses 10,15,35,25: mean 21.25; bounded slowdown (tau 10) 1,1.5,1.75,2.5: 1.688;
+#        expansion factor 1,3,1.75,2.5: 2.062; events 4 arrivals + 4 ends = 8.
+#   sjf B,A,D,C (A and D tie at 10 s: lower id): t0 B to 5; t5 A, D to 15; t15 C to 35.
+#        waits 0,5,5,15: total 25, p50 5; M 35.
+#   ljf C,A,D,B: t0 C (to 20), A (to 10); D (2) blocks on 1 free core. t10 D to 20; B blocks.
+#        t20 B to 25. waits 0,0,10,20: total 30; M 25, U 80 %.
+#   largest B,A,D,C: as sjf (25, M 35). smallest C,A,D,B: as ljf (30, M 25).
+# fcfs with backfill:
+#   easy: t0 A; head B's shadow time 10 (A ends), extra 0. C: 0+20 > 10 and 1 > 0: no.
+#        D: 0+10 <= 10: starts. t10 B to 15; t15 C to 35. waits 0,10,15,0: total 25; M 35.
+#   relaxed:0.5: bound 10 + 0.5 (10 - 0) = 15: C no, D yes: as easy (25, M 35).
+#   relaxed:1: bound 20: C (0+20 <= 20) starts; D needs 2 of 1 free. t10 A ends: shadow 20
+#        (C ends), bound 40: D to 20. t20 B to 25. waits 0,20,0,10: total 30; M 25.
+#   greedy: t0 A, C; t10 D; t20 B: as relaxed:1 (30, M 25).
+# fcfs, fractional dispatch (the default): t0 A (2 cores), 2 of B's 4 tasks (to 5). t5 B's
+#   other 2 tasks (to 10). t10 C (to 30), D (to 20). starts 0,0,10,10: total 20; M 30,
+#   U 66.67 %; responses 10,10,30,20: mean 17.5; events 4 + 5 pieces = 9.
+hand=$data/hand.csv
+
+run queue --workload "$hand" --cores 4 --dispatch rigid --order fcfs,sjf,ljf,largest,smallest \
+    --out rigid
+check "hand: exit 0 ($err)" [ "$rc" -eq 0 ]
+check "hand: header row" contains "$(row order)" "order fcfs sjf ljf largest smallest"
+check "hand: makespan row, the paper's Wait" \
+    contains "$(row makespan)" "makespan (the paper's \"Wait\") [s] 35.00 35.00 25.00 35.00 25.00"
+check "hand: utilisation row" contains "$(row utilisation)" "[%] 57.14 57.14 80.00 57.14 80.00"
+check "hand: total wait row" contains "$(row 'total wait')" "40.00 25.00 30.00 25.00 30.00"
+check "hand: p50 wait row" contains "$(row 'p50 wait')" "10.00 5.00 0.00 5.00 0.00"
+check "hand: mean response row" contains "$(row 'mean response')" "21.25 17.50 18.75 17.50 18.75"
+check "hand: bounded slowdown row" contains "$(row 'bounded slowdown')" "1.688 1.438 1.625"
+check "hand: expansion factor row" contains "$(row 'expansion factor')" "2.062 1.438 2.250"
+check "hand: events row" contains "$(row events)" "events 8 8 8 8 8"
+check "hand: the inputs' facts" contains "$out" "4 of 4 data lines read; 0 skipped"
+check "hand: C and where it came from" contains "$out" "C = 4 (--cores); widest job 4"
+check "hand: the estimate mode" contains "$out" "estimates  exact"
+check "summary: fcfs total wait" [ "$(jget rigid/summary.json orders/0/metrics/total_wait_s)" = 40 ]
+check "summary: fcfs makespan" [ "$(jget rigid/summary.json orders/0/metrics/makespan_s)" = 35 ]
+check "summary: fcfs p90" [ "$(jget rigid/summary.json orders/0/metrics/wait_p90_s)" = 15 ]
+check "summary: fcfs bounded slowdown" [ "$(jget rigid/summary.json orders/0/metrics/bsld_mean)" = 1.6875 ]
+check "summary: fcfs expansion factor" [ "$(jget rigid/summary.json orders/0/metrics/xf_mean)" = 2.0625 ]
+check "summary: ljf utilisation" [ "$(jget rigid/summary.json orders/2/metrics/utilisation)" = 0.8 ]
+check "summary: sjf's triplet" [ "$(jget rigid/summary.json orders/1/gamma)" = -1 ]
+check "summary: the command" [ "$(jget rigid/summary.json command)" = queue ]
+check "summary: the parameters" [ "$(jget rigid/summary.json parameters/dispatch)" = rigid ]
+check "summary: the input's jobs" [ "$(jget rigid/summary.json input/jobs)" = 4 ]
+check "summary: the version" [ -n "$(jget rigid/summary.json lotus_version)" ]
+check "table.csv: long form" [ "$(grep -c '' rigid/table.csv)" -eq $((1 + 5 * 11)) ]
+check "table.csv: a row" grep -qx 'ljf,total_wait_s,30' rigid/table.csv
+check "jobs.csv: header" [ "$(head -1 rigid/sjf/jobs.csv)" = "id,arrival_s,tasks,runtime_s,estimate_s,start_s,end_s,wait_s" ]
+check "jobs.csv: sjf's job C" grep -qx '2,0,1,20,20,15,35,15' rigid/sjf/jobs.csv
+check "timeseries.csv: header" [ "$(head -1 rigid/fcfs/timeseries.csv)" = "time_s,busy_cores,utilisation,jobs_running,jobs_queued" ]
+check "timeseries.csv: fcfs at 15" grep -qx '15,3,0.75,2,0' rigid/fcfs/timeseries.csv
+check "timeseries.csv: ends idle" [ "$(tail -1 rigid/fcfs/timeseries.csv)" = "35,0,0,0,0" ]
+
+for mode in "easy 25.00 35.00" "relaxed:0.5 25.00 35.00" "relaxed:1 30.00 25.00" "greedy 30.00 25.00" \
+    "none 40.00 35.00"; do
+    set -- $mode
+    run queue --workload "$hand" --cores 4 --dispatch rigid --backfill "$1" --order fcfs \
+        --out "bf" --force --no-report
+    check "backfill $1: exit 0" [ "$rc" -eq 0 ]
+    check "backfill $1: total wait $2" contains "$(row 'total wait')" "total wait [s] $2"
+    check "backfill $1: makespan $3" contains "$(row makespan)" "[s] $3"
+done
+
+run queue --workload "$hand" --cores 4 --order fcfs --out frac --no-report
+check "fractional (default): exit 0" [ "$rc" -eq 0 ]
+check "fractional: total wait 20, makespan 30" \
+    contains "$(row 'total wait')$(row makespan)" "total wait [s] 20.00makespan (the paper's \"Wait\") [s] 30.00"
+check "fractional: utilisation" contains "$(row utilisation)" "66.67"
+check "fractional: events 9" contains "$(row events)" "events 9"
+check "fractional: the dispatch fact" contains "$out" "fractional, backfill none"
+check "--no-report: no report" [ ! -e frac/report.html ]
+check "fractional: B starts with its first task" grep -qx '1,0,4,5,5,0,10,0' frac/fcfs/jobs.csv
+
+# composite:0,1,0 is fcfs schedule for schedule (SM6), as a column of its own.
+run queue --workload "$hand" --cores 4 --dispatch rigid --order fcfs,composite:0,1,0 --out comp --no-report
+check "composite: exit 0 ($err)" [ "$rc" -eq 0 ]
+check "composite: its directory" [ -s comp/composite_0_1_0/jobs.csv ]
+check "composite:0,1,0 = fcfs" cmp -s comp/fcfs/jobs.csv comp/composite_0_1_0/jobs.csv
+
+# ---- SWF: the header's C, the skips ----------------------------------------------------------
+run queue --workload "$data/example.swf" --order fcfs --out swf --no-report
+check "swf: exit 0 ($err)" [ "$rc" -eq 0 ]
+check "swf: C from MaxProcs" contains "$out" "C = 64 (the SWF header's MaxProcs)"
+check "swf: the skips" contains "$out" "5 of 10 data lines read; 3 skipped (2 run time <= 0, 1 no processor count), 2 partial-execution lines"
+check "swf: summary's skips" [ "$(jget swf/summary.json input/skipped_runtime)" = 2 ]
+run queue --workload "$data/example.swf" --order fcfs --cores 32 --dispatch rigid --out swf2
+check "swf: a job wider than C exits 1" [ "$rc" -eq 1 ]
+check "swf: ... at its line and field ($err)" contains "$err" "example.swf:20:5: field 5 (allocated processors): '64' is more than the 32 cores"
+check "swf: nothing written" [ ! -e swf2 ] && [ ! -e swf2.tmp ]
+run queue --workload "$data/example.swf" --order fcfs --cores 32 --out swf3 --no-report
+check "swf: wider than C is fine under fractional" [ "$rc" -eq 0 ]
+
+# ---- refusals --------------------------------------------------------------------------------
+run queue --workload "$hand" --cores 4 --order sjff
+check "bad order: exit 2" [ "$rc" -eq 2 ]
+check "bad order: did you mean ($err)" contains "$err" "--order: unknown queue order 'sjff' (known: "
+check "bad order: the suggestion" contains "$err" "(did you mean sjf?)"
+run queue --workload "$hand" --cores 4 --order fcfs,zzzzzz
+check "bad order: the known list ($err)" contains "$err" "fcfs, sjf, ljf, largest, smallest"
+run queue --workload "$hand" --cores 4 --order fcfs,fcfs
+check "order twice: exit 2" [ "$rc" -eq 2 ]
+run queue --workload "$hand" --cores 4 --order composite:1,2
+check "bad composite: exit 2 ($err)" [ "$rc" -eq 2 ] && contains "$err" "composite"
+run queue --workload "$hand" --cores 4 --order dynamic
+check "dynamic: exit 2, not built yet ($err)" [ "$rc" -eq 2 ] && contains "$err" "not built yet"
+run queue --workload "$hand"
+check "--cores missing for CSV: exit 2" [ "$rc" -eq 2 ]
+check "--cores missing: named ($err)" contains "$err" "--cores C is required with a CSV workload"
+run queue --workload gen:n=10
+check "--cores missing for gen: exit 2" [ "$rc" -eq 2 ]
+run queue --workload "$data/jobs.csv" --cores 8 --dispatch rigid --out wide
+check "job wider than C: exit 1" [ "$rc" -eq 1 ]
+check "job wider than C: its line ($err)" contains "$err" "jobs.csv:6:2: tasks: 16 is more than the 8 cores"
+run queue --workload "$hand" --cores 4 --estimate noisy:x
+check "bad --estimate: exit 2 ($err)" [ "$rc" -eq 2 ] && contains "$err" "noisy:x"
+run queue --workload gen:n=10 --cores 64 --estimate field
+check "field on gen: exit 2 ($err)" [ "$rc" -eq 2 ] && contains "$err" "--estimate field"
+run queue --workload "$hand" --cores 4 --backfill easy
+check "backfill with fractional: exit 2 ($err)" [ "$rc" -eq 2 ] && contains "$err" "--dispatch rigid"
+run queue --workload "$hand" --cores 4 --dispatch rigd
+check "bad --dispatch: exit 2 ($err)" [ "$rc" -eq 2 ] && contains "$err" "rigd"
+run queue --workload "$hand" --cores 4 --backfill relaxed:-1 --dispatch rigid
+check "bad relaxed:F: exit 2" [ "$rc" -eq 2 ]
+run queue --workload jobs.txt --cores 4
+check "unknown format: exit 2 ($err)" [ "$rc" -eq 2 ]
+run queue --workload gen:n=10,tasks=1..128 --cores 64
+check "gen wider than C: exit 2 ($err)" [ "$rc" -eq 2 ] && contains "$err" "--workload"
+run queue --workload missing.csv --cores 4
+check "missing file: exit 1 ($err)" [ "$rc" -eq 1 ] && contains "$err" "missing.csv"
+run queue --workload "$hand" --cores 0
+check "--cores 0: exit 2" [ "$rc" -eq 2 ]
+run queue --worklaod "$hand"
+check "mistyped option: did you mean ($err)" [ "$rc" -eq 2 ] && contains "$err" "did you mean --workload?"
+run queue --help
+check "--help: exit 0" [ "$rc" -eq 0 ]
+check "--help: the synopsis" contains "$out" "usage: lotus-sim queue --workload FILE|gen[:SPEC]"
+check "--help: the default orders" contains "$out" "ljf,largest,sjf,smallest,fcfs"
+run help queue
+check "help queue" [ "$rc" -eq 0 ] && contains "$out" "--reprioritise"
+run --help
+check "top-level help lists queue" contains "$out" "  queue "
+
+# ---- existing outputs, --force -------------------------------------------------------------
+run queue --workload "$hand" --cores 4 --order sjf --out rigid
+check "existing --out: exit 2 ($err)" [ "$rc" -eq 2 ] && contains "$err" "--force"
+check "existing --out: kept" [ -d rigid/ljf ]
+run queue --workload "$hand" --cores 4 --order sjf --out rigid/ --force --no-report
+check "--force: exit 0 ($err)" [ "$rc" -eq 0 ]
+check "--force: replaced whole" [ ! -e rigid/ljf ] && [ -s rigid/sjf/jobs.csv ] && [ ! -e rigid/report.html ]
+check "--force: no staging left" [ ! -e rigid.tmp ] && [ ! -e rigid.old ]
+mkdir other && : >other/precious
+run queue --workload "$hand" --cores 4 --order sjf --out other --force
+check "--force on another directory: exit 2 ($err)" [ "$rc" -eq 2 ] && contains "$err" "not a lotus-sim queue result"
+check "--force on another directory: untouched" [ -e other/precious ]
+mkdir empty
+run queue --workload "$hand" --cores 4 --order sjf --out empty --force --no-report
+check "--force on an empty directory" [ "$rc" -eq 0 ] && [ -s empty/summary.json ]
+
+# ---- determinism: gen and noisy estimates by --seed ----------------------------------------
+g="gen:n=300,load=0.95,tasks=1..32"
+run queue --workload "$g" --cores 64 --estimate noisy:1 --seed 7 --dispatch rigid --backfill easy --out s1 --no-report
+check "gen noisy: exit 0 ($err)" [ "$rc" -eq 0 ]
+run queue --workload "$g" --cores 64 --estimate noisy:1 --seed 7 --dispatch rigid --backfill easy --out s2 --no-report
+run queue --workload "$g" --cores 64 --estimate noisy:1 --seed 8 --dispatch rigid --backfill easy --out s3 --no-report
+check "same seed: same table" cmp -s s1/table.csv s2/table.csv
+check "same seed: same schedules" cmp -s s1/sjf/jobs.csv s2/sjf/jobs.csv
+differ() { ! cmp -s "$1" "$2"; }
+check "another seed: other jobs" differ s1/fcfs/jobs.csv s3/fcfs/jobs.csv
+check "noisy: estimates differ from run times" \
+    [ "$(awk -F, 'NR > 1 && $4 != $5' s1/fcfs/jobs.csv | wc -l)" -gt 250 ]
+check "summary: the seed" [ "$(jget s1/summary.json parameters/seed)" = 7 ]
+
+# ---- the report ------------------------------------------------------------------------------
+run queue --workload "$hand" --cores 4 --dispatch rigid --order fcfs,sjf --out rep
+page=$(cat rep/report.html)
+check "report: the command box" contains "$page" '<code class="cmd">lotus-sim queue --workload'
+check "report: the table" contains "$page" "makespan (the paper&#39;s &quot;Wait&quot;) [s]"
+check "report: an order's section" contains "$page" "sjf: utilisation and jobs running"
+check "report: no temporary directory left" [ -z "$(find rep -name '.report-*')" ]
+if command -v gnuplot >/dev/null 2>&1; then
+    check "report: the overlay and one plot per order" [ "$(grep -c '<svg' rep/report.html)" -eq 3 ]
+    check "report: jobs running on the right axis" contains "$page" "jobs running (right)"
+else
+    check "report: the note" contains "$page" "gnuplot was not found"
+fi
+rc=0
+PATH=/nonexistent "$sim" queue --workload "$hand" --cores 4 --order fcfs --out nognuplot \
+    >/dev/null 2>nog.err || rc=$?
+check "no gnuplot: exit 0" [ "$rc" -eq 0 ]
+check "no gnuplot: the note" contains "$(cat nognuplot/report.html)" "gnuplot was not found"
+check "no gnuplot: warned" grep -q "has no plots" nog.err
+
+# ---- SIGINT leaves nothing half-written ------------------------------------------------------
+"$sim" queue --workload gen:n=400000 --cores 1000 --out sig >/dev/null 2>sig.err &
+pid=$!
+sleep 0.3
+kill -INT "$pid" 2>/dev/null || true
+st=0
+wait "$pid" || st=$?
+check "SIGINT: no staging directory left" [ ! -e sig.tmp ]
+if [ "$st" -ne 0 ]; then
+    check "SIGINT: died by the signal ($st)" [ "$st" -eq 130 ]
+    check "SIGINT: no output" [ ! -e sig ]
+    check "SIGINT: said so" grep -q "interrupted (SIGINT)" sig.err
+fi
+# Once the staging directory exists: it goes, and an earlier result stays as it was.
+cp -r rigid sig2
+"$sim" queue --workload gen:n=400000 --cores 1000 --out sig2 --force >/dev/null 2>sig2.err &
+pid=$!
+for _ in $(seq 600); do
+    [ -e sig2.tmp ] && break
+    sleep 0.05
+done
+kill -INT "$pid" 2>/dev/null || true
+st=0
+wait "$pid" || st=$?
+check "SIGINT while writing: no staging directory left" [ ! -e sig2.tmp ] && [ ! -e sig2.old ]
+if [ "$st" -ne 0 ]; then
+    check "SIGINT while writing: died by the signal ($st)" [ "$st" -eq 130 ]
+    check "SIGINT while writing: the earlier result kept" cmp -s rigid/summary.json sig2/summary.json
+    check "SIGINT while writing: said so" grep -q "removed the unfinished 'sig2.tmp'" sig2.err
+fi
+
+finish
