@@ -37,6 +37,9 @@
 
 #include "lt_mem.h"
 #include "lt_qsim.h"
+#include "lt_qtune.h"
+
+#include <sys/wait.h>
 #include "lt_queue.h"
 
 #define MAX_ORDERS   16
@@ -54,6 +57,8 @@ struct q_opts {
     const char *backfill;
     const char *estimate;
     uint64_t reprioritise_s;
+    uint64_t retune_s;
+    uint64_t jobs;
     uint64_t seed;
     const char *out;
     bool force, no_report, quiet;
@@ -73,7 +78,11 @@ static const struct sim_opt q_opt_rows[] = {
         "the SWF\nheader's MaxProcs, else MaxNodes"),
     OPT("--order", SIM_OPT_STR, order, "LIST",
         "queue orders, one column each: fcfs, sjf, ljf, largest,\n"
-        "smallest, composite:ALPHA,BETA,GAMMA",
+        "smallest, composite:ALPHA,BETA,GAMMA, and the self-tuning\n"
+        "dynamic[:GRID][:COST], dynamic-static[:GRID][:COST]\n"
+        "(GRID alg1, paper64000 or LO:HI:STEP; COST makespan,\n"
+        "mean-response, mean-wait, total-wait, mean-xf,\n"
+        "neg-utilisation; default alg1, makespan)",
         "the paper's five:\n" PAPER_ORDERS),
     OPT("--dispatch", SIM_OPT_STR, dispatch, "rigid|fractional",
         "fractional: Algorithm 1 as printed, the last free\n"
@@ -89,6 +98,11 @@ static const struct sim_opt q_opt_rows[] = {
         "exact"),
     OPT("--reprioritise", SIM_OPT_SECS, reprioritise_s, "DURATION",
         "re-key time-varying composite orders at most this\noften (Ward: 60s)", "0: every instant"),
+    OPT("--retune", SIM_OPT_SECS, retune_s, "DURATION",
+        "dynamic: re-tune every DURATION instead of at every\njob completion",
+        "0: at every completion"),
+    OPT("-j", SIM_OPT_U64, jobs, "N",
+        "self-tuning searches in N processes, 1..256 (each\ntakes a share of the triplets)", "2"),
     OPT("--seed", SIM_OPT_U64, seed, "N", "seed of gen and of noisy estimates", "1"),
     OPT("--out", SIM_OPT_STR, out, "DIR", "output directory, replaced whole", DEFAULT_OUT),
     OPT("--force", SIM_OPT_FLAG, force, NULL, "replace an earlier queue result in --out", NULL),
@@ -118,8 +132,8 @@ static const struct sim_cmd_spec q_spec = {
     q_opt_rows,
     sizeof(q_opt_rows) / sizeof(q_opt_rows[0])};
 
-/* What a column is. A self-tuning kind joins here. */
-enum q_col_kind { Q_COL_FIXED };
+/* What a column is: a fixed or composite order, or a self-tuning search (lt_qtune.h). */
+enum q_col_kind { Q_COL_FIXED, Q_COL_DYNAMIC, Q_COL_STATIC };
 
 /* A growable time series (the on_sample callback cannot fail: oom is reported after). */
 struct q_series {
@@ -133,7 +147,15 @@ struct q_col {
     char name[NAME_CAP]; /* canonical name: the table's header and summary.json's "order" */
     char dir[NAME_CAP];  /* its directory under --out: the name with [^A-Za-z0-9._-] as _ */
     enum q_col_kind kind;
-    struct lt_qorder order; /* Q_COL_FIXED: the order */
+    struct lt_qorder order; /* Q_COL_FIXED: the order; Q_COL_STATIC: the triplet found */
+    struct lt_qgrid grid;   /* self-tuning: the grid and the cost */
+    enum lt_qcost cost;
+    double *costs;                  /* Q_COL_STATIC: every triplet's cost (grid.csv) */
+    double best_cost;               /* Q_COL_STATIC: the chosen triplet's */
+    struct lt_qtune_retune *retune; /* Q_COL_DYNAMIC: each re-tuning (retune.csv) */
+    size_t n_retune, cap_retune;
+    bool retune_oom;
+    double tune_wall_s; /* self-tuning: the searches' wall time */
     struct lt_qjob_out *out;
     struct lt_qsim_summary sum;
     struct q_series ts;
@@ -212,21 +234,60 @@ static int order_unknown(const char *name, struct lt_err *err)
     return err->code;
 }
 
+/* dynamic[:GRID][:COST] or dynamic-static[:GRID][:COST] into c: the last ':' field is the cost
+ * when it names one, the rest the grid (lt_qgrid_parse); defaults alg1 and makespan. */
+static int self_tuning_resolve(const char *name, struct q_col *c, struct lt_err *err)
+{
+    bool stat = strncmp(name, "dynamic-static", 14) == 0;
+    const char *rest = name + (stat ? 14 : 7);
+    char grid[NAME_CAP] = "alg1";
+    int rc;
+
+    c->kind = stat ? Q_COL_STATIC : Q_COL_DYNAMIC;
+    c->cost = LT_QCOST_MAKESPAN;
+    if (*rest == ':')
+        rest++;
+    if (strlen(rest) >= sizeof(grid))
+        return lt_err_set(err, LT_EINVAL, 0, 0, "--order %.60s...: too long", name);
+    if (*rest != '\0') {
+        const char *colon = strrchr(rest, ':'), *last = colon ? colon + 1 : rest;
+        enum lt_qcost cost;
+        struct lt_err quiet;
+        lt_err_init(&quiet, NULL);
+        if (lt_qcost_find(last, &cost, &quiet) == 0) {
+            c->cost = cost;
+            snprintf(grid, sizeof(grid), "%.*s", colon ? (int)(colon - rest) : 0, rest);
+            if (grid[0] == '\0')
+                snprintf(grid, sizeof(grid), "alg1");
+        } else {
+            snprintf(grid, sizeof(grid), "%s", rest);
+        }
+    }
+    if ((rc = lt_qgrid_parse(grid, &c->grid, err)) < 0) {
+        char pre[NAME_CAP + 40];
+        snprintf(pre, sizeof(pre), "--order %s: ", name);
+        return err_prefix(err, pre);
+    }
+    snprintf(c->name, sizeof(c->name), "%s:%s:%s", stat ? "dynamic-static" : "dynamic", grid,
+             lt_qcost_name(c->cost));
+    return 0;
+}
+
 /* Resolves one --order item into c: the only place an order name is read. */
 static int col_resolve(const char *name, struct q_col *c, struct lt_err *err)
 {
     int rc;
 
     memset(c, 0, sizeof(*c));
-    if (is_self_tuning(name))
-        return lt_err_set(err, LT_EINVAL, 0, 0,
-                          "--order %s: the self-tuning orders (dynamic, dynamic-static) are not "
-                          "built yet (issue 22 section 3)",
-                          name);
-    if ((rc = lt_qorder_find(name, &c->order, err)) < 0)
-        return rc == LT_ENOTFOUND ? order_unknown(name, err) : err_prefix(err, "--order: ");
-    c->kind = Q_COL_FIXED;
-    lt_qorder_name(&c->order, c->name, sizeof(c->name));
+    if (is_self_tuning(name)) {
+        if ((rc = self_tuning_resolve(name, c, err)) < 0)
+            return rc;
+    } else {
+        if ((rc = lt_qorder_find(name, &c->order, err)) < 0)
+            return rc == LT_ENOTFOUND ? order_unknown(name, err) : err_prefix(err, "--order: ");
+        c->kind = Q_COL_FIXED;
+        lt_qorder_name(&c->order, c->name, sizeof(c->name));
+    }
     for (size_t i = 0; i < sizeof(c->dir) - 1 && c->name[i] != '\0'; i++) {
         char ch = c->name[i];
         bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
@@ -255,6 +316,213 @@ static void on_sample(void *arg, const struct lt_qsample *s)
     t->s[t->n++] = *s;
 }
 
+/* ---- self-tuning: the searches, fanned out to -j processes ------------------------------- */
+
+/* Costs triplets [first, last) into costs[0 .. last - first - 1]. */
+typedef int slice_fn(void *arg, size_t first, size_t last, double *costs, struct lt_err *err);
+
+static int read_full(int fd, void *buf, size_t len)
+{
+    char *p = buf;
+    while (len > 0) {
+        ssize_t r = read(fd, p, len);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        p += r;
+        len -= (size_t)r;
+    }
+    return 0;
+}
+
+static int write_full(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* fn over [0, total), in j processes when j > 1 (each a contiguous share; its costs come back
+ * through a pipe), into costs[0 .. total - 1]. A process that fails prints its error and exits
+ * 1; the search then fails naming its share. */
+static int fan_out(unsigned j, size_t total, slice_fn *fn, void *arg, double *costs,
+                   struct lt_err *err)
+{
+    enum { MAXJ = 256 };
+    pid_t pid[MAXJ];
+    int fd[MAXJ], rc = 0;
+    size_t lo[MAXJ + 1];
+
+    if (j > total / 2)
+        j = (unsigned)(total / 2);
+    if (j <= 1)
+        return fn(arg, 0, total, costs, err);
+    for (unsigned k = 0; k <= j; k++)
+        lo[k] = total * k / j;
+    fflush(NULL);
+    unsigned started = 0;
+    for (; started < j; started++) {
+        int p[2];
+        if (pipe(p) != 0) {
+            rc = lt_err_set(err, LT_EIO, 0, 0, "pipe: %s", strerror(errno));
+            break;
+        }
+        pid[started] = fork();
+        if (pid[started] < 0) {
+            close(p[0]);
+            close(p[1]);
+            rc = lt_err_set(err, LT_EIO, 0, 0, "fork: %s", strerror(errno));
+            break;
+        }
+        if (pid[started] == 0) { /* the child: its share, then its costs down the pipe */
+            struct lt_err e;
+            close(p[0]);
+            for (unsigned q = 0; q < started; q++)
+                close(fd[q]);
+            lt_err_init(&e, NULL);
+            size_t a = lo[started], b = lo[started + 1];
+            if (fn(arg, a, b, costs + a, &e) < 0) {
+                fprintf(stderr, "lotus-sim: %s\n", e.text);
+                _exit(1);
+            }
+            _exit(write_full(p[1], costs + a, (b - a) * sizeof(*costs)) == 0 ? 0 : 1);
+        }
+        close(p[1]);
+        fd[started] = p[0];
+    }
+    for (unsigned k = 0; k < started; k++) {
+        size_t a = lo[k], b = lo[k + 1];
+        int got = rc == 0 ? read_full(fd[k], costs + a, (b - a) * sizeof(*costs)) : 0, st = 0;
+        close(fd[k]);
+        while (waitpid(pid[k], &st, 0) < 0 && errno == EINTR)
+            ;
+        if (rc == 0 && (got < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0))
+            rc = lt_err_set(err, LT_EIO, 0, 0,
+                            "the search process for triplets %zu..%zu failed (%s)", a, b - 1,
+                            WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) : "see its message above");
+    }
+    return rc;
+}
+
+/* dynamic-static: a share of the grid, each triplet run on the whole workload. */
+struct static_arg {
+    const struct lt_qsim_params *p;
+    const struct q_run *r;
+    const struct q_col *c;
+};
+
+static int static_slice(void *arg, size_t first, size_t last, double *costs, struct lt_err *err)
+{
+    const struct static_arg *a = arg;
+    size_t best;
+    double best_cost;
+    return lt_qtune_static(a->p, a->r->jobs, a->r->n, &a->c->grid, a->c->cost, first, last, true,
+                           costs, &best, &best_cost, NULL, err);
+}
+
+/* dynamic: a share of the grid on a fork of the live state. */
+struct online_arg {
+    const struct lt_qsim *live;
+    const struct lt_qgrid *g;
+    enum lt_qcost cost;
+    unsigned j;
+};
+
+static int online_slice(void *arg, size_t first, size_t last, double *costs, struct lt_err *err)
+{
+    const struct online_arg *a = arg;
+    return lt_qtune_eval(a->live, a->g, a->cost, first, last, costs, err);
+}
+
+static int online_eval(void *arg, const struct lt_qsim *live, const struct lt_qgrid *g,
+                       enum lt_qcost c, double *costs, struct lt_err *err)
+{
+    struct online_arg a = {live, g, c, *(const unsigned *)arg};
+    return fan_out(a.j, lt_qgrid_size(g), online_slice, &a, costs, err);
+}
+
+static void on_retune(void *arg, const struct lt_qtune_retune *rt)
+{
+    struct q_col *c = arg;
+    if (c->retune_oom)
+        return;
+    if (c->n_retune == c->cap_retune) {
+        size_t cap = c->cap_retune * 2 + 64;
+        struct lt_qtune_retune *p = lt_reallocarray(c->retune, cap, sizeof(*p));
+        if (p == NULL) {
+            c->retune_oom = true;
+            return;
+        }
+        c->retune = p;
+        c->cap_retune = cap;
+    }
+    c->retune[c->n_retune++] = *rt;
+    c->tune_wall_s += rt->wall_s;
+}
+
+/* dynamic-static: every triplet's cost over -j processes, the argmin (the incumbent, p's order
+ * fcfs, kept on a tie), then the run of that triplet for the schedule, summary and series. */
+static int col_run_static(const struct q_run *r, struct q_col *c, struct lt_qsim_params *p,
+                          struct lt_err *err)
+{
+    size_t total = lt_qgrid_size(&c->grid);
+    struct static_arg a = {p, r, c};
+    struct timespec t0;
+    int rc;
+
+    if ((c->costs = lt_calloc(total, sizeof(*c->costs))) == NULL)
+        return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory for %zu triplets", total);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    void (*sample)(void *, const struct lt_qsample *) = p->on_sample;
+    p->on_sample = NULL; /* the search's runs draw no series */
+    rc = fan_out((unsigned)r->o->jobs, total, static_slice, &a, c->costs, err);
+    p->on_sample = sample;
+    c->tune_wall_s = secs_since(&t0);
+    if (rc < 0)
+        return rc;
+    size_t best = lt_qtune_argmin(
+        c->costs, total, lt_qgrid_index(&c->grid, p->order.alpha, p->order.beta, p->order.gamma));
+    double al, be, ga;
+    lt_qgrid_triplet(&c->grid, best, &al, &be, &ga);
+    c->best_cost = c->costs[best];
+    if ((rc = lt_qorder_composite(&c->order, al, be, ga, err)) < 0)
+        return rc;
+    p->order = c->order;
+    return lt_qsim_run(p, r->jobs, r->n, c->out, &c->sum, err);
+}
+
+/* dynamic: the online search, re-tuning at every completion or every --retune. */
+static int col_run_dynamic(const struct q_run *r, struct q_col *c, struct lt_qsim_params *p,
+                           struct lt_err *err)
+{
+    struct lt_qtune_online_params op;
+    unsigned j = (unsigned)r->o->jobs;
+    size_t retunes = 0;
+
+    lt_qtune_online_default(&op, &c->grid, c->cost);
+    if (r->o->retune_s > 0) {
+        op.on_completion = false;
+        op.retune_s = (double)r->o->retune_s;
+    }
+    op.eval = j > 1 ? online_eval : NULL;
+    op.eval_arg = &j;
+    op.on_retune = on_retune;
+    op.retune_arg = c;
+    int rc = lt_qtune_online(p, r->jobs, r->n, &op, c->out, &c->sum, &retunes, err);
+    if (rc == 0 && c->retune_oom)
+        rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory for the re-tunings of '%s'", c->name);
+    return rc;
+}
+
 /* Runs column c on the run's jobs: its schedule, summary and time series. */
 static int col_run(const struct q_run *r, struct q_col *c, struct lt_err *err)
 {
@@ -277,6 +545,12 @@ static int col_run(const struct q_run *r, struct q_col *c, struct lt_err *err)
         p.order = c->order;
         rc = lt_qsim_run(&p, r->jobs, r->n, c->out, &c->sum, err);
         break;
+    case Q_COL_STATIC:
+        rc = col_run_static(r, c, &p, err);
+        break;
+    case Q_COL_DYNAMIC:
+        rc = col_run_dynamic(r, c, &p, err);
+        break;
     default:
         rc = lt_err_set(err, LT_EINVAL, 0, 0, "order '%s': unknown kind", c->name);
     }
@@ -291,6 +565,8 @@ static void cols_free(struct q_col *cols, size_t n)
     for (size_t k = 0; cols != NULL && k < n; k++) {
         lt_free(cols[k].out);
         lt_free(cols[k].ts.s);
+        lt_free(cols[k].costs);
+        lt_free(cols[k].retune);
     }
     lt_free(cols);
 }
@@ -351,7 +627,15 @@ static int orders_parse(struct q_run *r, struct lt_err *err)
 static bool any_time_varying(const struct q_run *r)
 {
     for (size_t k = 0; k < r->n_cols; k++)
-        if (r->cols[k].kind == Q_COL_FIXED && lt_qorder_time_varying(&r->cols[k].order))
+        if (r->cols[k].kind != Q_COL_FIXED || lt_qorder_time_varying(&r->cols[k].order))
+            return true;
+    return false;
+}
+
+static bool any_kind(const struct q_run *r, enum q_col_kind kind)
+{
+    for (size_t k = 0; k < r->n_cols; k++)
+        if (r->cols[k].kind == kind)
             return true;
     return false;
 }
@@ -396,6 +680,13 @@ static int opts_check(struct q_run *r, const bool *seen, struct lt_err *err)
                           o->workload);
     if ((rc = orders_parse(r, err)) < 0)
         return rc;
+    if (o->jobs < 1 || o->jobs > 256)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "-j %" PRIu64 ": not in 1..256", o->jobs);
+    if (o->retune_s > 0 && !any_kind(r, Q_COL_DYNAMIC))
+        sim_opt_warn_unused(&q_spec, seen, "--retune", "without a dynamic order");
+    if (seen[sim_opt_index(&q_spec, "-j")] && !any_kind(r, Q_COL_DYNAMIC) &&
+        !any_kind(r, Q_COL_STATIC))
+        sim_opt_warn_unused(&q_spec, seen, "-j", "without a self-tuning order");
     if (o->reprioritise_s > 0 && !any_time_varying(r))
         sim_opt_warn_unused(&q_spec, seen, "--reprioritise",
                             "to these orders (only a composite with BETA != 0 is re-keyed)");
@@ -625,11 +916,26 @@ static json_t *col_json(const struct q_col *c)
     json_object_set_new(m, "max_queued", json_integer((json_int_t)s->max_queued));
     json_object_set_new(m, "jobs", json_integer((json_int_t)s->jobs));
     json_object_set_new(m, "completed", json_integer((json_int_t)s->completed));
-    return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:f, s:o}", "order", c->name, "dir",
-                     c->dir, "kind", "fixed", "alpha", jnum(c->order.alpha), "beta",
-                     jnum(c->order.beta), "gamma", jnum(c->order.gamma), "metrics", m, "wall_s",
-                     c->wall_s, "events_per_s",
-                     jnum(c->wall_s > 0 ? (double)s->events / c->wall_s : NAN));
+    static const char *const kind[] = {"fixed", "dynamic", "dynamic-static"};
+    bool dyn = c->kind == Q_COL_DYNAMIC;
+    json_t *j =
+        json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:f, s:o}", "order", c->name, "dir", c->dir,
+                  "kind", kind[c->kind], "alpha", dyn ? json_null() : jnum(c->order.alpha), "beta",
+                  dyn ? json_null() : jnum(c->order.beta), "gamma",
+                  dyn ? json_null() : jnum(c->order.gamma), "metrics", m, "wall_s", c->wall_s,
+                  "events_per_s", jnum(c->wall_s > 0 ? (double)s->events / c->wall_s : NAN));
+    if (j != NULL && c->kind != Q_COL_FIXED) {
+        json_t *t = json_pack("{s:f, s:f, s:f, s:I, s:s, s:f}", "grid_lo", c->grid.lo, "grid_hi",
+                              c->grid.hi, "grid_step", c->grid.step, "triplets",
+                              (json_int_t)lt_qgrid_size(&c->grid), "cost", lt_qcost_name(c->cost),
+                              "search_wall_s", c->tune_wall_s);
+        if (t != NULL && c->kind == Q_COL_STATIC)
+            json_object_set_new(t, "best_cost", jnum(c->best_cost));
+        if (t != NULL && c->kind == Q_COL_DYNAMIC)
+            json_object_set_new(t, "retunes", json_integer((json_int_t)c->n_retune));
+        json_object_set_new(j, "search", t);
+    }
+    return j;
 }
 
 static json_t *input_json(const struct q_run *r)
@@ -794,6 +1100,38 @@ static int join(char *buf, size_t cap, const char *a, const char *b, const char 
     return 0;
 }
 
+/* grid.csv: every triplet of a dynamic-static search and its cost. */
+static int grid_csv(FILE *f, const struct q_run *r, const struct q_col *c)
+{
+    (void)r;
+    fprintf(f, "alpha,beta,gamma,%s\n", lt_qcost_name(c->cost));
+    for (size_t k = 0; k < lt_qgrid_size(&c->grid); k++) {
+        double a, b, g;
+        lt_qgrid_triplet(&c->grid, k, &a, &b, &g);
+        fprintf(f, "%.10g,%.10g,%.10g,", a, b, g);
+        put_exact(f, c->costs[k]);
+        fputc('\n', f);
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+/* retune.csv: each re-tuning of a dynamic order. */
+static int retune_csv(FILE *f, const struct q_run *r, const struct q_col *c)
+{
+    (void)r;
+    fprintf(f, "time_s,alpha,beta,gamma,%s,changed,queued,triplets,cpu_s,wall_s\n",
+            lt_qcost_name(c->cost));
+    for (size_t k = 0; k < c->n_retune; k++) {
+        const struct lt_qtune_retune *t = &c->retune[k];
+        put_exact(f, t->time_s);
+        fprintf(f, ",%.10g,%.10g,%.10g,", t->alpha, t->beta, t->gamma);
+        put_exact(f, t->cost);
+        fprintf(f, ",%d,%zu,%zu,%.6f,%.6f\n", t->changed ? 1 : 0, t->queued, t->triplets, t->cpu_s,
+                t->wall_s);
+    }
+    return ferror(f) ? -1 : 0;
+}
+
 /* Column c's directory under stage. */
 static int col_write(const struct q_run *r, const struct q_col *c, const char *stage,
                      struct lt_err *err)
@@ -805,9 +1143,18 @@ static int col_write(const struct q_run *r, const struct q_col *c, const char *s
         (rc = sim_make_dirs(path, err)) < 0 ||
         (rc = join(path, sizeof(path), stage, c->dir, "jobs.csv", err)) < 0 ||
         (rc = write_file(path, jobs_csv, r, c, err)) < 0 ||
-        (rc = join(path, sizeof(path), stage, c->dir, "timeseries.csv", err)) < 0)
+        (rc = join(path, sizeof(path), stage, c->dir, "timeseries.csv", err)) < 0 ||
+        (rc = write_file(path, timeseries_csv, r, c, err)) < 0)
         return rc;
-    return write_file(path, timeseries_csv, r, c, err);
+    if (c->kind == Q_COL_STATIC &&
+        ((rc = join(path, sizeof(path), stage, c->dir, "grid.csv", err)) < 0 ||
+         (rc = write_file(path, grid_csv, r, c, err)) < 0))
+        return rc;
+    if (c->kind == Q_COL_DYNAMIC &&
+        ((rc = join(path, sizeof(path), stage, c->dir, "retune.csv", err)) < 0 ||
+         (rc = write_file(path, retune_csv, r, c, err)) < 0))
+        return rc;
+    return 0;
 }
 
 /* Every output into stage (= DIR.tmp). */
@@ -890,6 +1237,18 @@ static int queue_run(struct q_run *r, struct lt_err *err)
         return rc;
     printf("\noutputs: %s/{summary.json,table.csv%s,<order>/jobs.csv,<order>/timeseries.csv}\n",
            r->o->out, r->o->no_report ? "" : ",report.html");
+    for (size_t k = 0; k < r->n_cols; k++) {
+        const struct q_col *c = &r->cols[k];
+        if (c->kind == Q_COL_STATIC)
+            printf("%s: triplet (%.10g, %.10g, %.10g) of %zu, %s %.10g, searched in %.3f s; "
+                   "%s/%s/grid.csv\n",
+                   c->name, c->order.alpha, c->order.beta, c->order.gamma, lt_qgrid_size(&c->grid),
+                   lt_qcost_name(c->cost), c->best_cost, c->tune_wall_s, r->o->out, c->dir);
+        else if (c->kind == Q_COL_DYNAMIC)
+            printf("%s: %zu re-tunings of %zu triplets, searched in %.3f s; %s/%s/retune.csv\n",
+                   c->name, c->n_retune, lt_qgrid_size(&c->grid), c->tune_wall_s, r->o->out,
+                   c->dir);
+    }
     if (!r->o->no_report && !plotted)
         fprintf(stderr,
                 "lotus-sim: warning: gnuplot is not on PATH; %s/report.html has no "
@@ -947,6 +1306,7 @@ int sim_cmd_queue(int argc, char **argv)
                        .backfill = "none",
                        .estimate = "exact",
                        .seed = 1,
+                       .jobs = 2,
                        .out = DEFAULT_OUT};
     bool seen[sizeof(q_opt_rows) / sizeof(q_opt_rows[0])] = {false}, usage = false;
     struct q_run r = {.o = &o};

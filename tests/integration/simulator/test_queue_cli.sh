@@ -151,8 +151,6 @@ run queue --workload "$hand" --cores 4 --order fcfs,fcfs
 check "order twice: exit 2" [ "$rc" -eq 2 ]
 run queue --workload "$hand" --cores 4 --order composite:1,2
 check "bad composite: exit 2 ($err)" [ "$rc" -eq 2 ] && contains "$err" "composite"
-run queue --workload "$hand" --cores 4 --order dynamic
-check "dynamic: exit 2, not built yet ($err)" [ "$rc" -eq 2 ] && contains "$err" "not built yet"
 run queue --workload "$hand"
 check "--cores missing for CSV: exit 2" [ "$rc" -eq 2 ]
 check "--cores missing: named ($err)" contains "$err" "--cores C is required with a CSV workload"
@@ -270,5 +268,45 @@ if [ "$st" -ne 0 ]; then
     check "SIGINT while writing: the earlier result kept" cmp -s rigid/summary.json sig2/summary.json
     check "SIGINT while writing: said so" grep -q "removed the unfinished 'sig2.tmp'" sig2.err
 fi
+
+# ---- the self-tuning orders (lt_qtune.h; docs/queue.md "Self-tuning") ----------------------
+# dynamic-static runs every triplet of the grid on the whole workload and keeps the cheapest:
+# its makespan is at most every fixed order's, all five being grid points (SM5); -j splits the
+# triplets over processes and must not change a byte.
+gen=gen:n=60,load=0.9,tasks=1..16
+run queue --workload "$gen" --cores 32 --dispatch rigid -j 1 \
+    --order fcfs,sjf,ljf,largest,smallest,dynamic-static:-1:1:0.5,dynamic:-1:1:0.5:mean-wait \
+    --out st1 --no-report --quiet
+check "self-tuning: exit 0 ($err)" [ "$rc" -eq 0 ]
+best=$(jget st1/summary.json orders/5/metrics/makespan_s)
+for k in 0 1 2 3 4; do
+    m=$(jget st1/summary.json orders/$k/metrics/makespan_s)
+    check "SM5: dynamic-static's makespan $best <= order $k's $m" \
+        awk -v a="$best" -v b="$m" 'BEGIN { exit !(a <= b + 1e-9) }'
+done
+check "grid.csv: a header and 125 triplets" [ "$(wc -l <st1/dynamic-static_-1_1_0.5_makespan/grid.csv)" -eq 126 ]
+check "summary.json names the kind" [ "$(jget st1/summary.json orders/5/kind)" = dynamic-static ]
+check "retune.csv: re-tunings, cost mean-wait" \
+    grep -q '^time_s,alpha,beta,gamma,mean-wait,changed' st1/dynamic_-1_1_0.5_mean-wait/retune.csv
+check "the dynamic order re-tuned" [ "$(wc -l <st1/dynamic_-1_1_0.5_mean-wait/retune.csv)" -gt 2 ]
+run queue --workload "$gen" --cores 32 --dispatch rigid -j 3 \
+    --order fcfs,sjf,ljf,largest,smallest,dynamic-static:-1:1:0.5,dynamic:-1:1:0.5:mean-wait \
+    --out st3 --no-report --quiet
+check "-j 3: exit 0 ($err)" [ "$rc" -eq 0 ]
+for f in table.csv dynamic-static_-1_1_0.5_makespan/grid.csv dynamic-static_-1_1_0.5_makespan/jobs.csv \
+    dynamic_-1_1_0.5_mean-wait/jobs.csv; do
+    check "-j 3 == -j 1: $f" cmp -s "st1/$f" "st3/$f"
+done
+run queue --workload "$gen" --cores 32 --dispatch rigid --order dynamic:-1:1:0.5 --retune 1h \
+    --out st4 --no-report --quiet
+check "--retune 1h: fewer re-tunings than at every completion" \
+    [ "$(wc -l <st4/dynamic_-1_1_0.5_makespan/retune.csv)" -lt "$(wc -l <st1/dynamic_-1_1_0.5_mean-wait/retune.csv)" ]
+for bad in dynamic:-1:1:0 dynamic:1:-1:0.5 dynamic-static:fast dynamic:alg1:speed; do
+    run queue --workload "$gen" --cores 32 --order "$bad" --out bad-st --quiet
+    check "--order $bad is refused (got $rc)" [ "$rc" -eq 2 ]
+    check "--order $bad is named ($err)" contains "$err" "$bad"
+done
+run queue --workload "$gen" --cores 32 --order dynamic -j 0 --out bad-j --quiet
+check "-j 0 is refused (got $rc)" [ "$rc" -eq 2 ]
 
 finish
