@@ -152,6 +152,8 @@ struct q_col {
     enum lt_qcost cost;
     double *costs;                  /* Q_COL_STATIC: every triplet's cost (grid.csv) */
     double best_cost;               /* Q_COL_STATIC: the chosen triplet's */
+    size_t best;                    /* Q_COL_STATIC: the chosen triplet's grid index */
+    double *axis;                   /* Q_COL_STATIC: the grid's axis values (the heat map) */
     struct lt_qtune_retune *retune; /* Q_COL_DYNAMIC: each re-tuning (retune.csv) */
     size_t n_retune, cap_retune;
     bool retune_oom;
@@ -493,6 +495,11 @@ static int col_run_static(const struct q_run *r, struct q_col *c, struct lt_qsim
         c->costs, total, lt_qgrid_index(&c->grid, p->order.alpha, p->order.beta, p->order.gamma));
     double al, be, ga;
     lt_qgrid_triplet(&c->grid, best, &al, &be, &ga);
+    c->best = best;
+    if ((c->axis = lt_calloc(c->grid.count, sizeof(*c->axis))) == NULL)
+        return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
+    for (size_t i = 0; i < c->grid.count; i++)
+        c->axis[i] = lt_qgrid_value(&c->grid, i);
     c->best_cost = c->costs[best];
     if ((rc = lt_qorder_composite(&c->order, al, be, ga, err)) < 0)
         return rc;
@@ -566,6 +573,7 @@ static void cols_free(struct q_col *cols, size_t n)
         lt_free(cols[k].out);
         lt_free(cols[k].ts.s);
         lt_free(cols[k].costs);
+        lt_free(cols[k].axis);
         lt_free(cols[k].retune);
     }
     lt_free(cols);
@@ -1034,8 +1042,15 @@ static int report_write(const struct q_run *r, const char *dir, bool *plotted, s
     if (cc == NULL)
         return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
     for (size_t k = 0; k < r->n_cols; k++)
-        cc[k] =
-            (struct sim_qcol){r->cols[k].name, &r->cols[k].sum, r->cols[k].ts.s, r->cols[k].ts.n};
+        cc[k] = (struct sim_qcol){.name = r->cols[k].name,
+                                  .sum = &r->cols[k].sum,
+                                  .samples = r->cols[k].ts.s,
+                                  .n_samples = r->cols[k].ts.n,
+                                  .costs = r->cols[k].costs,
+                                  .axis = r->cols[k].axis,
+                                  .axis_n = r->cols[k].costs != NULL ? r->cols[k].grid.count : 0,
+                                  .best = r->cols[k].best,
+                                  .cost_name = lt_qcost_name(r->cols[k].cost)};
     facts_make(r, &fs);
     struct sim_qreport rep = {cc, r->n_cols, r->cores, fs.key, fs.v, fs.n, r->cmdline, SIM_VERSION};
     rc = sim_qreport_write(dir, &rep, plotted, err);
@@ -1219,7 +1234,7 @@ static int queue_run(struct q_run *r, struct lt_err *err)
     if (cc == NULL)
         return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
     for (size_t k = 0; k < r->n_cols; k++)
-        cc[k] = (struct sim_qcol){r->cols[k].name, &r->cols[k].sum, NULL, 0};
+        cc[k] = (struct sim_qcol){.name = r->cols[k].name, .sum = &r->cols[k].sum};
     sim_qtable_print(stdout, cc, r->n_cols);
     lt_free(cc);
     printf("(makespan = last end - first arrival, the column the paper calls \"Wait\"; "

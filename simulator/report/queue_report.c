@@ -84,6 +84,7 @@ struct qr {
     bool *made;        /* per column: its data file holds points */
     bool binned;       /* some series was binned */
     bool made_overlay; /* the overlay plot was drawn */
+    bool made_heat;    /* gnuplot ran: the heat maps were drawn */
     struct lt_err *err;
 };
 
@@ -157,6 +158,59 @@ static int data_write(struct qr *q, size_t k)
     return rc;
 }
 
+/* Column k's heat map data, h_<k>.dat: "alpha gamma cost" at the chosen beta, a blank line
+ * after each alpha (gnuplot's grid layout); NaN costs (a failed triplet) are left out. */
+static int heat_write(struct qr *q, size_t k)
+{
+    const struct sim_qcol *c = &q->r->cols[k];
+    size_t n = c->axis_n, b = (c->best / n) % n;
+    char *path = lt_strfmt("%s/h_%zu.dat", q->tmpdir, k);
+    FILE *f;
+
+    if (path == NULL)
+        return oom(q->err);
+    if ((f = fopen(path, "w")) == NULL) {
+        int rc = lt_err_set(q->err, LT_EIO, 0, 0, "cannot create '%s': %s", path, strerror(errno));
+        lt_free(path);
+        return rc;
+    }
+    for (size_t a = 0; a < n; a++) {
+        for (size_t g = 0; g < n; g++) {
+            double v = c->costs[(a * n + b) * n + g];
+            fprintf(f, "%.10g %.10g %.10g\n", c->axis[a], c->axis[g], isfinite(v) ? v : NAN);
+        }
+        fputc('\n', f);
+    }
+    int rc = sim_close_written(f, path, q->err);
+    lt_free(path);
+    return rc;
+}
+
+/* The heat map of column k: the cost over (alpha, gamma) at the chosen beta, the chosen
+ * triplet marked. */
+static void gp_heat(struct qr *q, FILE *f, size_t k)
+{
+    const struct sim_qcol *c = &q->r->cols[k];
+    size_t n = c->axis_n, a = c->best / (n * n), b = (c->best / n) % n, g = c->best % n;
+
+    (void)q;
+    fprintf(f,
+            "reset\nset encoding utf8\n"
+            "set terminal svg size 720,560 dynamic noenhanced font 'sans,11' name 'h_%zu'\n"
+            "set output 'h_%zu.svg'\nset view map\nset size ratio -1\n"
+            "set xlabel 'alpha (size)'\nset ylabel 'gamma (run time)'\n"
+            "set cblabel '",
+            k, k);
+    sim_gp_puts(f, c->cost_name);
+    fprintf(f,
+            " (lower is better)'\nset palette rgbformulae 33,13,10\n"
+            "set title 'cost over (alpha, gamma) at beta = %.10g'\n"
+            "plot 'h_%zu.dat' using 1:2:3 with image notitle, \\\n"
+            "     '-' using 1:2 with points pt 7 ps 1.5 lc rgb 'black' title 'chosen (%.10g, "
+            "%.10g, %.10g)'\n%.10g %.10g\ne\nset output\n",
+            c->axis[b], k, c->axis[a], c->axis[b], c->axis[g], c->axis[a], c->axis[g]);
+}
+
 static const char *with(const struct sim_qcol *c)
 {
     return c->n_samples <= SIM_QREPORT_MAX_POINTS ? "steps" : "lines";
@@ -224,8 +278,8 @@ static int plots_make(struct qr *q)
 {
     size_t n = q->r->n_cols, m = 0;
     char *path = lt_strfmt("%s/plots.gp", q->tmpdir);
-    char(*files)[32] = lt_calloc(n + 1, sizeof(*files));
-    const char **fp = lt_calloc(n + 1, sizeof(*fp));
+    char(*files)[32] = lt_calloc(2 * n + 1, sizeof(*files));
+    const char **fp = lt_calloc(2 * n + 1, sizeof(*fp));
     FILE *f = NULL;
     int rc = 0;
 
@@ -233,25 +287,38 @@ static int plots_make(struct qr *q)
         rc = oom(q->err);
     for (size_t k = 0; rc == 0 && k < n; k++)
         rc = data_write(q, k);
+    for (size_t k = 0; rc == 0 && k < n; k++)
+        if (q->r->cols[k].costs != NULL && q->r->cols[k].axis_n > 1)
+            rc = heat_write(q, k);
     if (rc == 0 && (f = fopen(path, "w")) == NULL)
         rc = lt_err_set(q->err, LT_EIO, 0, 0, "cannot create '%s': %s", path, strerror(errno));
     if (rc == 0) {
         gp_overlay(q, f);
-        for (size_t k = 0; k < n; k++)
+        for (size_t k = 0; k < n; k++) {
             if (q->made[k])
                 gp_column(q, f, k);
+            if (q->r->cols[k].costs != NULL && q->r->cols[k].axis_n > 1)
+                gp_heat(q, f, k);
+        }
         rc = sim_close_written(f, path, q->err);
     }
-    for (size_t k = 0; rc == 0 && k < n; k++)
+    for (size_t k = 0; rc == 0 && k < n; k++) {
         if (q->made[k]) {
             snprintf(files[m], sizeof(files[m]), "q_%zu.svg", k);
             fp[m] = files[m];
             m++;
         }
+        if (q->r->cols[k].costs != NULL && q->r->cols[k].axis_n > 1) {
+            snprintf(files[m], sizeof(files[m]), "h_%zu.svg", k);
+            fp[m] = files[m];
+            m++;
+        }
+    }
     if (rc == 0 && q->made_overlay)
         fp[m++] = "q_all.svg";
     if (rc == 0 && m > 0)
         rc = sim_gnuplot_run(q->gnuplot, q->tmpdir, fp, m, q->err);
+    q->made_heat = rc == 0 && m > 0;
     lt_free(path);
     lt_free(files);
     lt_free(fp);
@@ -365,6 +432,17 @@ static int html_body(FILE *f, struct qr *q)
               f);
         snprintf(svg, sizeof(svg), "q_%zu.svg", k);
         if ((rc = html_plot(f, q, svg, q->made[k])) < 0)
+            return rc;
+        if (r->cols[k].costs == NULL || r->cols[k].axis_n < 2)
+            continue;
+        fputs("<h2>", f);
+        sim_html_puts(f, r->cols[k].name);
+        fputs(": the search's cost over the grid</h2>\n<p class=\"cap\">Each triplet's cost "
+              "on the whole workload (grid.csv has all of them), over (alpha, gamma) at the "
+              "beta of the triplet chosen, which is marked.</p>\n",
+              f);
+        snprintf(svg, sizeof(svg), "h_%zu.svg", k);
+        if ((rc = html_plot(f, q, svg, q->made_heat)) < 0)
             return rc;
     }
     return 0;

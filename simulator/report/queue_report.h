@@ -46,6 +46,13 @@ struct sim_qcol {
     const struct lt_qsim_summary *sum;
     const struct lt_qsample *samples; /* in time order */
     size_t n_samples;
+    /* dynamic-static: the search's grid, drawn as a heat map of the cost over (alpha, gamma)
+     * at the chosen beta. costs[(a * n + b) * n + g] for axis values axis[0..n-1]; best is the
+     * chosen triplet's index; cost_name labels the colour scale. costs NULL: no heat map. */
+    const double *costs;
+    const double *axis;
+    size_t axis_n, best;
+    const char *cost_name;
 };
 
 /* Prints the paper's table for the n columns to f (a label column, then one per column). */

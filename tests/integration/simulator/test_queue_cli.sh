@@ -306,6 +306,13 @@ for bad in dynamic:-1:1:0 dynamic:1:-1:0.5 dynamic-static:fast dynamic:alg1:spee
     check "--order $bad is refused (got $rc)" [ "$rc" -eq 2 ]
     check "--order $bad is named ($err)" contains "$err" "$bad"
 done
+run queue --workload "$gen" --cores 32 --dispatch rigid --order fcfs,dynamic-static:-1:1:0.5 \
+    --out st5 --quiet
+check "report with a static search: exit 0 ($err)" [ "$rc" -eq 0 ]
+check "the report has the search's section" grep -q "the search's cost over the grid" st5/report.html
+if command -v gnuplot >/dev/null 2>&1; then
+    check "the heat map marks the triplet chosen" grep -q "chosen (" st5/report.html
+fi
 run queue --workload "$gen" --cores 32 --order dynamic -j 0 --out bad-j --quiet
 check "-j 0 is refused (got $rc)" [ "$rc" -eq 2 ]
 
