@@ -166,12 +166,13 @@ test-tsan-kube:
 bench:
 	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DLOTUS_BENCH=ON >/dev/null
 	cmake --build $(BENCH_BUILD) -j $(JOBS) --target bench_choose bench_replay bench_extender \
-	    bench_slots bench_lotes
+	    bench_slots bench_lotes bench_queue
 	$(BENCH_BUILD)/bench_choose
 	$(BENCH_BUILD)/bench_replay
 	$(BENCH_BUILD)/bench_extender
 	$(BENCH_BUILD)/bench_slots
 	$(BENCH_BUILD)/bench_lotes
+	$(BENCH_BUILD)/bench_queue
 
 # The real kube-scheduler's throughput with and without extenders (tests/e2e/bench_test.go).
 .PHONY: bench-scheduler
@@ -184,6 +185,7 @@ bench-smoke: build
 	$(BUILD)/bench_extender --smoke
 	$(BUILD)/bench_slots --smoke
 	$(BUILD)/bench_lotes --smoke
+	$(BUILD)/bench_queue --smoke
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD) $(FUZZ_BUILD) build-e2e
