@@ -205,11 +205,14 @@ struct oq_item {
 static bool oq_less(const struct engine *e, const struct oq_item *a, const struct oq_item *b);
 static void oq_moved(struct engine *e, const struct oq_item *it, size_t k);
 LT_HEAP_DEFINE(oq_heap, struct oq_item, struct engine, oq_less, oq_moved);
+/* A dispatch's candidates, in the same order. */
+LT_HEAP_DEFINE(cand_heap, struct oq_item, struct engine, oq_less, LT_HEAP_NO_MOVED);
 
 /* Per live entry, beside struct live (allocated only for the ordered queue). */
 struct oq_live {
     uint32_t pos;  /* position in the oq heap, NIL when not queued */
     uint32_t mark; /* candidate stamp of the last dispatch that collected it */
+    uint32_t any;  /* ... as one that may fit any machine (new, or held back by EASY) */
     int64_t est;   /* the scheduler's run-time estimate, microseconds (> 0) */
 };
 
@@ -342,8 +345,8 @@ struct engine {
     uint32_t *gained;          /* machines that gained room since the last dispatch */
     size_t n_gained, cap_gained;
     uint32_t *gained_mark;     /* by machine: the dispatch stamp it was listed at */
-    struct oq_item *oq_cand;   /* a dispatch's candidates */
-    size_t n_cand, cap_cand_oq;
+    struct cand_heap qcand;    /* a dispatch's candidates */
+    struct lt_res cand_min;    /* the least request of each resource among them */
     struct oq_end *ends;       /* EASY scratch */
     size_t cap_ends;
     uint32_t stamp;            /* dispatches run, from 1 */
@@ -1680,7 +1683,7 @@ static int oq_live_init(struct engine *e, uint32_t l)
         double v = (double)est * f;
         est = v >= 9e18 ? INT64_MAX / 4 : (int64_t)v;
     }
-    e->ol[l] = (struct oq_live){.pos = NIL, .mark = 0, .est = est > 0 ? est : 1};
+    e->ol[l] = (struct oq_live){.pos = NIL, .mark = 0, .any = 0, .est = est > 0 ? est : 1};
     return 0;
 }
 
@@ -1834,23 +1837,46 @@ static int oq_reserve(struct engine *e, uint32_t h, size_t *ms, int64_t *ts, str
     return 0;
 }
 
-/* Candidates in queue order (oq_less on copies of their heap items). */
-static int cmp_cand(const void *a, const void *b)
-{
-    const struct oq_item *x = a, *y = b;
-    return oq_less(NULL, x, y) ? -1 : oq_less(NULL, y, x) ? 1 : 0;
-}
-
 /* Adds l to the candidates unless it is there already. */
-static int oq_cand_add(struct engine *e, uint32_t l)
+static int oq_cand_add(struct engine *e, uint32_t l, bool any)
 {
     if (e->ol[l].pos == NIL || e->ol[l].mark == e->stamp)
         return 0;
     e->ol[l].mark = e->stamp;
-    if (LT_VEC_RESERVE(e->oq_cand, e->cap_cand_oq, e->n_cand + 1) != 0)
+    if (any)
+        e->ol[l].any = e->stamp;
+    const struct lt_res *r = &e->live[l].req;
+    e->cand_min.cpu = r->cpu < e->cand_min.cpu ? r->cpu : e->cand_min.cpu;
+    e->cand_min.mem = r->mem < e->cand_min.mem ? r->mem : e->cand_min.mem;
+    e->cand_min.disk = r->disk < e->cand_min.disk ? r->disk : e->cand_min.disk;
+    if (LT_VEC_RESERVE(e->qcand.a, e->qcand.cap, e->qcand.n + 1) != 0)
         return oom(e);
-    e->oq_cand[e->n_cand++] = e->oq.a[e->ol[l].pos];
+    e->qcand.a[e->qcand.n++] = e->oq.a[e->ol[l].pos];
     return 0;
+}
+
+/* Can a gained machine still take the least candidate request (else only the candidates
+ * that may fit any machine are left to try)? */
+static bool oq_gained_room(const struct engine *e)
+{
+    for (size_t k = 0; k < e->n_gained; k++) {
+        struct lt_res f = lt_cluster_free_res(e->cluster, e->gained[k]);
+        if (lt_cluster_online(e->cluster, e->gained[k]) && res_le(&e->cand_min, &f))
+            return true;
+    }
+    return false;
+}
+
+/* Keeps only the candidates that may fit any machine. */
+static void oq_cand_keep_any(struct engine *e)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < e->qcand.n; k++)
+        if (e->ol[e->qcand.a[k].live].any == e->stamp)
+            e->qcand.a[n++] = e->qcand.a[k];
+    e->qcand.n = n;
+    for (size_t k = n / 2; k-- > 0;)
+        cand_heap_down(e, &e->qcand, k);
 }
 
 /* The tasks that may fit somewhere now, in queue order: those queued since the last dispatch,
@@ -1859,11 +1885,12 @@ static int oq_cand_add(struct engine *e, uint32_t l)
 static int oq_candidates(struct engine *e)
 {
     int rc = 0;
-    e->n_cand = 0;
+    e->qcand.n = 0;
+    e->cand_min = (struct lt_res){HUGE_VAL, HUGE_VAL, HUGE_VAL};
     for (size_t k = 0; k < e->n_oq_new && rc == 0; k++)
-        rc = oq_cand_add(e, e->oq_new[k]);
+        rc = oq_cand_add(e, e->oq_new[k], true);
     for (size_t k = 0; k < e->n_oq_blocked && rc == 0; k++)
-        rc = oq_cand_add(e, e->oq_blocked[k]);
+        rc = oq_cand_add(e, e->oq_blocked[k], true);
     for (size_t k = 0; k < e->n_gained && rc == 0; k++) {
         size_t m = e->gained[k];
         if (!lt_cluster_online(e->cluster, m))
@@ -1872,11 +1899,12 @@ static int oq_candidates(struct engine *e)
         for (unsigned p = 0; p < SIM_N_PRIO && rc == 0; p++)
             for (uint32_t s = sq_find(&e->q, p, 0, &f); s != SQ_NONE && rc == 0;
                  s = sq_find(&e->q, p, s + 1, &f))
-                rc = oq_cand_add(e, sq_item(&e->q, p, s));
+                rc = oq_cand_add(e, sq_item(&e->q, p, s), false);
     }
     if (rc < 0)
         return rc;
-    qsort(e->oq_cand, e->n_cand, sizeof(*e->oq_cand), cmp_cand);
+    for (size_t k = e->qcand.n / 2; k-- > 0;)
+        cand_heap_down(e, &e->qcand, k);
     return 0;
 }
 
@@ -1965,13 +1993,19 @@ static int oq_dispatch(struct engine *e)
                 return rc;
         }
     }
+    e->qcand.n = 0;
     if (e->cfg->backfill != SIM_BACKFILL_NONE && e->oq.n > 0 && (rc = oq_candidates(e)) < 0)
         return rc;
-    e->n_oq_new = e->n_oq_blocked = e->n_gained = 0;
-    if (e->cfg->backfill == SIM_BACKFILL_NONE || e->oq.n == 0)
-        return 0;
-    for (size_t k = 0; k < e->n_cand; k++) {
-        uint32_t l = e->oq_cand[k].live;
+    bool room = e->qcand.n > 0 && oq_gained_room(e), kept_any = false;
+    e->n_oq_new = e->n_oq_blocked = 0;
+    while (e->qcand.n > 0) {
+        if (!room && !kept_any) { /* the rest fit nowhere unless new or held back */
+            oq_cand_keep_any(e);
+            kept_any = true;
+            if (e->qcand.n == 0)
+                break;
+        }
+        uint32_t l = cand_heap_pop(e, &e->qcand).live;
         const struct live *t = &e->live[l];
         if (e->ol[l].pos == NIL || l == head || oq_failed(fails, n_fails, &t->req))
             continue;
@@ -2006,7 +2040,9 @@ static int oq_dispatch(struct engine *e)
         }
         if ((rc = oq_start(e, l, m)) < 0)
             return rc;
+        room = room && oq_gained_room(e);
     }
+    e->n_gained = 0;
     return 0;
 }
 
@@ -3280,7 +3316,7 @@ static void engine_free(struct engine *e)
     lt_free(e->oq_blocked);
     lt_free(e->gained);
     lt_free(e->gained_mark);
-    lt_free(e->oq_cand);
+    cand_heap_free(&e->qcand);
     lt_free(e->ends);
 }
 
