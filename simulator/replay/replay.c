@@ -340,8 +340,12 @@ struct engine {
     size_t cap_ol;
     uint32_t *oq_new;          /* queued since the last dispatch */
     size_t n_oq_new, cap_oq_new;
-    uint32_t *oq_blocked;      /* EASY: fitted somewhere at the last dispatch, but waited */
+    uint32_t *oq_blocked;      /* EASY: fitted somewhere at a dispatch, but waited */
     size_t n_oq_blocked, cap_oq_blocked;
+    uint32_t blk_head;         /* ... the reservation they waited for: head, machine, */
+    size_t blk_m;              /* shadow time and room beside the head */
+    int64_t blk_ts;
+    struct lt_res blk_extra;
     uint32_t *gained;          /* machines that gained room since the last dispatch */
     size_t n_gained, cap_gained;
     uint32_t *gained_mark;     /* by machine: the dispatch stamp it was listed at */
@@ -349,6 +353,14 @@ struct engine {
     struct lt_res cand_min;    /* the least request of each resource among them */
     struct oq_end *ends;       /* EASY scratch */
     size_t cap_ends;
+    uint32_t rsv_head;         /* EASY: the head of the last reservation, NIL none */
+    size_t rsv_m;              /* ... its machine, LT_NO_MACHINE none */
+    int64_t rsv_ts;            /* ... its shadow time */
+    struct lt_res rsv_extra;   /* ... the room beside the head then */
+    uint32_t *rsv_gained;      /* machines that gained room since the last reservation */
+    size_t n_rsv_gained, cap_rsv_gained;
+    uint32_t *rsv_mark;        /* by machine: rsv_epoch when listed */
+    uint32_t rsv_epoch;
     uint32_t stamp;            /* dispatches run, from 1 */
     bool oq_pending;           /* a dispatch is due before time moves on */
     int64_t last_rekey;
@@ -1724,6 +1736,13 @@ static int oq_gain(struct engine *e, size_t m)
     if (e->gained_mark[m] == e->stamp + 1)
         return 0;
     e->gained_mark[m] = e->stamp + 1;
+    if (e->cfg->backfill == SIM_BACKFILL_EASY && e->rsv_mark[m] != e->rsv_epoch) {
+        e->rsv_mark[m] = e->rsv_epoch;
+        int rc = oq_push_list(e, &e->rsv_gained, &e->n_rsv_gained, &e->cap_rsv_gained,
+                              (uint32_t)m);
+        if (rc < 0)
+            return rc;
+    }
     return oq_push_list(e, &e->gained, &e->n_gained, &e->cap_gained, (uint32_t)m);
 }
 
@@ -1790,46 +1809,93 @@ static int64_t oq_end_of(const struct engine *e, uint32_t l)
     return end > e->now ? end : e->now;
 }
 
-/* The EASY reservation of head h (spec section 1.7, last bullet): for every online machine
- * whose capacity can hold h, the earliest predicted end of its running tasks at which h fits
- * there; the machine *ms with the least (ties: the lowest index), *ts that time (T_INF: none),
- * and *extra the room left at *ts beside h. One pass over the running tasks. */
+/* The earliest predicted end of machine m's running tasks at which need fits there, before
+ * bound (T_INF when none: also for an offline machine or one too small), and the room left
+ * beside need then. */
+static int oq_shadow_on(struct engine *e, size_t m, const struct lt_res *need, int64_t bound,
+                        int64_t *t, struct lt_res *extra)
+{
+    struct lt_res cap = lt_cluster_cap(e->cluster, m);
+    *t = T_INF;
+    if (!lt_cluster_online(e->cluster, m) || !res_le(need, &cap))
+        return 0;
+    size_t n = 0;
+    for (size_t p = lt_cluster_first_placement(e->cluster, m); p != LT_NO_MACHINE;
+         p = lt_cluster_next_placement(e->cluster, p)) {
+        uint32_t l = (uint32_t)lt_cluster_placement_task(e->cluster, p)->id;
+        if (LT_VEC_RESERVE(e->ends, e->cap_ends, n + 1) != 0)
+            return oom(e);
+        e->ends[n++] = (struct oq_end){oq_end_of(e, l), e->live[l].req};
+    }
+    qsort(e->ends, n, sizeof(*e->ends), cmp_oq_end);
+    struct lt_res f = lt_cluster_free_res(e->cluster, m);
+    if (res_le(need, &f))
+        *t = e->now;
+    for (size_t k = 0; k < n && *t == T_INF && e->ends[k].end < bound; k++) {
+        f.cpu += e->ends[k].req.cpu;
+        f.mem += e->ends[k].req.mem;
+        f.disk += e->ends[k].req.disk;
+        /* every task ending at the same instant leaves then */
+        if ((k + 1 == n || e->ends[k + 1].end != e->ends[k].end) && res_le(need, &f))
+            *t = e->ends[k].end;
+    }
+    *extra = (struct lt_res){f.cpu - need->cpu, f.mem - need->mem, f.disk - need->disk};
+    return 0;
+}
+
+/* The EASY reservation of head h (spec section 1.7, last bullet): over the online machines
+ * whose capacity can hold h, the earliest predicted end of their running tasks at which h
+ * fits; the machine *ms with the least (*ts; T_INF: none), and *extra the room left beside h
+ * then. A scan of every running task when the head changed or its machine's time grew;
+ * else only its machine and those that gained room since are looked at again (no other
+ * machine's time can have dropped: their room only shrank). */
 static int oq_reserve(struct engine *e, uint32_t h, size_t *ms, int64_t *ts, struct lt_res *extra)
 {
     const struct lt_res *need = &e->live[h].req;
-    size_t n_m = lt_cluster_size(e->cluster);
-    *ms = LT_NO_MACHINE;
-    *ts = T_INF;
-    *extra = (struct lt_res){0, 0, 0};
-    for (size_t m = 0; m < n_m; m++) {
-        struct lt_res cap = lt_cluster_cap(e->cluster, m);
-        if (!lt_cluster_online(e->cluster, m) || !res_le(need, &cap))
-            continue;
-        size_t n = 0;
-        for (size_t p = lt_cluster_first_placement(e->cluster, m); p != LT_NO_MACHINE;
-             p = lt_cluster_next_placement(e->cluster, p)) {
-            uint32_t l = (uint32_t)lt_cluster_placement_task(e->cluster, p)->id;
-            if (LT_VEC_RESERVE(e->ends, e->cap_ends, n + 1) != 0)
-                return oom(e);
-            e->ends[n++] = (struct oq_end){oq_end_of(e, l), e->live[l].req};
+    int64_t t;
+    struct lt_res x;
+    int rc;
+    bool full = e->rsv_head != h || e->rsv_m == LT_NO_MACHINE;
+    if (!full) {
+        if ((rc = oq_shadow_on(e, e->rsv_m, need, T_INF, &t, &x)) < 0)
+            return rc;
+        full = t > e->rsv_ts;
+    }
+    if (full) {
+        e->rsv_head = h;
+        e->rsv_m = LT_NO_MACHINE;
+        e->rsv_ts = T_INF;
+        size_t n_m = lt_cluster_size(e->cluster);
+        for (size_t m = 0; m < n_m; m++) {
+            if ((rc = oq_shadow_on(e, m, need, e->rsv_ts, &t, &x)) < 0)
+                return rc;
+            if (t < e->rsv_ts) {
+                e->rsv_ts = t;
+                e->rsv_m = m;
+                e->rsv_extra = x;
+            }
         }
-        qsort(e->ends, n, sizeof(*e->ends), cmp_oq_end);
-        struct lt_res f = lt_cluster_free_res(e->cluster, m);
-        int64_t t = res_le(need, &f) ? e->now : T_INF;
-        for (size_t k = 0; k < n && t == T_INF && e->ends[k].end < *ts; k++) {
-            f.cpu += e->ends[k].req.cpu;
-            f.mem += e->ends[k].req.mem;
-            f.disk += e->ends[k].req.disk;
-            /* every task ending at the same instant leaves then */
-            if ((k + 1 == n || e->ends[k + 1].end != e->ends[k].end) && res_le(need, &f))
-                t = e->ends[k].end;
-        }
-        if (t < *ts) {
-            *ts = t;
-            *ms = m;
-            *extra = (struct lt_res){f.cpu - need->cpu, f.mem - need->mem, f.disk - need->disk};
+    } else {
+        e->rsv_ts = t;
+        e->rsv_extra = x;
+        for (size_t k = 0; k < e->n_rsv_gained; k++) {
+            size_t m = e->rsv_gained[k];
+            if (m == e->rsv_m)
+                continue;
+            if ((rc = oq_shadow_on(e, m, need, e->rsv_ts, &t, &x)) < 0)
+                return rc;
+            if (t < e->rsv_ts || (t == e->rsv_ts && m < e->rsv_m)) {
+                e->rsv_ts = t;
+                e->rsv_m = m;
+                e->rsv_extra = x;
+            }
         }
     }
+    e->n_rsv_gained = 0;
+    e->rsv_epoch++;
+    *ms = e->rsv_m;
+    *ts = e->rsv_ts;
+    *extra = e->rsv_extra;
     if (e->cfg->on_reserve) {
         const struct task_rec *r = &e->rec[e->live[h].rec];
         e->cfg->on_reserve(e->cfg->reserve_ctx, r->job_id, r->index, e->now, *ts, *ms);
@@ -1882,14 +1948,14 @@ static void oq_cand_keep_any(struct engine *e)
 /* The tasks that may fit somewhere now, in queue order: those queued since the last dispatch,
  * those EASY held back then, and those that fit a machine that gained room since (every other
  * queued task fitted nowhere at the last dispatch, and only those machines have more room). */
-static int oq_candidates(struct engine *e)
+static int oq_candidates(struct engine *e, bool blocked)
 {
     int rc = 0;
     e->qcand.n = 0;
     e->cand_min = (struct lt_res){HUGE_VAL, HUGE_VAL, HUGE_VAL};
     for (size_t k = 0; k < e->n_oq_new && rc == 0; k++)
         rc = oq_cand_add(e, e->oq_new[k], true);
-    for (size_t k = 0; k < e->n_oq_blocked && rc == 0; k++)
+    for (size_t k = 0; blocked && k < e->n_oq_blocked && rc == 0; k++)
         rc = oq_cand_add(e, e->oq_blocked[k], true);
     for (size_t k = 0; k < e->n_gained && rc == 0; k++) {
         size_t m = e->gained[k];
@@ -1957,7 +2023,24 @@ static int oq_setup(struct engine *e)
     lt_rng_init(&e->qrng, cfg->seed, LT_RNG_ESTIMATE);
     size_t n = lt_cluster_size(e->cluster);
     e->gained_mark = lt_calloc(n ? n : 1, sizeof(*e->gained_mark));
-    return e->gained_mark ? 0 : oom(e);
+    e->rsv_mark = lt_calloc(n ? n : 1, sizeof(*e->rsv_mark));
+    e->rsv_head = NIL;
+    e->rsv_m = LT_NO_MACHINE;
+    e->rsv_epoch = 1;
+    return e->gained_mark && e->rsv_mark ? 0 : oom(e);
+}
+
+/* EASY: the reservation for head (oq_reserve), remembered as the one tasks held back now
+ * wait for. */
+static int oq_reserve_now(struct engine *e, uint32_t head, size_t *ms, int64_t *ts,
+                          struct lt_res *extra)
+{
+    int rc = oq_reserve(e, head, ms, ts, extra);
+    e->blk_head = head;
+    e->blk_m = *ms;
+    e->blk_ts = *ts;
+    e->blk_extra = *extra;
+    return rc;
 }
 
 /* The dispatch, once per instant at which something changed (docs/simulator.md, "Queue
@@ -1993,11 +2076,29 @@ static int oq_dispatch(struct engine *e)
                 return rc;
         }
     }
+    /* Tasks held back by the same reservation as before stay held back (time only makes it
+     * harder to end by the shadow time; another machine that gained room finds them) */
+    bool carry = false;
+    if (head != NIL && e->n_oq_blocked > 0) {
+        uint32_t h0 = e->blk_head;
+        size_t m0 = e->blk_m;
+        int64_t t0 = e->blk_ts;
+        struct lt_res x0 = e->blk_extra;
+        if ((rc = oq_reserve_now(e, head, &ms, &ts, &extra)) < 0)
+            return rc;
+        reserved = true;
+        carry = h0 == head && m0 == ms && t0 == ts && memcmp(&x0, &extra, sizeof(x0)) == 0;
+    }
     e->qcand.n = 0;
-    if (e->cfg->backfill != SIM_BACKFILL_NONE && e->oq.n > 0 && (rc = oq_candidates(e)) < 0)
+    if (e->cfg->backfill != SIM_BACKFILL_NONE && e->oq.n > 0 &&
+        (rc = oq_candidates(e, !carry)) < 0)
         return rc;
     bool room = e->qcand.n > 0 && oq_gained_room(e), kept_any = false;
-    e->n_oq_new = e->n_oq_blocked = 0;
+    struct lt_res bfails[OQ_FAILS];
+    size_t n_bfails = 0;
+    e->n_oq_new = 0;
+    if (!carry)
+        e->n_oq_blocked = 0;
     while (e->qcand.n > 0) {
         if (!room && !kept_any) { /* the rest fit nowhere unless new or held back */
             oq_cand_keep_any(e);
@@ -2009,6 +2110,14 @@ static int oq_dispatch(struct engine *e)
         const struct live *t = &e->live[l];
         if (e->ol[l].pos == NIL || l == head || oq_failed(fails, n_fails, &t->req))
             continue;
+        if (reserved && oq_failed(bfails, n_bfails, &t->req) &&
+            !(t->outcome != TR_N_TYPES && e->ol[l].est <= ts - e->now)) {
+            /* it fits at most where a held-back smaller request fitted: held back too */
+            if ((rc = oq_push_list(e, &e->oq_blocked, &e->n_oq_blocked, &e->cap_oq_blocked,
+                                   l)) < 0)
+                return rc;
+            continue;
+        }
         if ((rc = oq_choose(e, l, &m)) < 0)
             return rc;
         if (m == LT_NO_MACHINE) {
@@ -2016,7 +2125,7 @@ static int oq_dispatch(struct engine *e)
             continue;
         }
         if (head != NIL && !reserved) {
-            if ((rc = oq_reserve(e, head, &ms, &ts, &extra)) < 0)
+            if ((rc = oq_reserve_now(e, head, &ms, &ts, &extra)) < 0)
                 return rc;
             reserved = true;
         }
@@ -2031,6 +2140,7 @@ static int oq_dispatch(struct engine *e)
                 if ((rc = oq_choose_avoiding(e, l, ms, &m)) < 0)
                     return rc;
                 if (m == LT_NO_MACHINE) {
+                    bfails[n_bfails++ % OQ_FAILS] = t->req;
                     if ((rc = oq_push_list(e, &e->oq_blocked, &e->n_oq_blocked,
                                            &e->cap_oq_blocked, l)) < 0)
                         return rc;
@@ -3316,6 +3426,8 @@ static void engine_free(struct engine *e)
     lt_free(e->oq_blocked);
     lt_free(e->gained);
     lt_free(e->gained_mark);
+    lt_free(e->rsv_gained);
+    lt_free(e->rsv_mark);
     cand_heap_free(&e->qcand);
     lt_free(e->ends);
 }

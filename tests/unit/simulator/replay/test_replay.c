@@ -1837,12 +1837,15 @@ static void test_replay_backfill_none_blocks_and_easy_never_delays_the_head(void
         } else {
             assert_task(f, 4, "finished", 120, 320, 0, "1");
         }
-        assert_true(lg.n >= 1);
+        size_t for_b = 0;
         for (size_t k = 0; k < lg.n; k++) {
-            assert_int_equal(lg.r[k].job, 2);
+            if (lg.r[k].job != 2) /* D, the head once B runs */
+                continue;
             assert_int_equal(lg.r[k].shadow, TS(110));
             assert_int_equal(lg.r[k].m, 0);
+            for_b++;
         }
+        assert_true(for_b >= 1);
     }
 }
 
