@@ -361,6 +361,7 @@ struct engine {
     size_t n_rsv_gained, cap_rsv_gained;
     uint32_t *rsv_mark;        /* by machine: rsv_epoch when listed */
     uint32_t rsv_epoch;
+    int64_t *mend; /* EASY, by machine: at most the least predicted end of its tasks */
     uint32_t stamp;            /* dispatches run, from 1 */
     bool oq_pending;           /* a dispatch is due before time moves on */
     int64_t last_rekey;
@@ -1455,6 +1456,7 @@ static void task_leave(struct engine *e, uint32_t l, uint8_t o, const char *name
 static int retry_queue(struct engine *e, size_t m);
 static int oq_enqueue(struct engine *e, uint32_t l);
 static int oq_gain(struct engine *e, size_t m);
+static int64_t oq_end_of(const struct engine *e, uint32_t l);
 
 /* Starts l on machine m now. flags: LT_PLACE_FORCE for a task the trace ran there at t = 0
  * (--initial-state trace), placed even beyond the machine's room. */
@@ -1494,6 +1496,11 @@ static int start(struct engine *e, uint32_t l, size_t m, unsigned flags)
         sim_hist_add(&e->res->wait[t->prio].hist, (uint64_t)(e->now - t->arrival));
     }
     e->res->placements++;
+    if (e->mend != NULL) {
+        int64_t end = oq_end_of(e, l);
+        if (end < e->mend[m])
+            e->mend[m] = end;
+    }
     if (has_demand(t))
         return heap_push(e, e->now + t->demand, l);
     return 0;
@@ -1816,8 +1823,16 @@ static int oq_shadow_on(struct engine *e, size_t m, const struct lt_res *need, i
                         int64_t *t, struct lt_res *extra)
 {
     struct lt_res cap = lt_cluster_cap(e->cluster, m);
+    struct lt_res f = lt_cluster_free_res(e->cluster, m);
     *t = T_INF;
     if (!lt_cluster_online(e->cluster, m) || !res_le(need, &cap))
+        return 0;
+    if (res_le(need, &f)) {
+        *t = e->now;
+        *extra = (struct lt_res){f.cpu - need->cpu, f.mem - need->mem, f.disk - need->disk};
+        return 0;
+    }
+    if (e->mend[m] >= bound && e->mend[m] > e->now) /* no task ends before bound */
         return 0;
     size_t n = 0;
     for (size_t p = lt_cluster_first_placement(e->cluster, m); p != LT_NO_MACHINE;
@@ -1828,9 +1843,7 @@ static int oq_shadow_on(struct engine *e, size_t m, const struct lt_res *need, i
         e->ends[n++] = (struct oq_end){oq_end_of(e, l), e->live[l].req};
     }
     qsort(e->ends, n, sizeof(*e->ends), cmp_oq_end);
-    struct lt_res f = lt_cluster_free_res(e->cluster, m);
-    if (res_le(need, &f))
-        *t = e->now;
+    e->mend[m] = n ? e->ends[0].end : T_INF;
     for (size_t k = 0; k < n && *t == T_INF && e->ends[k].end < bound; k++) {
         f.cpu += e->ends[k].req.cpu;
         f.mem += e->ends[k].req.mem;
@@ -2024,6 +2037,12 @@ static int oq_setup(struct engine *e)
     size_t n = lt_cluster_size(e->cluster);
     e->gained_mark = lt_calloc(n ? n : 1, sizeof(*e->gained_mark));
     e->rsv_mark = lt_calloc(n ? n : 1, sizeof(*e->rsv_mark));
+    if (cfg->backfill == SIM_BACKFILL_EASY) {
+        if ((e->mend = lt_calloc(n ? n : 1, sizeof(*e->mend))) == NULL)
+            return oom(e);
+        for (size_t m = 0; m < n; m++)
+            e->mend[m] = T_INF;
+    }
     e->rsv_head = NIL;
     e->rsv_m = LT_NO_MACHINE;
     e->rsv_epoch = 1;
@@ -3428,6 +3447,7 @@ static void engine_free(struct engine *e)
     lt_free(e->gained_mark);
     lt_free(e->rsv_gained);
     lt_free(e->rsv_mark);
+    lt_free(e->mend);
     cand_heap_free(&e->qcand);
     lt_free(e->ends);
 }
