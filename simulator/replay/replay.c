@@ -336,36 +336,36 @@ struct engine {
     bool om;
     struct lt_qorder order; /* cfg->order with the trace's size clamp */
     struct oq_heap oq;
-    struct oq_live *ol;        /* by live entry */
+    struct oq_live *ol; /* by live entry */
     size_t cap_ol;
-    uint32_t *oq_new;          /* queued since the last dispatch */
+    uint32_t *oq_new; /* queued since the last dispatch */
     size_t n_oq_new, cap_oq_new;
-    uint32_t *oq_blocked;      /* EASY: fitted somewhere at a dispatch, but waited */
+    uint32_t *oq_blocked; /* EASY: fitted somewhere at a dispatch, but waited */
     size_t n_oq_blocked, cap_oq_blocked;
-    uint32_t blk_head;         /* ... the reservation they waited for: head, machine, */
-    size_t blk_m;              /* shadow time and room beside the head */
+    uint32_t blk_head; /* ... the reservation they waited for: head, machine, */
+    size_t blk_m;      /* shadow time and room beside the head */
     int64_t blk_ts;
     struct lt_res blk_extra;
-    uint32_t *gained;          /* machines that gained room since the last dispatch */
+    uint32_t *gained; /* machines that gained room since the last dispatch */
     size_t n_gained, cap_gained;
-    uint32_t *gained_mark;     /* by machine: the dispatch stamp it was listed at */
-    struct cand_heap qcand;    /* a dispatch's candidates */
-    struct lt_res cand_min;    /* the least request of each resource among them */
-    struct oq_end *ends;       /* EASY scratch */
+    uint32_t *gained_mark;  /* by machine: the dispatch stamp it was listed at */
+    struct cand_heap qcand; /* a dispatch's candidates */
+    struct lt_res cand_min; /* the least request of each resource among them */
+    struct oq_end *ends;    /* EASY scratch */
     size_t cap_ends;
-    uint32_t rsv_head;         /* EASY: the head of the last reservation, NIL none */
-    size_t rsv_m;              /* ... its machine, LT_NO_MACHINE none */
-    int64_t rsv_ts;            /* ... its shadow time */
-    struct lt_res rsv_extra;   /* ... the room beside the head then */
-    uint32_t *rsv_gained;      /* machines that gained room since the last reservation */
+    uint32_t rsv_head;       /* EASY: the head of the last reservation, NIL none */
+    size_t rsv_m;            /* ... its machine, LT_NO_MACHINE none */
+    int64_t rsv_ts;          /* ... its shadow time */
+    struct lt_res rsv_extra; /* ... the room beside the head then */
+    uint32_t *rsv_gained;    /* machines that gained room since the last reservation */
     size_t n_rsv_gained, cap_rsv_gained;
-    uint32_t *rsv_mark;        /* by machine: rsv_epoch when listed */
+    uint32_t *rsv_mark; /* by machine: rsv_epoch when listed */
     uint32_t rsv_epoch;
-    int64_t *mend; /* EASY, by machine: at most the least predicted end of its tasks */
-    uint32_t stamp;            /* dispatches run, from 1 */
-    bool oq_pending;           /* a dispatch is due before time moves on */
+    int64_t *mend;   /* EASY, by machine: at most the least predicted end of its tasks */
+    uint32_t stamp;  /* dispatches run, from 1 */
+    bool oq_pending; /* a dispatch is due before time moves on */
     int64_t last_rekey;
-    struct lt_rng qrng;        /* --estimate noisy:CV */
+    struct lt_rng qrng; /* --estimate noisy:CV */
 
     FILE *tasks_csv, *ts_csv;
     char *path_tasks, *path_ts;
@@ -1745,8 +1745,7 @@ static int oq_gain(struct engine *e, size_t m)
     e->gained_mark[m] = e->stamp + 1;
     if (e->cfg->backfill == SIM_BACKFILL_EASY && e->rsv_mark[m] != e->rsv_epoch) {
         e->rsv_mark[m] = e->rsv_epoch;
-        int rc = oq_push_list(e, &e->rsv_gained, &e->n_rsv_gained, &e->cap_rsv_gained,
-                              (uint32_t)m);
+        int rc = oq_push_list(e, &e->rsv_gained, &e->n_rsv_gained, &e->cap_rsv_gained, (uint32_t)m);
         if (rc < 0)
             return rc;
     }
@@ -1760,8 +1759,7 @@ static int oq_choose(struct engine *e, uint32_t l, size_t *m)
     struct lt_task task = {.priority = t->prio, .sched_class = t->sched_class, .req = t->req};
     if (e->lotes != NULL)
         return lotes_choose(e, &task.req, m);
-    return lt_policy_choose_hinted(e->cfg->policy, e->cluster, &task, &e->rng, e->hint, m,
-                                   e->err);
+    return lt_policy_choose_hinted(e->cfg->policy, e->cluster, &task, &e->rng, e->hint, m, e->err);
 }
 
 /* As oq_choose, with machine x made to look full: a placement taking its free room is added
@@ -2062,6 +2060,27 @@ static int oq_reserve_now(struct engine *e, uint32_t head, size_t *ms, int64_t *
     return rc;
 }
 
+/* EASY: the policy chose the reserved machine ms for candidate l. It may start there if it
+ * ends by the shadow time ts or fits in the room *extra left beside the head then (which it
+ * takes); else *m becomes another machine where it fits, or LT_NO_MACHINE: it is held back. */
+static int oq_on_reserved(struct engine *e, uint32_t l, size_t ms, int64_t ts, struct lt_res *extra,
+                          size_t *m)
+{
+    const struct live *t = &e->live[l];
+    if (t->outcome != TR_N_TYPES && e->ol[l].est <= ts - e->now)
+        return 0;
+    if (res_le(&t->req, extra)) {
+        extra->cpu -= t->req.cpu;
+        extra->mem -= t->req.mem;
+        extra->disk -= t->req.disk;
+        return 0;
+    }
+    int rc = oq_choose_avoiding(e, l, ms, m);
+    if (rc == 0 && *m == LT_NO_MACHINE)
+        rc = oq_push_list(e, &e->oq_blocked, &e->n_oq_blocked, &e->cap_oq_blocked, l);
+    return rc;
+}
+
 /* The dispatch, once per instant at which something changed (docs/simulator.md, "Queue
  * orders and backfill"). none and easy: the first queued task starts where the policy
  * chooses while it fits somewhere; the first that fits nowhere is the head. none stops
@@ -2109,8 +2128,7 @@ static int oq_dispatch(struct engine *e)
         carry = h0 == head && m0 == ms && t0 == ts && memcmp(&x0, &extra, sizeof(x0)) == 0;
     }
     e->qcand.n = 0;
-    if (e->cfg->backfill != SIM_BACKFILL_NONE && e->oq.n > 0 &&
-        (rc = oq_candidates(e, !carry)) < 0)
+    if (e->cfg->backfill != SIM_BACKFILL_NONE && e->oq.n > 0 && (rc = oq_candidates(e, !carry)) < 0)
         return rc;
     bool room = e->qcand.n > 0 && oq_gained_room(e), kept_any = false;
     struct lt_res bfails[OQ_FAILS];
@@ -2132,8 +2150,7 @@ static int oq_dispatch(struct engine *e)
         if (reserved && oq_failed(bfails, n_bfails, &t->req) &&
             !(t->outcome != TR_N_TYPES && e->ol[l].est <= ts - e->now)) {
             /* it fits at most where a held-back smaller request fitted: held back too */
-            if ((rc = oq_push_list(e, &e->oq_blocked, &e->n_oq_blocked, &e->cap_oq_blocked,
-                                   l)) < 0)
+            if ((rc = oq_push_list(e, &e->oq_blocked, &e->n_oq_blocked, &e->cap_oq_blocked, l)) < 0)
                 return rc;
             continue;
         }
@@ -2149,22 +2166,11 @@ static int oq_dispatch(struct engine *e)
             reserved = true;
         }
         if (head != NIL && m == ms) {
-            int64_t est = e->ol[l].est;
-            bool ends = t->outcome != TR_N_TYPES && est <= ts - e->now;
-            if (!ends && res_le(&t->req, &extra)) {
-                extra.cpu -= t->req.cpu;
-                extra.mem -= t->req.mem;
-                extra.disk -= t->req.disk;
-            } else if (!ends) {
-                if ((rc = oq_choose_avoiding(e, l, ms, &m)) < 0)
-                    return rc;
-                if (m == LT_NO_MACHINE) {
-                    bfails[n_bfails++ % OQ_FAILS] = t->req;
-                    if ((rc = oq_push_list(e, &e->oq_blocked, &e->n_oq_blocked,
-                                           &e->cap_oq_blocked, l)) < 0)
-                        return rc;
-                    continue;
-                }
+            if ((rc = oq_on_reserved(e, l, ms, ts, &extra, &m)) < 0)
+                return rc;
+            if (m == LT_NO_MACHINE) {
+                bfails[n_bfails++ % OQ_FAILS] = t->req;
+                continue;
             }
         }
         if ((rc = oq_start(e, l, m)) < 0)

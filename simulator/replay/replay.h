@@ -128,12 +128,12 @@ struct sim_replay_config {
      * greedy are today's queue (priority, then arrival; greedy); anything else is the ordered
      * queue: a task's size is its accounted CPU request, its run time the trace's (an
      * oracle), or that times a lognormal factor of mean 1 and CV estimate_cv (> 0). */
-    const struct lt_qorder *order;  /* NULL: priority */
-    enum sim_backfill backfill;     /* SIM_BACKFILL_GREEDY (0): greedy */
-    double estimate_cv;             /* 0: oracle run times */
-    int64_t reprioritise_us;        /* time-varying orders: re-key at most this often; 0: at
-                                     * every dispatch instant */
-    sim_reserve_fn on_reserve;      /* tests: NULL */
+    const struct lt_qorder *order; /* NULL: priority */
+    enum sim_backfill backfill;    /* SIM_BACKFILL_GREEDY (0): greedy */
+    double estimate_cv;            /* 0: oracle run times */
+    int64_t reprioritise_us;       /* time-varying orders: re-key at most this often; 0: at
+                                    * every dispatch instant */
+    sim_reserve_fn on_reserve;     /* tests: NULL */
     void *reserve_ctx;
     bool check_index; /* tests: every preemption search is checked against a scan of every
                        * machine (LT_EINVAL on a difference); the sanitizer build always */

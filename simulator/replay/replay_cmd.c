@@ -142,7 +142,7 @@ struct run {
             "accounted as\nits request of RES (cpu, mem, disk) / F",                               \
             "none"),                                                                               \
         OPT("--order", SIM_OPT_STR, order_s, "NAME",                                               \
-            "queue order: priority, fcfs, sjf, ljf, largest,\nsmallest, composite:A,B,G "         \
+            "queue order: priority, fcfs, sjf, ljf, largest,\nsmallest, composite:A,B,G "          \
             "(docs/queue.md)",                                                                     \
             "priority"),                                                                           \
         OPT("--backfill", SIM_OPT_STR, backfill_s, "greedy|none|easy",                             \
@@ -1755,6 +1755,38 @@ static int shards_check(const struct shard_file *f, size_t nf, struct lt_err *er
     return rc;
 }
 
+/* The queue options of a sweep object (queue_json; absent: the defaults). */
+static int queue_from_sweep(json_t *sweep, const char *path, struct opts *o, struct lt_err *err)
+{
+    json_error_t je;
+    const char *qo = NULL, *qb = NULL;
+    double qcv = 0.0;
+    json_int_t qr = 0;
+    if (json_unpack_ex(sweep, &je, 0, "{s:s}", "order", &qo) == 0) {
+        struct lt_err e2;
+        lt_err_init(&e2, NULL);
+        if (lt_qorder_find(qo, &o->order, &e2) < 0)
+            return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: %s", path, e2.text);
+        o->has_order = true;
+    }
+    if (json_unpack_ex(sweep, &je, 0, "{s:s}", "backfill", &qb) == 0) {
+        if (strcmp(qb, "none") != 0 && strcmp(qb, "easy") != 0)
+            return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: bad backfill", path);
+        o->backfill = strcmp(qb, "none") == 0 ? SIM_BACKFILL_NONE : SIM_BACKFILL_EASY;
+    }
+    if (json_unpack_ex(sweep, &je, 0, "{s:F}", "estimate_cv", &qcv) == 0) {
+        if (!(qcv > 0.0) || qcv > 100.0)
+            return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: bad estimate_cv", path);
+        o->estimate_cv = qcv;
+    }
+    if (json_unpack_ex(sweep, &je, 0, "{s:I}", "reprioritise_s", &qr) == 0) {
+        if (qr < 1 || qr > 86400 * 365)
+            return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: bad reprioritise_s", path);
+        o->reprioritise_s = (uint64_t)qr;
+    }
+    return 0;
+}
+
 /* The options of the sweep a shard file records, as replay_main would have them with --out
  * out; *tx says which command. The strings stay borrowed from sweep. */
 static int opts_from_sweep(json_t *sweep, const char *path, const char *out, struct opts *o,
@@ -1812,31 +1844,8 @@ static int opts_from_sweep(json_t *sweep, const char *path, const char *out, str
         if (sim_overcommit_parse("overcommit", oc, &o->overcommit, &e2) < 0)
             return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: %s", path, e2.text);
     }
-    const char *qo = NULL, *qb = NULL;
-    double qcv = 0.0;
-    json_int_t qr = 0;
-    if (json_unpack_ex(sweep, &je, 0, "{s:s}", "order", &qo) == 0) {
-        struct lt_err e2;
-        lt_err_init(&e2, NULL);
-        if (lt_qorder_find(qo, &o->order, &e2) < 0)
-            return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: %s", path, e2.text);
-        o->has_order = true;
-    }
-    if (json_unpack_ex(sweep, &je, 0, "{s:s}", "backfill", &qb) == 0) {
-        if (strcmp(qb, "none") != 0 && strcmp(qb, "easy") != 0)
-            return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: bad backfill", path);
-        o->backfill = strcmp(qb, "none") == 0 ? SIM_BACKFILL_NONE : SIM_BACKFILL_EASY;
-    }
-    if (json_unpack_ex(sweep, &je, 0, "{s:F}", "estimate_cv", &qcv) == 0) {
-        if (!(qcv > 0.0) || qcv > 100.0)
-            return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: bad estimate_cv", path);
-        o->estimate_cv = qcv;
-    }
-    if (json_unpack_ex(sweep, &je, 0, "{s:I}", "reprioritise_s", &qr) == 0) {
-        if (qr < 1 || qr > 86400 * 365)
-            return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: bad reprioritise_s", path);
-        o->reprioritise_s = (uint64_t)qr;
-    }
+    if ((rc = queue_from_sweep(sweep, path, o, err)) < 0)
+        return rc;
     if (*tx) {
         json_int_t seeds = 0;
         if (json_unpack_ex(sweep, &je, 0, "{s:I}", "seeds", &seeds) != 0 || seeds < 1 ||

@@ -1771,8 +1771,8 @@ struct reserve_log {
     } r[4096];
 };
 
-static void log_reserve(void *ctx, uint64_t job, uint32_t index, int64_t now_us,
-                        int64_t shadow_us, size_t m)
+static void log_reserve(void *ctx, uint64_t job, uint32_t index, int64_t now_us, int64_t shadow_us,
+                        size_t m)
 {
     struct reserve_log *lg = ctx;
     (void)index;
