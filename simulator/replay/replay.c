@@ -194,6 +194,34 @@ static void heap_moved(struct engine *e, const struct heap_item *it, size_t k);
 /* Completions of running tasks by (time, seq); each live task keeps its position (heap_pos). */
 LT_HEAP_DEFINE(comp_heap, struct heap_item, struct engine, heap_less, heap_moved);
 
+/* The ordered queue (--order, --backfill): queued tasks by key (higher first), then arrival,
+ * then arrival order; each live task keeps its position in struct oq_live. */
+struct oq_item {
+    double key;
+    int64_t arrival;
+    uint32_t seq;
+    uint32_t live;
+};
+static bool oq_less(const struct engine *e, const struct oq_item *a, const struct oq_item *b);
+static void oq_moved(struct engine *e, const struct oq_item *it, size_t k);
+LT_HEAP_DEFINE(oq_heap, struct oq_item, struct engine, oq_less, oq_moved);
+/* A dispatch's candidates, in the same order. */
+LT_HEAP_DEFINE(cand_heap, struct oq_item, struct engine, oq_less, LT_HEAP_NO_MOVED);
+
+/* Per live entry, beside struct live (allocated only for the ordered queue). */
+struct oq_live {
+    uint32_t pos;  /* position in the oq heap, NIL when not queued */
+    uint32_t mark; /* candidate stamp of the last dispatch that collected it */
+    uint32_t any;  /* ... as one that may fit any machine (new, or held back by EASY) */
+    int64_t est;   /* the scheduler's run-time estimate, microseconds (> 0) */
+};
+
+/* A running task's predicted end and request (the EASY reservation's scratch). */
+struct oq_end {
+    int64_t end;
+    struct lt_res req;
+};
+
 /* ---- machines ------------------------------------------------------------------------- */
 
 struct mrow {
@@ -301,6 +329,43 @@ struct engine {
     struct sim_overcommit oc; /* cfg->overcommit, or none */
     bool oc_none;
     struct lt_res ask_run; /* the requests (ask) of the running tasks, for timeseries.csv */
+
+    /* The ordered queue (cfg->order, cfg->backfill; docs/simulator.md "Queue orders and
+     * backfill"): om says it is in use; the default queue (squeue) then still holds every
+     * queued task, for the statistics and its fit search. */
+    bool om;
+    struct lt_qorder order; /* cfg->order with the trace's size clamp */
+    struct oq_heap oq;
+    struct oq_live *ol; /* by live entry */
+    size_t cap_ol;
+    uint32_t *oq_new; /* queued since the last dispatch */
+    size_t n_oq_new, cap_oq_new;
+    uint32_t *oq_blocked; /* EASY: fitted somewhere at a dispatch, but waited */
+    size_t n_oq_blocked, cap_oq_blocked;
+    uint32_t blk_head; /* ... the reservation they waited for: head, machine, */
+    size_t blk_m;      /* shadow time and room beside the head */
+    int64_t blk_ts;
+    struct lt_res blk_extra;
+    uint32_t *gained; /* machines that gained room since the last dispatch */
+    size_t n_gained, cap_gained;
+    uint32_t *gained_mark;  /* by machine: the dispatch stamp it was listed at */
+    struct cand_heap qcand; /* a dispatch's candidates */
+    struct lt_res cand_min; /* the least request of each resource among them */
+    struct oq_end *ends;    /* EASY scratch */
+    size_t cap_ends;
+    uint32_t rsv_head;       /* EASY: the head of the last reservation, NIL none */
+    size_t rsv_m;            /* ... its machine, LT_NO_MACHINE none */
+    int64_t rsv_ts;          /* ... its shadow time */
+    struct lt_res rsv_extra; /* ... the room beside the head then */
+    uint32_t *rsv_gained;    /* machines that gained room since the last reservation */
+    size_t n_rsv_gained, cap_rsv_gained;
+    uint32_t *rsv_mark; /* by machine: rsv_epoch when listed */
+    uint32_t rsv_epoch;
+    int64_t *mend;   /* EASY, by machine: at most the least predicted end of its tasks */
+    uint32_t stamp;  /* dispatches run, from 1 */
+    bool oq_pending; /* a dispatch is due before time moves on */
+    int64_t last_rekey;
+    struct lt_rng qrng; /* --estimate noisy:CV */
 
     FILE *tasks_csv, *ts_csv;
     char *path_tasks, *path_ts;
@@ -1190,10 +1255,14 @@ static void queue_insert(struct engine *e, uint32_t l)
     e->witness = l; /* jobs submit equal tasks: the next one is likely dominated by this one */
 }
 
+static void oq_unlink(struct engine *e, uint32_t l);
+
 static void queue_unlink(struct engine *e, uint32_t l)
 {
     struct live *t = &e->live[l];
     sq_deactivate(&e->q, t->prio, t->slot);
+    if (e->om)
+        oq_unlink(e, l);
 }
 
 static void slot_moved(void *ctx, uint32_t item, uint32_t slot)
@@ -1385,6 +1454,9 @@ static void task_leave(struct engine *e, uint32_t l, uint8_t o, const char *name
 }
 
 static int retry_queue(struct engine *e, size_t m);
+static int oq_enqueue(struct engine *e, uint32_t l);
+static int oq_gain(struct engine *e, size_t m);
+static int64_t oq_end_of(const struct engine *e, uint32_t l);
 
 /* Starts l on machine m now. flags: LT_PLACE_FORCE for a task the trace ran there at t = 0
  * (--initial-state trace), placed even beyond the machine's room. */
@@ -1424,6 +1496,11 @@ static int start(struct engine *e, uint32_t l, size_t m, unsigned flags)
         sim_hist_add(&e->res->wait[t->prio].hist, (uint64_t)(e->now - t->arrival));
     }
     e->res->placements++;
+    if (e->mend != NULL) {
+        int64_t end = oq_end_of(e, l);
+        if (end < e->mend[m])
+            e->mend[m] = end;
+    }
     if (has_demand(t))
         return heap_push(e, e->now + t->demand, l);
     return 0;
@@ -1485,6 +1562,8 @@ static int place_or_queue(struct engine *e, uint32_t l, unsigned how)
     struct live *t = &e->live[l];
     struct lt_task task = {.priority = t->prio, .sched_class = t->sched_class, .req = t->req};
     size_t m;
+    if (e->om) /* the ordered queue: the next dispatch decides */
+        return oq_enqueue(e, l);
     if (!(how & PQ_RETRY) && dominated_by_queue(e, &t->req))
         return queue_or_preempt(e, l, how);
     int rc = e->lotes != NULL ? lotes_choose(e, &task.req, &m)
@@ -1544,6 +1623,8 @@ static bool fits_some_machine(const struct engine *e, const struct lt_res *q)
  * (start_on_sole). */
 static int retry_queue(struct engine *e, size_t m)
 {
+    if (e->om)
+        return oq_gain(e, m);
     if (e->q.active == 0 || !lt_cluster_online(e->cluster, m))
         return 0;
     for (int p = SIM_N_PRIO - 1; p >= 0; p--) {
@@ -1561,6 +1642,542 @@ static int retry_queue(struct engine *e, size_t m)
             s = sq_find(&e->q, (unsigned)p, s + 1, &f);
         }
     }
+    return 0;
+}
+
+/* ---- the ordered queue (--order, --backfill; docs/simulator.md) ---------------------------- */
+
+static bool oq_less(const struct engine *e, const struct oq_item *a, const struct oq_item *b)
+{
+    (void)e;
+    if (a->key > b->key || a->key < b->key)
+        return a->key > b->key;
+    return a->arrival < b->arrival || (a->arrival == b->arrival && a->seq < b->seq);
+}
+
+static void oq_moved(struct engine *e, const struct oq_item *it, size_t k)
+{
+    e->ol[it->live].pos = (uint32_t)k;
+}
+
+/* Task l's key now: its priority, or the order's key of (accounted CPU request, wait,
+ * estimated run time). */
+static double oq_key(const struct engine *e, uint32_t l)
+{
+    const struct live *t = &e->live[l];
+    if (e->cfg->order == NULL)
+        return (double)t->prio;
+    return lt_qorder_key(&e->order, t->req.cpu, (double)(e->now - t->arrival) / (double)US,
+                         (double)e->ol[l].est / (double)US);
+}
+
+/* A standard normal draw (Box-Muller; one of the pair). */
+static double oq_normal(struct lt_rng *r)
+{
+    double u1 = lt_rng_uniform(r), u2 = lt_rng_uniform(r);
+    if (u1 <= 0.0)
+        u1 = 0x1p-53;
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+/* Live entry l arrived: its oq_live (not queued) and its run-time estimate: the trace's run
+ * for FINISH and FAIL, arrival to the KILL or LOST row for those (an upper bound of its run),
+ * arrival to the window's end for a task whose end the window does not hold; with
+ * --estimate noisy:CV, times a lognormal factor of mean 1 and that CV. */
+static int oq_live_init(struct engine *e, uint32_t l)
+{
+    if (LT_VEC_RESERVE(e->ol, e->cap_ol, (size_t)l + 1) != 0)
+        return oom(e);
+    const struct live *t = &e->live[l];
+    int64_t est;
+    if (has_demand(t))
+        est = t->demand;
+    else if (t->outcome == TR_KILL || t->outcome == TR_LOST)
+        est = t->end_time - t->arrival;
+    else
+        est = e->t_end - t->arrival;
+    if (e->cfg->estimate_cv > 0.0) {
+        double s2 = log1p(e->cfg->estimate_cv * e->cfg->estimate_cv);
+        double f = exp(-0.5 * s2 + sqrt(s2) * oq_normal(&e->qrng));
+        double v = (double)est * f;
+        est = v >= 9e18 ? INT64_MAX / 4 : (int64_t)v;
+    }
+    e->ol[l] = (struct oq_live){.pos = NIL, .mark = 0, .any = 0, .est = est > 0 ? est : 1};
+    return 0;
+}
+
+static int oq_push_list(struct engine *e, uint32_t **a, size_t *n, size_t *cap, uint32_t v)
+{
+    if (LT_VEC_RESERVE(*a, *cap, *n + 1) != 0)
+        return oom(e);
+    (*a)[(*n)++] = v;
+    return 0;
+}
+
+/* l fits nowhere yet, or waits its turn: it joins both queues, and a dispatch is due. */
+static int oq_enqueue(struct engine *e, uint32_t l)
+{
+    const struct live *t = &e->live[l];
+    queue_insert(e, l);
+    struct oq_item it = {.key = oq_key(e, l), .arrival = t->arrival, .seq = t->seq, .live = l};
+    if (oq_heap_push(e, &e->oq, it) != 0)
+        return oom(e);
+    e->oq_pending = true;
+    return oq_push_list(e, &e->oq_new, &e->n_oq_new, &e->cap_oq_new, l);
+}
+
+/* l leaves the ordered queue (started, killed). */
+static void oq_unlink(struct engine *e, uint32_t l)
+{
+    uint32_t k = e->ol[l].pos;
+    if (k == NIL)
+        return;
+    e->ol[l].pos = NIL;
+    oq_heap_remove(e, &e->oq, k);
+}
+
+/* Machine m gained room: a dispatch is due, and the queued tasks that fit m are candidates. */
+static int oq_gain(struct engine *e, size_t m)
+{
+    e->oq_pending = true;
+    if (e->gained_mark[m] == e->stamp + 1)
+        return 0;
+    e->gained_mark[m] = e->stamp + 1;
+    if (e->cfg->backfill == SIM_BACKFILL_EASY && e->rsv_mark[m] != e->rsv_epoch) {
+        e->rsv_mark[m] = e->rsv_epoch;
+        int rc = oq_push_list(e, &e->rsv_gained, &e->n_rsv_gained, &e->cap_rsv_gained, (uint32_t)m);
+        if (rc < 0)
+            return rc;
+    }
+    return oq_push_list(e, &e->gained, &e->n_gained, &e->cap_gained, (uint32_t)m);
+}
+
+/* The machine the placement policy (or LoTES) chooses for queued task l, or LT_NO_MACHINE. */
+static int oq_choose(struct engine *e, uint32_t l, size_t *m)
+{
+    const struct live *t = &e->live[l];
+    struct lt_task task = {.priority = t->prio, .sched_class = t->sched_class, .req = t->req};
+    if (e->lotes != NULL)
+        return lotes_choose(e, &task.req, m);
+    return lt_policy_choose_hinted(e->cfg->policy, e->cluster, &task, &e->rng, e->hint, m, e->err);
+}
+
+/* As oq_choose, with machine x made to look full: a placement taking its free room is added
+ * for the search and removed after. */
+static int oq_choose_avoiding(struct engine *e, uint32_t l, size_t x, size_t *m)
+{
+    struct lt_res f = lt_cluster_free_res(e->cluster, x);
+    f.cpu = f.cpu > 0 ? f.cpu : 0;
+    f.mem = f.mem > 0 ? f.mem : 0;
+    f.disk = f.disk > 0 ? f.disk : 0;
+    struct lt_task ph = {.id = -1, .job_id = -1, .req = f};
+    size_t pid;
+    int rc = lt_cluster_place(e->cluster, x, &ph, LT_PLACE_FORCE, &pid, e->err);
+    if (rc < 0)
+        return rc;
+    lotes_touch(e, x);
+    rc = oq_choose(e, l, m);
+    int rc2 = lt_cluster_remove(e->cluster, pid, e->err);
+    lotes_touch(e, x);
+    if (rc == 0 && *m == x) /* a request of 0 still fits a full machine */
+        *m = LT_NO_MACHINE;
+    return rc < 0 ? rc : rc2;
+}
+
+/* Starts queued task l on m. */
+static int oq_start(struct engine *e, uint32_t l, size_t m)
+{
+    oq_unlink(e, l);
+    queue_unlink(e, l);
+    return start(e, l, m, 0);
+}
+
+static bool res_le(const struct lt_res *a, const struct lt_res *b)
+{
+    return a->cpu <= b->cpu && a->mem <= b->mem && a->disk <= b->disk;
+}
+
+static int cmp_oq_end(const void *a, const void *b)
+{
+    const struct oq_end *x = a, *y = b;
+    return (x->end > y->end) - (x->end < y->end);
+}
+
+/* The predicted end of running task l: its start plus its estimate (never before now); a
+ * task whose end the window does not hold never ends. */
+static int64_t oq_end_of(const struct engine *e, uint32_t l)
+{
+    const struct live *t = &e->live[l];
+    if (t->outcome == TR_N_TYPES)
+        return T_INF;
+    int64_t est = e->ol[l].est, end = est > T_INF - t->start ? T_INF : t->start + est;
+    return end > e->now ? end : e->now;
+}
+
+/* The earliest predicted end of machine m's running tasks at which need fits there, before
+ * bound (T_INF when none: also for an offline machine or one too small), and the room left
+ * beside need then. */
+static int oq_shadow_on(struct engine *e, size_t m, const struct lt_res *need, int64_t bound,
+                        int64_t *t, struct lt_res *extra)
+{
+    struct lt_res cap = lt_cluster_cap(e->cluster, m);
+    struct lt_res f = lt_cluster_free_res(e->cluster, m);
+    *t = T_INF;
+    if (!lt_cluster_online(e->cluster, m) || !res_le(need, &cap))
+        return 0;
+    if (res_le(need, &f)) {
+        *t = e->now;
+        *extra = (struct lt_res){f.cpu - need->cpu, f.mem - need->mem, f.disk - need->disk};
+        return 0;
+    }
+    if (e->mend[m] >= bound && e->mend[m] > e->now) /* no task ends before bound */
+        return 0;
+    size_t n = 0;
+    for (size_t p = lt_cluster_first_placement(e->cluster, m); p != LT_NO_MACHINE;
+         p = lt_cluster_next_placement(e->cluster, p)) {
+        uint32_t l = (uint32_t)lt_cluster_placement_task(e->cluster, p)->id;
+        if (LT_VEC_RESERVE(e->ends, e->cap_ends, n + 1) != 0)
+            return oom(e);
+        e->ends[n++] = (struct oq_end){oq_end_of(e, l), e->live[l].req};
+    }
+    qsort(e->ends, n, sizeof(*e->ends), cmp_oq_end);
+    e->mend[m] = n ? e->ends[0].end : T_INF;
+    for (size_t k = 0; k < n && *t == T_INF && e->ends[k].end < bound; k++) {
+        f.cpu += e->ends[k].req.cpu;
+        f.mem += e->ends[k].req.mem;
+        f.disk += e->ends[k].req.disk;
+        /* every task ending at the same instant leaves then */
+        if ((k + 1 == n || e->ends[k + 1].end != e->ends[k].end) && res_le(need, &f))
+            *t = e->ends[k].end;
+    }
+    *extra = (struct lt_res){f.cpu - need->cpu, f.mem - need->mem, f.disk - need->disk};
+    return 0;
+}
+
+/* The EASY reservation of head h (spec section 1.7, last bullet): over the online machines
+ * whose capacity can hold h, the earliest predicted end of their running tasks at which h
+ * fits; the machine *ms with the least (*ts; T_INF: none), and *extra the room left beside h
+ * then. A scan of every running task when the head changed or its machine's time grew;
+ * else only its machine and those that gained room since are looked at again (no other
+ * machine's time can have dropped: their room only shrank). */
+static int oq_reserve(struct engine *e, uint32_t h, size_t *ms, int64_t *ts, struct lt_res *extra)
+{
+    const struct lt_res *need = &e->live[h].req;
+    int64_t t;
+    struct lt_res x;
+    int rc;
+    bool full = e->rsv_head != h || e->rsv_m == LT_NO_MACHINE;
+    if (!full) {
+        if ((rc = oq_shadow_on(e, e->rsv_m, need, T_INF, &t, &x)) < 0)
+            return rc;
+        full = t > e->rsv_ts;
+    }
+    if (full) {
+        e->rsv_head = h;
+        e->rsv_m = LT_NO_MACHINE;
+        e->rsv_ts = T_INF;
+        size_t n_m = lt_cluster_size(e->cluster);
+        for (size_t m = 0; m < n_m; m++) {
+            if ((rc = oq_shadow_on(e, m, need, e->rsv_ts, &t, &x)) < 0)
+                return rc;
+            if (t < e->rsv_ts) {
+                e->rsv_ts = t;
+                e->rsv_m = m;
+                e->rsv_extra = x;
+            }
+        }
+    } else {
+        e->rsv_ts = t;
+        e->rsv_extra = x;
+        for (size_t k = 0; k < e->n_rsv_gained; k++) {
+            size_t m = e->rsv_gained[k];
+            if (m == e->rsv_m)
+                continue;
+            if ((rc = oq_shadow_on(e, m, need, e->rsv_ts, &t, &x)) < 0)
+                return rc;
+            if (t < e->rsv_ts || (t == e->rsv_ts && m < e->rsv_m)) {
+                e->rsv_ts = t;
+                e->rsv_m = m;
+                e->rsv_extra = x;
+            }
+        }
+    }
+    e->n_rsv_gained = 0;
+    e->rsv_epoch++;
+    *ms = e->rsv_m;
+    *ts = e->rsv_ts;
+    *extra = e->rsv_extra;
+    if (e->cfg->on_reserve) {
+        const struct task_rec *r = &e->rec[e->live[h].rec];
+        e->cfg->on_reserve(e->cfg->reserve_ctx, r->job_id, r->index, e->now, *ts, *ms);
+    }
+    return 0;
+}
+
+/* Adds l to the candidates unless it is there already. */
+static int oq_cand_add(struct engine *e, uint32_t l, bool any)
+{
+    if (e->ol[l].pos == NIL || e->ol[l].mark == e->stamp)
+        return 0;
+    e->ol[l].mark = e->stamp;
+    if (any)
+        e->ol[l].any = e->stamp;
+    const struct lt_res *r = &e->live[l].req;
+    e->cand_min.cpu = r->cpu < e->cand_min.cpu ? r->cpu : e->cand_min.cpu;
+    e->cand_min.mem = r->mem < e->cand_min.mem ? r->mem : e->cand_min.mem;
+    e->cand_min.disk = r->disk < e->cand_min.disk ? r->disk : e->cand_min.disk;
+    if (LT_VEC_RESERVE(e->qcand.a, e->qcand.cap, e->qcand.n + 1) != 0)
+        return oom(e);
+    e->qcand.a[e->qcand.n++] = e->oq.a[e->ol[l].pos];
+    return 0;
+}
+
+/* Can a gained machine still take the least candidate request (else only the candidates
+ * that may fit any machine are left to try)? */
+static bool oq_gained_room(const struct engine *e)
+{
+    for (size_t k = 0; k < e->n_gained; k++) {
+        struct lt_res f = lt_cluster_free_res(e->cluster, e->gained[k]);
+        if (lt_cluster_online(e->cluster, e->gained[k]) && res_le(&e->cand_min, &f))
+            return true;
+    }
+    return false;
+}
+
+/* Keeps only the candidates that may fit any machine. */
+static void oq_cand_keep_any(struct engine *e)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < e->qcand.n; k++)
+        if (e->ol[e->qcand.a[k].live].any == e->stamp)
+            e->qcand.a[n++] = e->qcand.a[k];
+    e->qcand.n = n;
+    for (size_t k = n / 2; k-- > 0;)
+        cand_heap_down(e, &e->qcand, k);
+}
+
+/* The tasks that may fit somewhere now, in queue order: those queued since the last dispatch,
+ * those EASY held back then, and those that fit a machine that gained room since (every other
+ * queued task fitted nowhere at the last dispatch, and only those machines have more room). */
+static int oq_candidates(struct engine *e, bool blocked)
+{
+    int rc = 0;
+    e->qcand.n = 0;
+    e->cand_min = (struct lt_res){HUGE_VAL, HUGE_VAL, HUGE_VAL};
+    for (size_t k = 0; k < e->n_oq_new && rc == 0; k++)
+        rc = oq_cand_add(e, e->oq_new[k], true);
+    for (size_t k = 0; blocked && k < e->n_oq_blocked && rc == 0; k++)
+        rc = oq_cand_add(e, e->oq_blocked[k], true);
+    for (size_t k = 0; k < e->n_gained && rc == 0; k++) {
+        size_t m = e->gained[k];
+        if (!lt_cluster_online(e->cluster, m))
+            continue;
+        struct lt_res f = lt_cluster_free_res(e->cluster, m);
+        for (unsigned p = 0; p < SIM_N_PRIO && rc == 0; p++)
+            for (uint32_t s = sq_find(&e->q, p, 0, &f); s != SQ_NONE && rc == 0;
+                 s = sq_find(&e->q, p, s + 1, &f))
+                rc = oq_cand_add(e, sq_item(&e->q, p, s), false);
+    }
+    if (rc < 0)
+        return rc;
+    for (size_t k = e->qcand.n / 2; k-- > 0;)
+        cand_heap_down(e, &e->qcand, k);
+    return 0;
+}
+
+/* Time-varying orders: every queued task's key is recomputed (at most every
+ * --reprioritise), and the heap rebuilt. */
+static void oq_rekey(struct engine *e)
+{
+    if (e->cfg->order == NULL || !lt_qorder_time_varying(&e->order) || e->oq.n == 0 ||
+        (e->now - e->last_rekey < e->cfg->reprioritise_us && e->last_rekey != T_INF) ||
+        e->now == e->last_rekey)
+        return;
+    e->last_rekey = e->now;
+    for (size_t k = 0; k < e->oq.n; k++)
+        e->oq.a[k].key = oq_key(e, e->oq.a[k].live);
+    for (size_t k = e->oq.n / 2; k-- > 0;)
+        oq_heap_down(e, &e->oq, k);
+}
+
+/* Remembered requests that fit nowhere during one dispatch (free room only shrinks within
+ * it, so a request asking at least as much fits nowhere either). */
+#define OQ_FAILS 8
+
+static bool oq_failed(const struct lt_res *fails, size_t n, const struct lt_res *req)
+{
+    for (size_t k = 0; k < n && k < OQ_FAILS; k++)
+        if (res_le(&fails[k], req))
+            return true;
+    return false;
+}
+
+/* The ordered queue's state, when the configuration asks for it (refused with preemption). */
+static int oq_setup(struct engine *e)
+{
+    const struct sim_replay_config *cfg = e->cfg;
+    e->om = cfg->order != NULL || cfg->backfill != SIM_BACKFILL_GREEDY;
+    if (!e->om)
+        return 0;
+    if (cfg->preempt != SIM_PREEMPT_NONE)
+        return lt_err_set(e->err, LT_EINVAL, 0, 0,
+                          "bad replay configuration: preemption with a queue order or backfill "
+                          "other than priority and greedy is not supported");
+    if (cfg->backfill > SIM_BACKFILL_EASY || !(cfg->estimate_cv >= 0.0) ||
+        !isfinite(cfg->estimate_cv) || cfg->reprioritise_us < 0)
+        return lt_err_set(e->err, LT_EINVAL, 0, 0, "bad replay configuration: queue options");
+    if (cfg->order != NULL) {
+        e->order = *cfg->order;
+        e->order.n_min = 0x1p-10; /* the trace's granularity (spec 1.4 rule 4) */
+    }
+    e->last_rekey = T_INF;
+    lt_rng_init(&e->qrng, cfg->seed, LT_RNG_ESTIMATE);
+    size_t n = lt_cluster_size(e->cluster);
+    e->gained_mark = lt_calloc(n ? n : 1, sizeof(*e->gained_mark));
+    e->rsv_mark = lt_calloc(n ? n : 1, sizeof(*e->rsv_mark));
+    if (cfg->backfill == SIM_BACKFILL_EASY) {
+        if ((e->mend = lt_calloc(n ? n : 1, sizeof(*e->mend))) == NULL)
+            return oom(e);
+        for (size_t m = 0; m < n; m++)
+            e->mend[m] = T_INF;
+    }
+    e->rsv_head = NIL;
+    e->rsv_m = LT_NO_MACHINE;
+    e->rsv_epoch = 1;
+    return e->gained_mark && e->rsv_mark ? 0 : oom(e);
+}
+
+/* EASY: the reservation for head (oq_reserve), remembered as the one tasks held back now
+ * wait for. */
+static int oq_reserve_now(struct engine *e, uint32_t head, size_t *ms, int64_t *ts,
+                          struct lt_res *extra)
+{
+    int rc = oq_reserve(e, head, ms, ts, extra);
+    e->blk_head = head;
+    e->blk_m = *ms;
+    e->blk_ts = *ts;
+    e->blk_extra = *extra;
+    return rc;
+}
+
+/* EASY: the policy chose the reserved machine ms for candidate l. It may start there if it
+ * ends by the shadow time ts or fits in the room *extra left beside the head then (which it
+ * takes); else *m becomes another machine where it fits, or LT_NO_MACHINE: it is held back. */
+static int oq_on_reserved(struct engine *e, uint32_t l, size_t ms, int64_t ts, struct lt_res *extra,
+                          size_t *m)
+{
+    const struct live *t = &e->live[l];
+    if (t->outcome != TR_N_TYPES && e->ol[l].est <= ts - e->now)
+        return 0;
+    if (res_le(&t->req, extra)) {
+        extra->cpu -= t->req.cpu;
+        extra->mem -= t->req.mem;
+        extra->disk -= t->req.disk;
+        return 0;
+    }
+    int rc = oq_choose_avoiding(e, l, ms, m);
+    if (rc == 0 && *m == LT_NO_MACHINE)
+        rc = oq_push_list(e, &e->oq_blocked, &e->n_oq_blocked, &e->cap_oq_blocked, l);
+    return rc;
+}
+
+/* The dispatch, once per instant at which something changed (docs/simulator.md, "Queue
+ * orders and backfill"). none and easy: the first queued task starts where the policy
+ * chooses while it fits somewhere; the first that fits nowhere is the head. none stops
+ * there. easy reserves for the head (oq_reserve) and then, like greedy, goes through the
+ * candidates in queue order, starting each one the policy finds a machine for; under easy a
+ * candidate goes on the reserved machine only if it ends by the shadow time or fits in the
+ * room left beside the head then, else on another machine if one fits, else it waits. */
+static int oq_dispatch(struct engine *e)
+{
+    int rc = 0;
+    size_t m, ms = LT_NO_MACHINE;
+    int64_t ts = T_INF;
+    struct lt_res extra = {0, 0, 0}, fails[OQ_FAILS];
+    size_t n_fails = 0;
+    bool reserved = false;
+    uint32_t head = NIL;
+
+    e->oq_pending = false;
+    e->stamp++;
+    oq_rekey(e);
+    if (e->cfg->backfill != SIM_BACKFILL_GREEDY) {
+        while (e->oq.n > 0) {
+            uint32_t l = e->oq.a[0].live;
+            if ((rc = oq_choose(e, l, &m)) < 0)
+                return rc;
+            if (m == LT_NO_MACHINE) {
+                head = l;
+                break;
+            }
+            if ((rc = oq_start(e, l, m)) < 0)
+                return rc;
+        }
+    }
+    /* Tasks held back by the same reservation as before stay held back (time only makes it
+     * harder to end by the shadow time; another machine that gained room finds them) */
+    bool carry = false;
+    if (head != NIL && e->n_oq_blocked > 0) {
+        uint32_t h0 = e->blk_head;
+        size_t m0 = e->blk_m;
+        int64_t t0 = e->blk_ts;
+        struct lt_res x0 = e->blk_extra;
+        if ((rc = oq_reserve_now(e, head, &ms, &ts, &extra)) < 0)
+            return rc;
+        reserved = true;
+        carry = h0 == head && m0 == ms && t0 == ts && memcmp(&x0, &extra, sizeof(x0)) == 0;
+    }
+    e->qcand.n = 0;
+    if (e->cfg->backfill != SIM_BACKFILL_NONE && e->oq.n > 0 && (rc = oq_candidates(e, !carry)) < 0)
+        return rc;
+    bool room = e->qcand.n > 0 && oq_gained_room(e), kept_any = false;
+    struct lt_res bfails[OQ_FAILS];
+    size_t n_bfails = 0;
+    e->n_oq_new = 0;
+    if (!carry)
+        e->n_oq_blocked = 0;
+    while (e->qcand.n > 0) {
+        if (!room && !kept_any) { /* the rest fit nowhere unless new or held back */
+            oq_cand_keep_any(e);
+            kept_any = true;
+            if (e->qcand.n == 0)
+                break;
+        }
+        uint32_t l = cand_heap_pop(e, &e->qcand).live;
+        const struct live *t = &e->live[l];
+        if (e->ol[l].pos == NIL || l == head || oq_failed(fails, n_fails, &t->req))
+            continue;
+        if (reserved && oq_failed(bfails, n_bfails, &t->req) &&
+            !(t->outcome != TR_N_TYPES && e->ol[l].est <= ts - e->now)) {
+            /* it fits at most where a held-back smaller request fitted: held back too */
+            if ((rc = oq_push_list(e, &e->oq_blocked, &e->n_oq_blocked, &e->cap_oq_blocked, l)) < 0)
+                return rc;
+            continue;
+        }
+        if ((rc = oq_choose(e, l, &m)) < 0)
+            return rc;
+        if (m == LT_NO_MACHINE) {
+            fails[n_fails++ % OQ_FAILS] = t->req;
+            continue;
+        }
+        if (head != NIL && !reserved) {
+            if ((rc = oq_reserve_now(e, head, &ms, &ts, &extra)) < 0)
+                return rc;
+            reserved = true;
+        }
+        if (head != NIL && m == ms) {
+            if ((rc = oq_on_reserved(e, l, ms, ts, &extra, &m)) < 0)
+                return rc;
+            if (m == LT_NO_MACHINE) {
+                bfails[n_bfails++ % OQ_FAILS] = t->req;
+                continue;
+            }
+        }
+        if ((rc = oq_start(e, l, m)) < 0)
+            return rc;
+        room = room && oq_gained_room(e);
+    }
+    e->n_gained = 0;
     return 0;
 }
 
@@ -2014,6 +2631,8 @@ static int arrive(struct engine *e, size_t h, const struct crow *row, const stru
             t->outcome = TR_N_TYPES;
     }
     r->u.live = l;
+    if (e->om && oq_live_init(e, l) < 0)
+        return LT_ENOMEM;
     if (sq_add(&e->q, t->prio, l, &t->slot) != 0)
         return oom(e);
     if (t0_trace && m0 != LT_NO_MACHINE) { /* where the trace ran it, even beyond its room */
@@ -2361,6 +2980,11 @@ static int pass2(struct engine *e)
                 break;
             continue;
         }
+        if (e->oq_pending && !e->t0_phase && t_ev > e->now) { /* the instant's events are in */
+            if ((rc = oq_dispatch(e)) < 0)
+                break;
+            continue;
+        }
         while (next_sample <= e->t_end && next_sample < t_ev) {
             e->now = next_sample;
             if ((rc = sample(e, next_sample)) < 0)
@@ -2565,6 +3189,22 @@ static json_t *preempt_json(const struct sim_replay_config *cfg,
     return pr;
 }
 
+/* The queue options of an ordered-queue run (docs/simulator.md, "summary.json"). */
+static json_t *queue_json(const struct sim_replay_config *cfg)
+{
+    static const char *bf[] = {"greedy", "none", "easy"};
+    char name[128] = "priority";
+    if (cfg->order != NULL)
+        lt_qorder_name(cfg->order, name, sizeof(name));
+    json_t *q = json_object();
+    json_object_set_new(q, "order", json_string(name));
+    json_object_set_new(q, "backfill", json_string(bf[cfg->backfill <= 2 ? cfg->backfill : 0]));
+    json_object_set_new(q, "estimate", json_string(cfg->estimate_cv > 0.0 ? "noisy" : "oracle"));
+    json_object_set_new(q, "estimate_cv", json_real(cfg->estimate_cv));
+    json_object_set_new(q, "reprioritise_s", json_real((double)cfg->reprioritise_us / US));
+    return q;
+}
+
 json_t *sim_replay_summary_json(const struct sim_replay_config *cfg,
                                 const struct sim_replay_result *res)
 {
@@ -2598,6 +3238,8 @@ json_t *sim_replay_summary_json(const struct sim_replay_config *cfg,
 
     if (cfg->preempt != SIM_PREEMPT_NONE) /* absent without: outputs as before --preempt */
         json_object_set_new(root, "preemption", preempt_json(cfg, res));
+    if (cfg->order != NULL || cfg->backfill != SIM_BACKFILL_GREEDY) /* absent: the default */
+        json_object_set_new(root, "queue", queue_json(cfg));
     if (cfg->overcommit && !sim_overcommit_is_none(cfg->overcommit))
         json_object_set_new(root, "overcommit", overcommit_json(cfg->overcommit));
 
@@ -2803,6 +3445,17 @@ static void engine_free(struct engine *e)
     comp_heap_free(&e->heap);
     lt_free(e->deferred);
     sq_free(&e->q);
+    oq_heap_free(&e->oq);
+    lt_free(e->ol);
+    lt_free(e->oq_new);
+    lt_free(e->oq_blocked);
+    lt_free(e->gained);
+    lt_free(e->gained_mark);
+    lt_free(e->rsv_gained);
+    lt_free(e->rsv_mark);
+    lt_free(e->mend);
+    cand_heap_free(&e->qcand);
+    lt_free(e->ends);
 }
 
 int sim_replay_run(const struct sim_replay_config *cfg, struct sim_replay_result *res,
@@ -2849,6 +3502,8 @@ int sim_replay_run(const struct sim_replay_config *cfg, struct sim_replay_result
         rc = cluster_build(&e);
     if (rc == 0)
         rc = pre_setup(&e);
+    if (rc == 0)
+        rc = oq_setup(&e);
     if (rc == 0)
         rc = pass1(&e);
     if (rc == 0)

@@ -18,6 +18,7 @@
 #include "lt_err.h"
 #include "lt_evict.h"
 #include "lt_lotes.h"
+#include "lt_queue.h"
 #include "lt_score.h"
 #include "trace/trace.h"
 
@@ -88,6 +89,18 @@ const char *sim_band_name(int band);
 struct lt_res sim_overcommit_apply(const struct sim_overcommit *oc, int priority,
                                    const struct lt_res *req);
 
+/* Backfill of the ordered queue (docs/simulator.md, "Queue orders and backfill"). */
+enum sim_backfill {
+    SIM_BACKFILL_GREEDY = 0, /* every queued task that fits somewhere starts, in queue order */
+    SIM_BACKFILL_NONE,       /* strict order: the first queued task blocks all behind it */
+    SIM_BACKFILL_EASY        /* the first blocked task holds a reservation (EASY) */
+};
+
+/* Test hook: an EASY reservation for task (job, index) was computed now_us, with shadow time
+ * shadow_us (INT64_MAX: no machine ever frees room for it) on machine m. */
+typedef void (*sim_reserve_fn)(void *ctx, uint64_t job, uint32_t index, int64_t now_us,
+                               int64_t shadow_us, size_t m);
+
 struct sim_replay_config {
     const char *trace_dir;          /* holds machine_events/, task_events/ (job_events/ optional) */
     const struct lt_policy *policy; /* placement policy; NULL with lotes_classes */
@@ -111,6 +124,17 @@ struct sim_replay_config {
     size_t cache_bytes;                      /* memory for task_events rows kept from pass 1 for
                                               * pass 2; rows beyond it are read from the parts again */
     struct sim_progress *progress;           /* NULL = none */
+    /* The queue (docs/simulator.md, "Queue orders and backfill"). order NULL and backfill
+     * greedy are today's queue (priority, then arrival; greedy); anything else is the ordered
+     * queue: a task's size is its accounted CPU request, its run time the trace's (an
+     * oracle), or that times a lognormal factor of mean 1 and CV estimate_cv (> 0). */
+    const struct lt_qorder *order; /* NULL: priority */
+    enum sim_backfill backfill;    /* SIM_BACKFILL_GREEDY (0): greedy */
+    double estimate_cv;            /* 0: oracle run times */
+    int64_t reprioritise_us;       /* time-varying orders: re-key at most this often; 0: at
+                                    * every dispatch instant */
+    sim_reserve_fn on_reserve;     /* tests: NULL */
+    void *reserve_ctx;
     bool check_index; /* tests: every preemption search is checked against a scan of every
                        * machine (LT_EINVAL on a difference); the sanitizer build always */
 };

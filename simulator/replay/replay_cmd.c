@@ -62,6 +62,14 @@ struct opts {
     const struct lt_evict_policy *evict;
     const char *overcommit_s; /* --overcommit, parsed into overcommit */
     struct sim_overcommit overcommit;
+    const char *order_s;    /* --order, parsed into order (has_order false: priority) */
+    const char *backfill_s; /* --backfill, parsed into backfill */
+    const char *estimate_s; /* --estimate, parsed into estimate_cv */
+    struct lt_qorder order;
+    bool has_order;
+    enum sim_backfill backfill;
+    double estimate_cv;
+    uint64_t reprioritise_s; /* --reprioritise */
     const struct lt_policy *policy[MAX_POLICIES];
     size_t n_policy;
     uint64_t jobs;
@@ -133,6 +141,22 @@ struct run {
             "[BAND.]RES=F,...: a task of BAND (free, batch,\nprod; none: free and batch) is "      \
             "accounted as\nits request of RES (cpu, mem, disk) / F",                               \
             "none"),                                                                               \
+        OPT("--order", SIM_OPT_STR, order_s, "NAME",                                               \
+            "queue order: priority, fcfs, sjf, ljf, largest,\nsmallest, composite:A,B,G "          \
+            "(docs/queue.md)",                                                                     \
+            "priority"),                                                                           \
+        OPT("--backfill", SIM_OPT_STR, backfill_s, "greedy|none|easy",                             \
+            "greedy: every queued task that fits starts;\nnone: the first blocks the rest; "       \
+            "easy: it\nholds a reservation",                                                       \
+            "greedy"),                                                                             \
+        OPT("--estimate", SIM_OPT_STR, estimate_s, "oracle|noisy:CV",                              \
+            "run times the queue order and EASY use: the\ntrace's, or times a lognormal factor "   \
+            "(mean 1)",                                                                            \
+            "oracle"),                                                                             \
+        OPT("--reprioritise", SIM_OPT_SECS, reprioritise_s, "DURATION",                            \
+            "composite orders with a wait exponent: re-key\nat most this often (0: every "         \
+            "dispatch)",                                                                           \
+            "0"),                                                                                  \
         OPT("--interval", SIM_OPT_SECS, interval_s, "DURATION",                                    \
             "time-series sampling interval (seconds, or 5m ...)", "300"),                          \
         OPT("--skip-bad-lines", SIM_OPT_FLAG, skip_bad_lines, NULL,                                \
@@ -272,6 +296,49 @@ static void opts_default(struct opts *o, bool tx)
     sim_overcommit_none(&o->overcommit);
 }
 
+/* --order, --backfill, --estimate, --reprioritise (docs/simulator.md, "Queue orders and
+ * backfill"). */
+static int parse_queue(struct opts *o, struct lt_err *err)
+{
+    if (o->order_s != NULL && strcmp(o->order_s, "priority") != 0) {
+        struct lt_err e2;
+        lt_err_init(&e2, NULL);
+        if (lt_qorder_find(o->order_s, &o->order, &e2) < 0)
+            return lt_err_set(err, LT_EINVAL, 0, 0, "--order: %s%s", e2.text,
+                              e2.code == LT_ENOTFOUND ? "; or priority" : "");
+        o->has_order = true;
+    }
+    if (o->backfill_s != NULL) {
+        if (strcmp(o->backfill_s, "greedy") == 0)
+            o->backfill = SIM_BACKFILL_GREEDY;
+        else if (strcmp(o->backfill_s, "none") == 0)
+            o->backfill = SIM_BACKFILL_NONE;
+        else if (strcmp(o->backfill_s, "easy") == 0)
+            o->backfill = SIM_BACKFILL_EASY;
+        else
+            return lt_err_set(err, LT_EINVAL, 0, 0,
+                              "--backfill: '%.60s' is not greedy, none or easy", o->backfill_s);
+    }
+    if (o->estimate_s != NULL && strcmp(o->estimate_s, "oracle") != 0) {
+        char *end = NULL;
+        const char *v = strncmp(o->estimate_s, "noisy:", 6) == 0 ? o->estimate_s + 6 : NULL;
+        double cv = v != NULL && *v != '\0' ? strtod(v, &end) : -1.0;
+        if (v == NULL || end == NULL || *end != '\0' || !(cv > 0.0) || cv > 100.0)
+            return lt_err_set(err, LT_EINVAL, 0, 0,
+                              "--estimate: '%.60s' is not oracle or noisy:CV with 0 < CV <= 100",
+                              o->estimate_s);
+        o->estimate_cv = cv;
+    }
+    if (o->reprioritise_s > 86400 * 365)
+        return lt_err_set(err, LT_ERANGE, 0, 0, "--reprioritise: '%" PRIu64 "' is too large",
+                          o->reprioritise_s);
+    if ((o->has_order || o->backfill != SIM_BACKFILL_GREEDY) && o->preempt != SIM_PREEMPT_NONE)
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "--preempt: not supported with --order or --backfill other than "
+                          "priority and greedy");
+    return 0;
+}
+
 /* Checks and converts what sim_opt_parse stored. */
 static int opts_finish(struct opts *o, bool tx, struct lt_err *err)
 {
@@ -321,6 +388,8 @@ static int opts_finish(struct opts *o, bool tx, struct lt_err *err)
         return LT_EINVAL;
     if (o->overcommit_s != NULL &&
         (rc = sim_overcommit_parse("--overcommit", o->overcommit_s, &o->overcommit, err)) < 0)
+        return rc;
+    if ((rc = parse_queue(o, err)) < 0)
         return rc;
     if (o->x_list != NULL && (rc = parse_x(o->x_list, o, err)) < 0)
         return rc;
@@ -497,6 +566,10 @@ static int child_run(const struct opts *o, struct run *r, struct sim_progress *p
                                     .preempt = o->preempt,
                                     .evict = o->evict,
                                     .overcommit = &o->overcommit,
+                                    .order = o->has_order ? &o->order : NULL,
+                                    .backfill = o->backfill,
+                                    .estimate_cv = o->estimate_cv,
+                                    .reprioritise_us = (int64_t)o->reprioritise_s * US,
                                     .until_us = o->until_us,
                                     .interval_us = o->interval_us,
                                     .skip_bad_lines = o->skip_bad_lines,
@@ -1287,9 +1360,28 @@ static json_t *table_parts(const char *trace, const char *table)
  * file or the table, and the trace (its path as given, which the outputs quote, and the size
  * of its parts). -j, --cache-mb, --force, --quiet and --out do not belong: they change no
  * byte. A new reference, or NULL when out of memory. */
+/* The queue options other than the defaults, into the sweep object j (absent: default). */
+static int queue_json(const struct opts *o, json_t *j)
+{
+    char name[128];
+    static const char *bf[] = {"greedy", "none", "easy"};
+    if (o->has_order) {
+        lt_qorder_name(&o->order, name, sizeof(name));
+        json_object_set_new(j, "order", json_string(name));
+    }
+    if (o->backfill != SIM_BACKFILL_GREEDY)
+        json_object_set_new(j, "backfill", json_string(bf[o->backfill]));
+    if (o->estimate_cv > 0.0)
+        json_object_set_new(j, "estimate_cv", json_real(o->estimate_cv));
+    if (o->reprioritise_s != 0)
+        json_object_set_new(j, "reprioritise_s", json_integer((json_int_t)o->reprioritise_s));
+    return 0;
+}
+
 static json_t *sweep_json(const struct opts *o, bool tx)
 {
     json_t *pol = json_array(), *x = json_array(), *j;
+    int rc_q;
 
     for (size_t k = 0; pol != NULL && k < o->n_policy; k++)
         json_array_append_new(pol, json_string(pol_name(o->policy[k])));
@@ -1319,6 +1411,8 @@ static json_t *sweep_json(const struct opts *o, bool tx)
         else
             json_decref(j), j = NULL;
     }
+    if (j != NULL && (rc_q = queue_json(o, j)) < 0)
+        json_decref(j), j = NULL;
     if (j != NULL && tx) {
         json_object_set_new(j, "x", x);
         json_object_set_new(j, "seeds", json_integer((json_int_t)o->seeds));
@@ -1661,6 +1755,38 @@ static int shards_check(const struct shard_file *f, size_t nf, struct lt_err *er
     return rc;
 }
 
+/* The queue options of a sweep object (queue_json; absent: the defaults). */
+static int queue_from_sweep(json_t *sweep, const char *path, struct opts *o, struct lt_err *err)
+{
+    json_error_t je;
+    const char *qo = NULL, *qb = NULL;
+    double qcv = 0.0;
+    json_int_t qr = 0;
+    if (json_unpack_ex(sweep, &je, 0, "{s:s}", "order", &qo) == 0) {
+        struct lt_err e2;
+        lt_err_init(&e2, NULL);
+        if (lt_qorder_find(qo, &o->order, &e2) < 0)
+            return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: %s", path, e2.text);
+        o->has_order = true;
+    }
+    if (json_unpack_ex(sweep, &je, 0, "{s:s}", "backfill", &qb) == 0) {
+        if (strcmp(qb, "none") != 0 && strcmp(qb, "easy") != 0)
+            return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: bad backfill", path);
+        o->backfill = strcmp(qb, "none") == 0 ? SIM_BACKFILL_NONE : SIM_BACKFILL_EASY;
+    }
+    if (json_unpack_ex(sweep, &je, 0, "{s:F}", "estimate_cv", &qcv) == 0) {
+        if (!(qcv > 0.0) || qcv > 100.0)
+            return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: bad estimate_cv", path);
+        o->estimate_cv = qcv;
+    }
+    if (json_unpack_ex(sweep, &je, 0, "{s:I}", "reprioritise_s", &qr) == 0) {
+        if (qr < 1 || qr > 86400 * 365)
+            return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: bad reprioritise_s", path);
+        o->reprioritise_s = (uint64_t)qr;
+    }
+    return 0;
+}
+
 /* The options of the sweep a shard file records, as replay_main would have them with --out
  * out; *tx says which command. The strings stay borrowed from sweep. */
 static int opts_from_sweep(json_t *sweep, const char *path, const char *out, struct opts *o,
@@ -1718,6 +1844,8 @@ static int opts_from_sweep(json_t *sweep, const char *path, const char *out, str
         if (sim_overcommit_parse("overcommit", oc, &o->overcommit, &e2) < 0)
             return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: %s", path, e2.text);
     }
+    if ((rc = queue_from_sweep(sweep, path, o, err)) < 0)
+        return rc;
     if (*tx) {
         json_int_t seeds = 0;
         if (json_unpack_ex(sweep, &je, 0, "{s:I}", "seeds", &seeds) != 0 || seeds < 1 ||

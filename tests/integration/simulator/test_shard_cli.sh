@@ -167,6 +167,40 @@ run merge po
 check "a shard without --overcommit is refused beside one with it (got $rc)" [ "$rc" -eq 1 ]
 check "the message names overcommit ($err)" contains "$err" "'overcommit' differs"
 
+# ---- the queue options (--order, --backfill, --estimate) are part of the sweep -------------
+
+run replay --trace "$demo" --policy firstfit,bestfit1 --until 1h --order sjf --backfill easy \
+    --estimate noisy:0.5 --out qm --quiet --no-report
+check "unsharded ordered replay exits 0 ($err)" [ "$rc" -eq 0 ]
+check "summary.json records the queue" contains "$(cat qm/firstfit/summary.json)" '"backfill": "easy"'
+mv qm qu
+for i in 0 1; do
+    run replay --trace "$demo" --policy firstfit,bestfit1 --until 1h --order sjf \
+        --backfill easy --estimate noisy:0.5 --out qm --quiet --no-report --shard "$i/2"
+    check "ordered shard $i/2 exits 0 ($err)" [ "$rc" -eq 0 ]
+done
+run merge qm
+check "merge of the ordered shards exits 0 ($err)" [ "$rc" -eq 0 ]
+check "merged ordered replay == unsharded, byte for byte" same_tree qu qm
+run replay --trace "$demo" --policy firstfit,bestfit1 --until 1h --order sjf --out qn --quiet \
+    --no-report --shard 1/2
+cp qm/shard-0-of-2.json qn/
+run merge qn
+check "a shard without --backfill is refused beside one with it (got $rc)" [ "$rc" -eq 1 ]
+check "the message names backfill ($err)" contains "$err" "'backfill' differs"
+run replay --trace "$demo" --policy firstfit,bestfit1 --until 1h --out qd --quiet --no-report
+check "a default replay's summary.json has no queue object" \
+    bash -c '! grep -q "\"queue\"" qd/firstfit/summary.json'
+for bad in "--order sjb" "--order composite:1,2" "--backfill eazy" "--estimate noisy:0" \
+    "--estimate noisy" "--order sjf --preempt bands"; do
+    # shellcheck disable=SC2086
+    run replay --trace "$demo" --policy firstfit --out bad --quiet $bad
+    check "'$bad' is a usage error (got $rc)" [ "$rc" -eq 2 ]
+    check "'$bad' is named ($err)" contains "$err" "${bad%% *}"
+done
+run replay --trace "$demo" --policy firstfit --out bad --quiet --order sjb
+check "an unknown order lists the known ones ($err)" contains "$err" "known: fcfs, sjf"
+
 # ---- refusals ------------------------------------------------------------------------------
 
 for bad in 2/2 1 a/2 0/0 -1/2 1/2x 0/100001 ' 0/2'; do
