@@ -25,24 +25,11 @@
 #include "lt_qsim.h"
 #include "lt_queue.h"
 #include "lt_rng.h"
+#include "lt_qtest.h"
 
 #define MAX_N 200
 
 /* ---- helpers ---- */
-
-static struct lt_qjob job(int64_t id, double a, uint32_t n, double r)
-{
-    return (struct lt_qjob){id, a, n, r, r, -1};
-}
-
-static void params(struct lt_qsim_params *p, uint32_t cores, const char *order,
-                   const char *dispatch, const char *backfill)
-{
-    lt_qsim_params_default(p, cores);
-    assert_int_equal(lt_qorder_find(order, &p->order, NULL), 0);
-    assert_int_equal(lt_qdispatch_find(dispatch, &p->dispatch, NULL), 0);
-    assert_int_equal(lt_qbackfill_find(backfill, &p->backfill, &p->relax_f, NULL), 0);
-}
 
 static void run(const struct lt_qsim_params *p, const struct lt_qjob *jobs, size_t n,
                 struct lt_qjob_out *out, struct lt_qsim_summary *sum)
