@@ -38,9 +38,10 @@
  * time and the ratios of those to bestfit1's medians in the same run (issue 20 asks for
  * every placement policy <= 3x bestfit1); each policy also runs with --preempt bands (or the
  * mode --preempt names) in the same rounds, and the line gives both row rates and their
- * ratio (issue 21 asks for preemption <= 1.5x the replay without), and the CPU time each
- * eviction costs; --initial-state and --overcommit set both runs' start and overcommit (the
- * replay's defaults: trace, none).
+ * ratio (issue 21 asks for preemption <= 1.5x the replay without), the CPU time each
+ * eviction costs, and the ratio of CPU time per placement (the preempting model places more);
+ * --initial-state and --overcommit set both runs' start and overcommit (the replay's defaults:
+ * trace, none).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -1003,7 +1004,14 @@ static int ratios_print(const struct opts *o, const struct run_spec *rs, size_t 
                o->preempt == SIM_PREEMPT_BANDS ? "bands" : "priority", pw);
         printf(",\"preempt_cpu_seconds\":%.3f,\"preempt_rows_per_s\":%.0f", pc, rows / pw);
         printf(",\"preempt_cost\":%.2f,\"preempt_cpu_cost\":%.2f", pw / w, pc / c);
-        printf(",\"preemptions\":%" PRIu64, first[n + i].preemptions);
+        printf(",\"preemptions\":%" PRIu64 ",\"preempt_placements\":%" PRIu64,
+               first[n + i].preemptions, first[n + i].placements);
+        /* CPU time per placement, with over without: the cost of the simulated work apart
+         * from how much more of it the preempting model does (each victim placed again). */
+        printf(",\"preempt_cpu_cost_per_placement\":%.2f",
+               first[i].placements && first[n + i].placements && c > 0
+                   ? (pc / (double)first[n + i].placements) / (c / (double)first[i].placements)
+                   : 0.0);
         printf(",\"preempt_cpu_us_per_eviction\":%.2f",
                first[n + i].preemptions ? (pc - c) * 1e6 / (double)first[n + i].preemptions : 0.0);
         printf(",\"initial_state\":\"%s\",\"overcommit\":",
