@@ -4,7 +4,8 @@
  * Gamma = C / max(N_running, N_cores) (eq. 6.2), kept exact between events (each server keeps
  * the work one task has received since a reference point, so a rate change moves no
  * completion threshold). Tasks wait in a central queue ordered by priority, then first
- * arrival; a task that finds no free slot evicts a running task of the lowest running class
+ * arrival (or, with a queue order of lt_queue.h, by priority, then the order's key); a task
+ * that finds no free slot evicts a running task of the lowest running class
  * below its own (mrs, lrs or rnd), which loses its progress unless `resume`. Servers sleep
  * when empty (SLP) and take `wake_s` seconds to wake, or stay idle (IDL).
  *
@@ -19,6 +20,7 @@
 #include <stdint.h>
 
 #include "lt_err.h"
+#include "lt_queue.h"
 #include "lt_slots.h"
 
 /* One task of the workload. */
@@ -42,6 +44,15 @@ struct lt_slot_params {
     const struct lt_slot_config *cfg;
     enum lt_slot_order
         order; /* priority then first arrival, or first arrival only (no evictions) */
+    /* A queue order of lt_queue.h (borrowed; NULL: first arrival, today's order). Under
+     * LT_SLOT_ORDER_PRIORITY the queue stays priority-first and the order's key replaces first
+     * arrival within a class; under LT_SLOT_ORDER_FCFS it is the whole order. Ties go to first
+     * arrival, then id. A task's key: size 1, wait = now - first arrival, run time = its CPU
+     * demand (the oracle). HYBRID's phase I keeps first arrival. */
+    const struct lt_qorder *qorder;
+    /* Orders whose keys change with waiting (lt_qorder_time_varying): the queue is re-keyed at
+     * a scheduling round at most this often, s (0: every round); ignored by other orders. */
+    double reprioritise_s;
     enum lt_slot_evict evict; /* the priority eviction policy */
     bool resume;              /* an evicted task keeps its progress (else it restarts, WE grows) */
     enum lt_slot_memory memory;
@@ -71,8 +82,8 @@ struct lt_slot_params {
     int check_break;
 };
 
-/* Defaults: priority order, mrs, non-resume, no threshold, random slots, SLP, 30 s, no
- * horizon, v_a = 3. */
+/* Defaults: priority order (no queue order, qorder NULL), mrs, non-resume, no threshold, random
+ * slots, SLP, 30 s, no horizon, v_a = 3. */
 void lt_slot_params_default(struct lt_slot_params *p, const struct lt_slot_config *cfg);
 
 /* The named policies, each one registration entry (the table in slotsim.c), applied to *p:
@@ -130,7 +141,8 @@ struct lt_slot_summary {
 /* Runs tasks[0..n-1] (any order; ties in arrival go to the lower id) to completion. out has n
  * entries, in the order of tasks. Errors: LT_EINVAL naming the task or parameter (priority
  * outside 0..11, negative or non-finite arrival, non-positive demand, no configuration or a
- * group without slots or servers, a negative wake time); LT_ENOMEM. */
+ * group without slots or servers, a negative wake time or re-key interval, a queue order with
+ * a non-finite exponent or a clamp not > 0); LT_ENOMEM. */
 LT_MUST_CHECK int lt_slot_run(const struct lt_slot_params *p, const struct lt_slot_task *tasks,
                               size_t n, struct lt_slot_outcome *out, struct lt_slot_summary *sum,
                               struct lt_err *err);

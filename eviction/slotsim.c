@@ -15,6 +15,14 @@
  * over them counts free slots, so a uniformly random free slot of the cluster, or of the most
  * powerful tier that has one (WAA, A23), is found in O(log servers).
  *
+ * Queue orders (lt_slot_params.qorder, docs/slots.md "Queue orders"): with none, the central
+ * queue is a heap of task indexes (priority, then first arrival). With one, it is a heap of
+ * (key, task) entries: the order's key (lt_qorder_key of size 1, the wait since first arrival
+ * and the CPU demand) computed when the task is queued and kept in its entry, so comparisons
+ * call no log(), and stale entries (HYBRID phase I leaves some) never sit out of order when a
+ * task's key changes. Time-varying orders re-key: the heap is rebuilt from its live entries
+ * with the keys of now, O(q), at a scheduling round at most every reprioritise_s.
+ *
  * Victims: per priority class, the tasks holding a slot (running or waking) in a list ordered
  * by start time (placements happen in time order) and an array for uniform draws. A victim
  * comes from the lowest class that holds a slot, if it is below the evictor's (A52); mrs takes
@@ -80,8 +88,15 @@ struct sev {
     int kind;
 };
 
+/* An entry of the keyed central queue: a task and its order's key when queued or re-keyed. */
+struct qent {
+    double key;
+    uint32_t i;
+};
+
 struct sim;
 static bool q_before(const struct sim *m, const uint32_t *a, const uint32_t *b);
+static bool kq_before(const struct sim *m, const struct qent *a, const struct qent *b);
 static bool fq_before(const struct sim *m, const uint32_t *a, const uint32_t *b);
 static bool ev_before(const struct sim *m, const struct sev *a, const struct sev *b);
 
@@ -89,6 +104,8 @@ static bool ev_before(const struct sim *m, const struct sev *a, const struct sev
  * arrival: qheap) or by first arrival alone (HYBRID's phase I: fqheap). Entries of tasks no
  * longer queued stay until they reach the top, so a heap can hold more entries than tasks. */
 LT_HEAP_DEFINE(qheap, uint32_t, const struct sim, q_before, LT_HEAP_NO_MOVED);
+/* The central queue under a queue order (lt_slot_params.qorder): (key, task) entries. */
+LT_HEAP_DEFINE(kqheap, struct qent, const struct sim, kq_before, LT_HEAP_NO_MOVED);
 LT_HEAP_DEFINE(fqheap, uint32_t, const struct sim, fq_before, LT_HEAP_NO_MOVED);
 /* Server events by time (stale ones dropped at the top by version). */
 LT_HEAP_DEFINE(evheap, struct sev, const struct sim, ev_before, LT_HEAP_NO_MOVED);
@@ -105,8 +122,12 @@ struct sim {
     uint32_t n_tiers;
     uint32_t *tier_lo; /* tier k: servers [tier_lo[k], tier_lo[k + 1]) */
     uint64_t free_total;
-    struct qheap q;   /* the central queue */
-    struct fqheap fq; /* HYBRID: the same tasks by first arrival alone */
+    struct qheap q;    /* the central queue (no queue order) */
+    struct kqheap kq;  /* the central queue under a queue order (keyed) */
+    bool keyed;        /* the queue order needs keys: kq is the central queue, q is unused */
+    bool rekey;        /* its keys change with waiting (lt_qorder_time_varying) */
+    double last_rekey; /* time of the last re-key (-INFINITY: none yet) */
+    struct fqheap fq;  /* HYBRID: the same tasks by first arrival alone */
     uint64_t total_slots, run_sticky, run_regular;
     uint32_t top_hi;  /* servers [0, top_hi) have the most powerful slots */
     struct evheap ev; /* server events */
@@ -128,6 +149,24 @@ static bool q_before(const struct sim *m, const uint32_t *a, const uint32_t *b)
     return *a < *b; /* internal index = order of first arrival, then id */
 }
 
+/* The keyed queue: priority first unless FCFS mode, then the higher key, then first arrival
+ * (the registry's tie rule: arrival, then id, which the internal index encodes). */
+static bool kq_before(const struct sim *m, const struct qent *a, const struct qent *b)
+{
+    if (m->p->order == LT_SLOT_ORDER_PRIORITY && m->in[a->i].prio != m->in[b->i].prio)
+        return m->in[a->i].prio > m->in[b->i].prio;
+    if (a->key > b->key || a->key < b->key)
+        return a->key > b->key;
+    return a->i < b->i;
+}
+
+/* Task i's key at now: size 1 (a task takes one slot), its wait since first arrival, its CPU
+ * demand as the run time (the oracle). */
+static double q_key(const struct sim *m, uint32_t i, double now)
+{
+    return lt_qorder_key(m->p->qorder, 1.0, now - m->in[i].arrival, m->in[i].demand);
+}
+
 static bool fq_before(const struct sim *m, const uint32_t *a, const uint32_t *b)
 {
     (void)m;
@@ -137,6 +176,11 @@ static bool fq_before(const struct sim *m, const uint32_t *a, const uint32_t *b)
 /* The first queued task of the central queue, or NONE (stale entries dropped on the way). */
 static uint32_t q_head(struct sim *m)
 {
+    if (m->keyed) {
+        while (m->kq.n > 0 && !m->t[m->kq.a[0].i].queued)
+            (void)kqheap_pop(m, &m->kq);
+        return m->kq.n > 0 ? m->kq.a[0].i : NONE;
+    }
     while (m->q.n > 0 && !m->t[m->q.a[0]].queued)
         (void)qheap_pop(m, &m->q);
     return m->q.n > 0 ? m->q.a[0] : NONE;
@@ -150,13 +194,45 @@ static uint32_t fq_head(struct sim *m)
     return m->fq.n > 0 ? m->fq.a[0] : NONE;
 }
 
-/* Queues task i (in both orders under HYBRID). */
-static int q_push(struct sim *m, uint32_t i)
+/* Removes the head of the central queue (q_head's task). */
+static void q_pop(struct sim *m)
 {
+    if (m->keyed)
+        (void)kqheap_pop(m, &m->kq);
+    else
+        (void)qheap_pop(m, &m->q);
+}
+
+/* Queues task i at now (in both orders under HYBRID). */
+static int q_push(struct sim *m, uint32_t i, double now)
+{
+    int rc = m->keyed ? kqheap_push(m, &m->kq, (struct qent){q_key(m, i, now), i})
+                      : qheap_push(m, &m->q, i);
+
     m->t[i].queued = true;
-    if (qheap_push(m, &m->q, i) < 0 || (m->p->sticky > 0 && fqheap_push(m, &m->fq, i) < 0))
+    if (rc < 0 || (m->p->sticky > 0 && fqheap_push(m, &m->fq, i) < 0))
         return LT_ENOMEM;
     return 0;
+}
+
+/* Time-varying orders, at a scheduling round: every live entry gets its key of now and the
+ * heap is rebuilt (stale entries dropped), at most every reprioritise_s. */
+static void q_rekey(struct sim *m, double now)
+{
+    size_t live = 0;
+
+    if (!m->rekey || m->kq.n == 0 || now - m->last_rekey < m->p->reprioritise_s ||
+        !(now > m->last_rekey))
+        return;
+    m->last_rekey = now;
+    for (size_t k = 0; k < m->kq.n; k++) {
+        uint32_t i = m->kq.a[k].i;
+        if (m->t[i].queued)
+            m->kq.a[live++] = (struct qent){q_key(m, i, now), i};
+    }
+    m->kq.n = live;
+    for (size_t k = live / 2; k-- > 0;)
+        kqheap_down(m, &m->kq, k);
 }
 
 /* ---- server events ---- */
@@ -560,7 +636,7 @@ static int evict(struct sim *m, uint32_t v, double now, bool memory)
         m->sum->dropped++;
         return 0;
     }
-    return q_push(m, v);
+    return q_push(m, v, now);
 }
 
 /* HYBRID phase I (A34, A35): queued tasks in first-arrival order take sticky slots while
@@ -579,13 +655,14 @@ static int schedule(struct sim *m, double now)
         if ((rc = place(m, i, pick_slot(m, i), now, true)) < 0)
             return rc;
     }
+    q_rekey(m, now);
     for (;;) {
         uint32_t i = q_head(m), v = NONE, si;
 
         if (i == NONE)
             break;
         if (m->free_total > 0 && m->run_regular < regular) {
-            (void)qheap_pop(m, &m->q);
+            q_pop(m);
             if ((rc = place(m, i, pick_slot(m, i), now, false)) < 0)
                 return rc;
             continue;
@@ -599,7 +676,7 @@ static int schedule(struct sim *m, double now)
         if (v == NONE)
             break; /* every later task has priority <= the head's */
         si = m->t[v].srv;
-        (void)qheap_pop(m, &m->q);
+        q_pop(m);
         if ((rc = evict(m, v, now, false)) < 0 || (rc = place(m, i, si, now, false)) < 0)
             return rc;
     }
@@ -797,6 +874,16 @@ static int check(const struct lt_slot_params *p, const struct lt_slot_task *task
     if (p->check_break < 0 || p->check_break > 6)
         return lt_err_set(err, LT_EINVAL, 0, 0, "slot simulator: check_break %d is not 0..6",
                           p->check_break);
+    if (!(p->reprioritise_s >= 0.0) || !isfinite(p->reprioritise_s))
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "slot simulator: re-key interval %g s is not >= 0 and finite",
+                          p->reprioritise_s);
+    if (p->qorder != NULL &&
+        (!isfinite(p->qorder->alpha) || !isfinite(p->qorder->beta) || !isfinite(p->qorder->gamma) ||
+         !(p->qorder->w_min_s > 0.0) || !(p->qorder->r_min_s > 0.0) || !(p->qorder->n_min > 0.0)))
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "slot simulator: queue order with a non-finite exponent or a clamp "
+                          "not > 0");
     if (!(p->wake_s >= 0.0) || !isfinite(p->wake_s))
         return lt_err_set(err, LT_EINVAL, 0, 0, "slot simulator: wake-up time %g is not >= 0",
                           p->wake_s);
@@ -878,6 +965,7 @@ static void sim_free(struct sim *m)
     lt_free(m->fen);
     lt_free(m->tier_lo);
     qheap_free(&m->q);
+    kqheap_free(&m->kq);
     fqheap_free(&m->fq);
     evheap_free(&m->ev);
     lt_free(m->in);
@@ -971,7 +1059,7 @@ static int sim_check(const struct sim *m, struct lt_err *err)
     if (free_sum != m->free_total)
         return lt_err_set(err, LT_EINVAL, 0, 0, "slot check: free_total %llu, servers %llu",
                           (unsigned long long)m->free_total, (unsigned long long)free_sum);
-    if (!qheap_ok(m, &m->q) || !fqheap_ok(m, &m->fq))
+    if (!qheap_ok(m, &m->q) || !kqheap_ok(m, &m->kq) || !fqheap_ok(m, &m->fq))
         return lt_err_set(err, LT_EINVAL, 0, 0, "slot check: central queue heap order broken");
     if (!evheap_ok(m, &m->ev))
         return lt_err_set(err, LT_EINVAL, 0, 0, "slot check: event heap order broken");
@@ -1124,6 +1212,14 @@ static bool break_one(struct sim *m, int what)
         }
         return false;
     case 5: /* a later task moved to the root of the central queue */
+        for (size_t j = 1; j < m->kq.n; j++) {
+            if (kq_before(m, &m->kq.a[0], &m->kq.a[j])) {
+                struct qent x = m->kq.a[0];
+                m->kq.a[0] = m->kq.a[j];
+                m->kq.a[j] = x;
+                return true;
+            }
+        }
         for (size_t j = 1; j < m->q.n; j++) {
             if (q_before(m, &m->q.a[0], &m->q.a[j])) {
                 uint32_t x = m->q.a[0];
@@ -1183,7 +1279,7 @@ static int sim_loop(struct sim *m, double *last, struct lt_err *err)
                 return rc;
         }
         while (next < n && !(in[next].arrival > now)) {
-            if ((rc = q_push(m, (uint32_t)next++)) < 0)
+            if ((rc = q_push(m, (uint32_t)next++, now)) < 0)
                 return rc;
             m->sum->events++;
         }
@@ -1210,6 +1306,10 @@ int lt_slot_run(const struct lt_slot_params *p, const struct lt_slot_task *tasks
     m.n = n;
     m.sum = sum;
     m.ns = (uint32_t)lt_slot_config_servers(p->cfg);
+    /* fcfs is first arrival: the unkeyed queue's own order (within a class, or alone) */
+    m.keyed = p->qorder != NULL && p->qorder->kind != LT_QORDER_FCFS;
+    m.rekey = m.keyed && lt_qorder_time_varying(p->qorder);
+    m.last_rekey = -INFINITY;
     lt_rng_init(&m.slot_rng, p->seed, LT_RNG_POLICY);
     lt_rng_init(&m.evict_rng, p->seed, LT_RNG_EVICTION);
     lt_rng_init(&m.mem_rng, p->seed, LT_RNG_MEMORY);

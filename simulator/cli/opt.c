@@ -378,8 +378,10 @@ int sim_parse_shard(const char *flag, const char *s, struct sim_shard *out, stru
     return 0;
 }
 
-int sim_list_split(const char *flag, const char *s, char *buf, size_t cap, char **items, size_t max,
-                   size_t *n, struct lt_err *err)
+/* sim_list_split, where an item that starts with `group` (if not NULL) also takes the next
+ * `more` commas and what follows them. */
+static int list_split(const char *flag, const char *s, const char *group, int more, char *buf,
+                      size_t cap, char **items, size_t max, size_t *n, struct lt_err *err)
 {
     char *p = buf;
 
@@ -390,6 +392,9 @@ int sim_list_split(const char *flag, const char *s, char *buf, size_t cap, char 
     *n = 0;
     for (;;) {
         char *comma = strchr(p, ',');
+        if (group != NULL && strncmp(p, group, strlen(group)) == 0)
+            for (int k = 0; k < more && comma != NULL; k++)
+                comma = strchr(comma + 1, ',');
         if (comma != NULL)
             *comma = '\0';
         if (*p == '\0')
@@ -409,4 +414,16 @@ int sim_list_split(const char *flag, const char *s, char *buf, size_t cap, char 
             return 0;
         p = comma + 1;
     }
+}
+
+int sim_list_split(const char *flag, const char *s, char *buf, size_t cap, char **items, size_t max,
+                   size_t *n, struct lt_err *err)
+{
+    return list_split(flag, s, NULL, 0, buf, cap, items, max, n, err);
+}
+
+int sim_order_list_split(const char *flag, const char *s, char *buf, size_t cap, char **items,
+                         size_t max, size_t *n, struct lt_err *err)
+{
+    return list_split(flag, s, "composite:", 2, buf, cap, items, max, n, err);
 }

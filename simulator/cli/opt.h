@@ -130,4 +130,9 @@ LT_MUST_CHECK int sim_parse_shard(const char *flag, const char *s, struct sim_sh
 LT_MUST_CHECK int sim_list_split(const char *flag, const char *s, char *buf, size_t cap,
                                  char **items, size_t max, size_t *n, struct lt_err *err);
 
+/* As sim_list_split for a list of queue orders (lt_queue.h): a composite's three numbers stay
+ * one item, "sjf,composite:0,1,0,fcfs" being sjf, composite:0,1,0 and fcfs. */
+LT_MUST_CHECK int sim_order_list_split(const char *flag, const char *s, char *buf, size_t cap,
+                                       char **items, size_t max, size_t *n, struct lt_err *err);
+
 #endif

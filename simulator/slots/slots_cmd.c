@@ -24,13 +24,15 @@
 
 struct slot_opts {
     const char *workload, *servers, *slots, *policy, *evict, *memory, *dpm, *out, *trace;
+    const char *order;       /* --order's value, a list (one name in a run's copy) */
+    uint64_t reprioritise_s; /* --reprioritise */
     const char *sticky_list; /* --sticky's value, a comma list (NULL: not given) */
     const char *hours_s;     /* --hours's value, parsed into hours */
     uint64_t hours, seed, sticky, sample_pct;
     bool sticky_set, resume, json, quiet, force;
 };
 
-/* Most runs of one sweep (policies x eviction policies x sticky pool sizes). */
+/* Most runs of one sweep (policies x eviction policies x sticky pool sizes x orders). */
 #define MAX_RUNS 64
 
 #define OPT(name, kind, field, arg, help, def)                                                     \
@@ -57,6 +59,13 @@ static const struct sim_opt slots_opts[] = {
     OPT("--policy", SIM_OPT_STR, policy, "LIST", "priority, fcfs, wasp, hybrid", "priority"),
     OPT("--evict", SIM_OPT_STR, evict, "LIST", "mrs, lrs, rnd, with a drop threshold: mrs5 ...",
         "mrs"),
+    OPT("--order", SIM_OPT_STR, order, "LIST",
+        "queue order within a priority class (the whole\n"
+        "order under fcfs): priority (first arrival), fcfs,\n"
+        "sjf, ljf, largest, smallest, composite:A,B,G",
+        "priority"),
+    OPT("--reprioritise", SIM_OPT_SECS, reprioritise_s, "DURATION",
+        "re-key time-varying composite orders at most this\noften", "0: every round"),
     OPT("--resume", SIM_OPT_FLAG, resume, NULL, "evicted tasks keep their progress", NULL),
     OPT("--memory", SIM_OPT_STR, memory, "M", "unlimited, lsf, lpf", "unlimited"),
     OPT("--sticky", SIM_OPT_STR, sticky_list, "LIST", "HYBRID's sticky slots", "200"),
@@ -80,12 +89,63 @@ static const struct sim_cmd_spec slots_spec = {
     "Runs Cavdar's slot-based cluster simulator once and prints its metrics.",
     "lotus-sim slots --workload w-d --hours 2 --policy priority,wasp --evict mrs,lrs",
     "A LIST is one value or several separated by commas: every combination of the\n"
-    "policies, eviction policies and (for hybrid) sticky pool sizes is one run, on\n"
-    "the same workload, and the runs are printed side by side. An existing result in\n"
+    "policies, eviction policies, (for hybrid) sticky pool sizes and queue orders is\n"
+    "one run, on the same workload, and the runs are printed side by side. An existing result in\n"
     "--out is refused without --force; SIGINT or SIGTERM removes the unfinished files\n"
     "and says which were kept.",
     slots_opts,
     sizeof(slots_opts) / sizeof(slots_opts[0])};
+
+/* One --order name: false for priority (no queue order), else true and *q filled; an unknown
+ * name is LT_EINVAL naming the flag and the known ones. */
+static int order_find(const char *name, struct lt_qorder *q, bool *has, struct lt_err *err)
+{
+    struct lt_err e2;
+
+    *has = strcmp(name, "priority") != 0;
+    if (!*has)
+        return 0;
+    lt_err_init(&e2, NULL);
+    if (lt_qorder_find(name, q, &e2) < 0)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "--order: %s%s", e2.text,
+                          e2.code == LT_ENOTFOUND ? "; or priority" : "");
+    return 0;
+}
+
+/* --order's names and --reprioritise: errors first, then the warnings (largest and smallest
+ * order nothing here: every task takes one slot; --reprioritise without a time-varying
+ * order). */
+static int check_orders(const struct slot_opts *o, const bool *seen, struct lt_err *err)
+{
+    char buf[1024], *items[MAX_RUNS];
+    size_t n;
+    bool tv = false;
+    int rc;
+
+    if ((rc = sim_order_list_split("--order", o->order, buf, sizeof(buf), items, MAX_RUNS, &n,
+                                   err)) < 0)
+        return rc;
+    if (o->reprioritise_s > 86400 * 365)
+        return lt_err_set(err, LT_ERANGE, 0, 0, "--reprioritise: '%llu' is too large",
+                          (unsigned long long)o->reprioritise_s);
+    for (size_t k = 0; k < n; k++) {
+        struct lt_qorder q;
+        bool has;
+
+        if ((rc = order_find(items[k], &q, &has, err)) < 0)
+            return rc;
+        tv = tv || (has && lt_qorder_time_varying(&q));
+        if (has && (q.kind == LT_QORDER_LARGEST || q.kind == LT_QORDER_SMALLEST))
+            fprintf(stderr,
+                    "lotus-sim: warning: --order %s: every task takes one slot (size 1), so all "
+                    "tie and the order is first arrival, as priority's\n",
+                    items[k]);
+    }
+    if (!tv)
+        sim_opt_warn_unused(&slots_spec, seen, "--reprioritise",
+                            "to these orders (only a composite with BETA != 0 is re-keyed)");
+    return 0;
+}
 
 static int parse_opts(int argc, char **argv, struct slot_opts *o, struct lt_err *err)
 {
@@ -97,13 +157,15 @@ static int parse_opts(int argc, char **argv, struct slot_opts *o, struct lt_err 
     o->servers = "table8.1";
     o->slots = "wasc";
     o->policy = "priority";
+    o->order = "priority";
     o->evict = "mrs";
     o->memory = "unlimited";
     o->dpm = "slp";
     o->seed = 1;
     o->sticky = 200;
     o->sample_pct = 100;
-    if ((rc = sim_opt_parse(&slots_spec, argc, argv, o, seen, err)) != 0)
+    if ((rc = sim_opt_parse(&slots_spec, argc, argv, o, seen, err)) != 0 ||
+        (rc = check_orders(o, seen, err)) < 0)
         return rc;
     if (o->hours_s != NULL && (rc = sim_parse_secs("--hours", o->hours_s, 3600, &secs, err)) < 0)
         return rc;
@@ -210,6 +272,11 @@ static json_t *summary_json(const struct slot_opts *o, size_t n, const struct lt
     if (strcmp(o->policy, "hybrid") == 0)
         json_object_set_new(j, "sticky", json_integer((json_int_t)o->sticky));
     json_object_set_new(j, "evict", json_string(o->evict));
+    if (strcmp(o->order, "priority") != 0) { /* absent: the default */
+        json_object_set_new(j, "order", json_string(o->order));
+        if (o->reprioritise_s != 0)
+            json_object_set_new(j, "reprioritise_s", json_integer((json_int_t)o->reprioritise_s));
+    }
     json_object_set_new(j, "resume", json_boolean(o->resume));
     json_object_set_new(j, "memory", json_string(o->memory));
     json_object_set_new(j, "dpm", json_string(o->dpm));
@@ -250,11 +317,13 @@ static json_t *summary_json(const struct slot_opts *o, size_t n, const struct lt
 static void print_table(const struct slot_opts *o, size_t n, const struct lt_slot_summary *s,
                         double wall)
 {
-    printf("workload %s, %llu h, servers %s, slots %s, policy %s, evict %s%s, memory %s, dpm %s, "
-           "seed %llu\n",
+    bool ord = strcmp(o->order, "priority") != 0;
+
+    printf("workload %s, %llu h, servers %s, slots %s, policy %s%s%s, evict %s%s, memory %s, "
+           "dpm %s, seed %llu\n",
            o->workload != NULL ? o->workload : "w-a", (unsigned long long)o->hours, o->servers,
-           o->slots, o->policy, o->evict, o->resume ? " (resume)" : "", o->memory, o->dpm,
-           (unsigned long long)o->seed);
+           o->slots, o->policy, ord ? ", order " : "", ord ? o->order : "", o->evict,
+           o->resume ? " (resume)" : "", o->memory, o->dpm, (unsigned long long)o->seed);
     printf("%-28s %14zu\n", "tasks", n);
     printf("%-28s %14llu\n", "completed", (unsigned long long)s->completed);
     printf("%-28s %14llu\n", "dropped", (unsigned long long)s->dropped);
@@ -324,8 +393,9 @@ static int write_outputs(const char *dir, const json_t *summary, const struct lt
 /* ---- sweeps ---------------------------------------------------------------------------- */
 
 struct run {
-    struct slot_opts o; /* the options, with this run's policy, evict and sticky */
-    char name[96];      /* policy[-evict][-sN]: a directory name under --out */
+    struct slot_opts o;  /* the options, with this run's policy, evict, sticky and order */
+    char name[96];       /* policy[-evict][-sN][-order]: a directory name under --out */
+    struct lt_qorder qo; /* its queue order (p.qorder points here when it has one) */
     struct lt_slot_params p;
     struct lt_slot_summary sum;
     struct lt_slot_outcome *out;
@@ -333,66 +403,104 @@ struct run {
     double wall;
 };
 
+/* The lists of a sweep, split (pointers into the caller's buffers). */
+struct sweep {
+    char *pol[MAX_RUNS], *ev[MAX_RUNS], *st[MAX_RUNS], *ord[MAX_RUNS];
+    size_t np, ne, ns, no;
+};
+
+/* Appends "-" and s to r->name, with [^A-Za-z0-9._-] as _ (a composite's ':' and ','). */
+static void name_add(struct run *r, size_t *len, const char *s)
+{
+    if (*len < sizeof(r->name))
+        *len += (size_t)snprintf(r->name + *len, sizeof(r->name) - *len, "-");
+    for (; *s != '\0' && *len < sizeof(r->name); s++) {
+        char c = *s;
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '.' || c == '_' || c == '-';
+        r->name[(*len)++] = ok ? c : '_';
+    }
+    if (*len < sizeof(r->name))
+        r->name[*len] = '\0';
+}
+
+/* Run runs[*n_runs]: policy a, eviction policy b, sticky pool c (hybrid), order d, named
+ * POLICY, then -EVICT, -sN, -ORDER when those vary or (the order) are not the default. */
+static int add_run(const struct slot_opts *o, const struct lt_slot_config *cfg,
+                   const struct sweep *w, size_t a, size_t b, size_t c, size_t d, struct run *runs,
+                   size_t *n_runs, struct lt_err *err)
+{
+    struct run *r = &runs[*n_runs];
+    bool hy = strcmp(w->pol[a], "hybrid") == 0, has;
+    size_t len;
+    int rc;
+
+    if (*n_runs == MAX_RUNS)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "more than %d runs in one sweep", MAX_RUNS);
+    memset(r, 0, sizeof(*r));
+    r->o = *o;
+    r->o.policy = w->pol[a];
+    r->o.evict = w->ev[b];
+    r->o.order = w->ord[d];
+    r->o.sticky_set = hy && o->sticky_list != NULL;
+    if (r->o.sticky_set && (rc = sim_parse_u64("--sticky", w->st[c], &r->o.sticky, err)) < 0)
+        return rc;
+    len = (size_t)snprintf(r->name, sizeof(r->name), "%s", w->pol[a]);
+    if (w->ne > 1)
+        name_add(r, &len, w->ev[b]);
+    if (hy && w->ns > 1 && len < sizeof(r->name))
+        len += (size_t)snprintf(r->name + len, sizeof(r->name) - len, "-s%llu",
+                                (unsigned long long)r->o.sticky);
+    if (strcmp(w->ord[d], "priority") != 0)
+        name_add(r, &len, w->ord[d]);
+    if (len >= sizeof(r->name))
+        return lt_err_set(err, LT_EINVAL, 0, 0, "run name '%s...' is too long", r->name);
+    if ((rc = build_params(&r->o, cfg, &r->p, err)) < 0 ||
+        (rc = order_find(w->ord[d], &r->qo, &has, err)) < 0)
+        return rc;
+    r->p.qorder = has ? &r->qo : NULL;
+    r->p.reprioritise_s = (double)o->reprioritise_s;
+    for (size_t k = 0; k < *n_runs; k++) {
+        if (strcmp(runs[k].name, r->name) == 0)
+            return lt_err_set(err, LT_EINVAL, 0, 0, "run '%s' is named twice", r->name);
+    }
+    (*n_runs)++;
+    return 0;
+}
+
 /* The runs of the sweep the options name (lists in bufs, which must outlive the runs),
  * each with its parameters checked. */
 static int build_runs(const struct slot_opts *o, const struct lt_slot_config *cfg,
-                      char bufs[3][1024], struct run *runs, size_t *n_runs, struct lt_err *err)
+                      char bufs[4][1024], struct run *runs, size_t *n_runs, struct lt_err *err)
 {
-    char *pol[MAX_RUNS], *ev[MAX_RUNS], *st[MAX_RUNS];
-    size_t np, ne, ns = 1;
+    struct sweep w;
     bool hybrid = false;
     int rc;
 
     *n_runs = 0;
-    if ((rc = sim_list_split("--policy", o->policy, bufs[0], sizeof(bufs[0]), pol, MAX_RUNS, &np,
+    w.ns = 1;
+    if ((rc = sim_list_split("--policy", o->policy, bufs[0], sizeof(bufs[0]), w.pol, MAX_RUNS,
+                             &w.np, err)) < 0 ||
+        (rc = sim_list_split("--evict", o->evict, bufs[1], sizeof(bufs[1]), w.ev, MAX_RUNS, &w.ne,
                              err)) < 0 ||
-        (rc = sim_list_split("--evict", o->evict, bufs[1], sizeof(bufs[1]), ev, MAX_RUNS, &ne,
-                             err)) < 0)
+        (rc = sim_order_list_split("--order", o->order, bufs[3], sizeof(bufs[3]), w.ord, MAX_RUNS,
+                                   &w.no, err)) < 0)
         return rc;
     if (o->sticky_list != NULL &&
-        (rc = sim_list_split("--sticky", o->sticky_list, bufs[2], sizeof(bufs[2]), st, MAX_RUNS,
-                             &ns, err)) < 0)
+        (rc = sim_list_split("--sticky", o->sticky_list, bufs[2], sizeof(bufs[2]), w.st, MAX_RUNS,
+                             &w.ns, err)) < 0)
         return rc;
-    for (size_t a = 0; a < np; a++)
-        hybrid = hybrid || strcmp(pol[a], "hybrid") == 0;
+    for (size_t a = 0; a < w.np; a++)
+        hybrid = hybrid || strcmp(w.pol[a], "hybrid") == 0;
     if (o->sticky_list != NULL && !hybrid)
         return lt_err_set(err, LT_EINVAL, 0, 0, "--sticky applies to --policy hybrid only");
-    for (size_t a = 0; a < np; a++) {
-        bool hy = strcmp(pol[a], "hybrid") == 0;
-        for (size_t b = 0; b < ne; b++) {
-            for (size_t c = 0; c < (hy ? ns : 1); c++) {
-                struct run *r = &runs[*n_runs];
-                size_t len;
-
-                if (*n_runs == MAX_RUNS)
-                    return lt_err_set(err, LT_EINVAL, 0, 0, "more than %d runs in one sweep",
-                                      MAX_RUNS);
-                memset(r, 0, sizeof(*r));
-                r->o = *o;
-                r->o.policy = pol[a];
-                r->o.evict = ev[b];
-                r->o.sticky_set = hy && o->sticky_list != NULL;
-                if (r->o.sticky_set &&
-                    (rc = sim_parse_u64("--sticky", st[c], &r->o.sticky, err)) < 0)
-                    return rc;
-                len = (size_t)snprintf(r->name, sizeof(r->name), "%s", pol[a]);
-                if (ne > 1 && len < sizeof(r->name))
-                    len += (size_t)snprintf(r->name + len, sizeof(r->name) - len, "-%s", ev[b]);
-                if (hy && ns > 1 && len < sizeof(r->name))
-                    len += (size_t)snprintf(r->name + len, sizeof(r->name) - len, "-s%llu",
-                                            (unsigned long long)r->o.sticky);
-                if (len >= sizeof(r->name))
-                    return lt_err_set(err, LT_EINVAL, 0, 0, "run name '%s...' is too long",
-                                      r->name);
-                if ((rc = build_params(&r->o, cfg, &r->p, err)) < 0)
-                    return rc;
-                for (size_t k = 0; k < *n_runs; k++) {
-                    if (strcmp(runs[k].name, r->name) == 0)
-                        return lt_err_set(err, LT_EINVAL, 0, 0, "run '%s' is named twice", r->name);
-                }
-                (*n_runs)++;
-            }
-        }
+    for (size_t a = 0; a < w.np; a++) {
+        bool hy = strcmp(w.pol[a], "hybrid") == 0;
+        for (size_t b = 0; b < w.ne; b++)
+            for (size_t c = 0; c < (hy ? w.ns : 1); c++)
+                for (size_t d = 0; d < w.no; d++)
+                    if ((rc = add_run(o, cfg, &w, a, b, c, d, runs, n_runs, err)) < 0)
+                        return rc;
     }
     return 0;
 }
@@ -433,6 +541,14 @@ static void bar_draw(void *arg, double now, uint64_t events)
     fflush(stderr);
 }
 
+/* A run's column width in the side-by-side table: 14, or its name's length. */
+static int col_w(const struct run *r)
+{
+    size_t len = strlen(r->name);
+
+    return len > 14 ? (int)len : 14;
+}
+
 /* The runs side by side: one row per figure, one column per run. */
 static void print_side_by_side(const struct slot_opts *o, size_t n, const struct run *runs,
                                size_t n_runs)
@@ -446,7 +562,7 @@ static void print_side_by_side(const struct slot_opts *o, size_t n, const struct
            o->slots, o->memory, o->dpm, (unsigned long long)o->seed, o->resume ? ", resume" : "");
     printf("%-24s", "");
     for (size_t i = 0; i < n_runs; i++)
-        printf(" %14s", runs[i].name);
+        printf(" %*s", col_w(&runs[i]), runs[i].name);
     putchar('\n');
     for (size_t r = 0; r < sizeof(label) / sizeof(label[0]); r++) {
         printf("%-24s", label[r]);
@@ -464,9 +580,10 @@ static void print_side_by_side(const struct slot_opts *o, size_t n, const struct
                           s->we,
                           s->energy_j / 3.6e6,
                           runs[i].wall};
-            printf(r == 7 || r == 11            ? " %14.2f"
-                   : r == 2 || r == 3 || r >= 9 ? " %14.1f"
-                                                : " %14.0f",
+            printf(" %*.*f", col_w(&runs[i]),
+                   r == 7 || r == 11            ? 2
+                   : r == 2 || r == 3 || r >= 9 ? 1
+                                                : 0,
                    v[r]);
         }
         putchar('\n');
@@ -479,7 +596,7 @@ static void print_side_by_side(const struct slot_opts *o, size_t n, const struct
             continue;
         printf("R(C_%-2d) [s]%13s", c, "");
         for (size_t i = 0; i < n_runs; i++)
-            printf(" %14.1f", runs[i].sum.r_class[c]);
+            printf(" %*.1f", col_w(&runs[i]), runs[i].sum.r_class[c]);
         putchar('\n');
     }
 }
@@ -566,7 +683,7 @@ static int write_all(const struct slot_opts *o, struct run *runs, size_t n_runs,
 /* Options, configuration, runs and the workload's compatibility with --trace. Returns 0, 1
  * after --help, or a negative LT_E* with err set (a usage error). */
 static int slots_setup(int argc, char **argv, struct slot_opts *o, struct lt_slot_config *cfg,
-                       char bufs[3][1024], struct run *runs, size_t *n_runs,
+                       char bufs[4][1024], struct run *runs, size_t *n_runs,
                        const struct lt_workload_spec **w, struct lt_err *err)
 {
     int rc;
@@ -699,7 +816,7 @@ static int print_results(const struct slot_opts *o, const struct run *runs, size
 int sim_cmd_slots(int argc, char **argv)
 {
     struct run *runs = lt_calloc(MAX_RUNS, sizeof(*runs));
-    char bufs[3][1024];
+    char bufs[4][1024];
     struct slot_opts o;
     struct lt_slot_config cfg;
     struct lt_slot_task *t = NULL;

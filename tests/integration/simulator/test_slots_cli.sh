@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_slots_cli.sh -- end-to-end checks of `lotus-sim slots`: a short run of every policy
 # in text and --json mode, the JSON's own consistency (completed + dropped = tasks, classes
-# summing to completed), determinism by --seed, and command-line errors with exit status 2.
+# summing to completed), determinism by --seed, queue orders (--order) as a sweep dimension,
+# and command-line errors with exit status 2.
 #
 # Usage: test_slots_cli.sh LOTUS_SIM DEMO_TRACE_DIR
 # Every run must also be free of sanitizer reports, so the ASan build can run this script.
@@ -143,6 +144,39 @@ run slots --trace "$tmp/none"
 check "missing trace: exit 1" [ "$rc" -eq 1 ]
 check "missing trace: names it" contains "$err" "$tmp/none"
 
+# Queue orders (--order): a sweep dimension, named only when not priority; fcfs and largest
+# are first arrival (the default's outcomes), sjf changes them on W-E (tasks wait there).
+run slots --workload w-e --hours 2 --order priority,sjf,fcfs,largest --out "$tmp/ord" --quiet
+check "--order sweep: exit 0 ($err)" [ "$rc" -eq 0 ]
+check "--order sweep: named by order" contains "$(head -2 <<<"$out")" \
+    "priority   priority-sjf  priority-fcfs priority-largest"
+check "--order sweep: a directory per run" [ -s "$tmp/ord/priority/tasks.csv" ] && \
+    [ -s "$tmp/ord/priority-sjf/tasks.csv" ] && [ -s "$tmp/ord/priority-largest/tasks.csv" ]
+check "--order: the order in summary.json" contains "$(cat "$tmp/ord/priority-sjf/summary.json")" '"order": "sjf"'
+check "--order: no order in the default's summary.json" \
+    [ "$(grep -c '"order"' "$tmp/ord/priority/summary.json")" -eq 0 ]
+check "--order fcfs equals priority" cmp -s "$tmp/ord/priority/tasks.csv" "$tmp/ord/priority-fcfs/tasks.csv"
+check "--order largest equals priority" cmp -s "$tmp/ord/priority/tasks.csv" "$tmp/ord/priority-largest/tasks.csv"
+check "--order sjf differs" differ "$tmp/ord/priority/tasks.csv" "$tmp/ord/priority-sjf/tasks.csv"
+check "--order largest: warns that all tie" contains "$err" \
+    "warning: --order largest: every task takes one slot (size 1), so all tie"
+run slots --workload w-e --hours 2 --order sjf --out "$tmp/ord1" --quiet
+check "--order sjf alone: exit 0" [ "$rc" -eq 0 ]
+check "--order sjf alone: same outcomes as in the sweep" cmp -s "$tmp/ord1/tasks.csv" "$tmp/ord/priority-sjf/tasks.csv"
+check "--order sjf alone: the table says the order" contains "$(head -1 <<<"$out")" "policy priority, order sjf,"
+run slots --workload w-e --hours 2 --policy fcfs --order sjf,composite:0,1,0 --reprioritise 30 --json --quiet
+check "--policy fcfs --order: exit 0" [ "$rc" -eq 0 ]
+check "--policy fcfs --order: a composite is one item" contains "$out" '"run":"fcfs-composite_0_1_0"'
+check "--policy fcfs --order: the composite's name" contains "$out" '"order":"composite:0,1,0","reprioritise_s":30'
+check "--reprioritise with a time-varying order: no warning" [ -z "$err" ]
+run slots --workload w-e --hours 1 --order sjf --reprioritise 60 --json --quiet
+check "--reprioritise without a time-varying order: runs" [ "$rc" -eq 0 ]
+check "--reprioritise without a time-varying order: warns" contains "$err" \
+    "warning: --reprioritise does not apply to these orders"
+run slots --workload w-e --hours 1 --order sjf,ljf --evict mrs,lrs --json --quiet
+check "--order x --evict: four runs" [ "$(wc -l <<<"$out")" -eq 4 ]
+check "--order x --evict: named" contains "$out" '"run":"priority-lrs-ljf"'
+
 bad() { # bad EXPECTED-TEXT ARGS...: exit 2 and the message on stderr
     local want=$1
     shift
@@ -176,6 +210,12 @@ bad "--policy 'priority,': an empty item" --workload w-d --policy priority,
 bad "did you mean --policy?" --workload w-d --polcy wasp
 bad "--hours: '90m' is not a whole number of hours" --workload w-d --hours 90m
 bad "--hours: '2x' is not a duration" --workload w-d --hours 2x
+bad "--order: unknown queue order 'lifo' (known: fcfs, sjf, ljf, largest, smallest, composite:A,B,G); or priority" \
+    --workload w-d --order sjf,lifo
+bad "--order: composite order 'composite:1,2' needs three finite numbers" --workload w-d --order composite:1,2
+bad "--order 'sjf,sjf': 'sjf' is given twice" --workload w-d --order sjf,sjf
+bad "--order 'sjf,': an empty item" --workload w-d --order sjf,
+bad "--reprioritise: 'x' is not a duration" --workload w-d --order composite:0,1,0 --reprioritise x
 
 # --help and -h: exit 0, defaults and an example.
 for h in --help -h; do

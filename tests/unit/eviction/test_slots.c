@@ -1,7 +1,9 @@
 /* test_slots.c -- the slot simulator (eviction/slotsim.c): hand-computed scenarios for mrs,
  * lrs, resume, the drop threshold, FCFS, sleeping servers and processor sharing; and the
  * exact processor sharing against a naive small-time-step reference on random single-server
- * cases (FCFS and priority with mrs), within a stated tolerance.
+ * cases (FCFS and priority with mrs), within a stated tolerance; the queue orders (sjf, ljf,
+ * composite with re-keying ...) on hand-worked one-slot cases, their identities with the
+ * default, and the checker under each.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -14,6 +16,7 @@
 #include "lt_mem.h"
 #include "lt_rng.h"
 #include "lt_workload.h"
+#include "lt_queue.h"
 #include "lt_slotsim.h"
 
 /* One type-D server (cpu 1, 8 cores) with `slots` slots. */
@@ -743,6 +746,266 @@ static void test_checker_catches_each_broken_structure(void **state)
     assert_int_equal(lt_slot_run(&p, t, 40, out, &sum, NULL), LT_EINVAL);
 }
 
+/* ---- queue orders (lt_slot_params.qorder) ---- */
+
+/* The order named, for a test (the registry's own tests are test_queue.c's). */
+static struct lt_qorder order_of(const char *name)
+{
+    struct lt_qorder o;
+
+    assert_int_equal(lt_qorder_find(name, &o, NULL), 0);
+    return o;
+}
+
+/* One D server with one slot, IDL: a task runs alone at C / max(1, 8) = 0.125, so a task of
+ * demand d holds the slot 8d s. Three class-0 tasks arrive at 0: A (demand 3), B (1), C (2).
+ * fcfs (and no order): A 0..24, B 24..32, C 32..48. sjf: B 0..8, C 8..24, A 24..48. ljf: A
+ * 0..24, C 24..40, B 40..48. The same under --policy fcfs (one class). */
+static void test_orders_one_slot_by_hand(void **state)
+{
+    static const struct {
+        const char *name; /* NULL: no order */
+        double finish[3];
+    } want[] = {{NULL, {24, 32, 48}},
+                {"fcfs", {24, 32, 48}},
+                {"sjf", {48, 8, 24}},
+                {"ljf", {24, 48, 40}},
+                {"largest", {24, 32, 48}},
+                {"smallest", {24, 32, 48}},
+                {"composite:0,0,-1", {48, 8, 24}}};
+    struct lt_slot_task t[3] = {
+        {0, 0, 0.0, 3.0, 0.0}, {1, 0, 0.0, 1.0, 0.0}, {2, 0, 0.0, 2.0, 0.0}};
+    struct lt_slot_config cfg;
+    struct lt_slot_outcome out[3];
+    struct lt_slot_summary sum;
+
+    (void)state;
+    one_server(&cfg, 1);
+    for (size_t w = 0; w < sizeof(want) / sizeof(want[0]); w++) {
+        for (int fcfs = 0; fcfs < 2; fcfs++) {
+            struct lt_slot_params p;
+            struct lt_qorder o;
+
+            lt_slot_params_default(&p, &cfg);
+            assert_int_equal(lt_slot_policy_set(&p, fcfs ? "fcfs" : "priority", 0, NULL), 0);
+            p.sleep = false;
+            if (want[w].name != NULL) {
+                o = order_of(want[w].name);
+                p.qorder = &o;
+            }
+            run_ok(&p, t, 3, out, &sum);
+            for (int k = 0; k < 3; k++) {
+                if (fabs(out[k].finish - want[w].finish[k]) > 1e-9) {
+                    print_error("%s%s: task %d finishes at %g, not %g\n",
+                                want[w].name ? want[w].name : "(none)", fcfs ? " (fcfs)" : "", k,
+                                out[k].finish, want[w].finish[k]);
+                    fail();
+                }
+            }
+        }
+    }
+}
+
+/* Priority first: class 0 A (demand 1), B (3); class 5 C (2), D (4); all at 0 on one slot.
+ * Under --policy priority with sjf the class-5 tasks go first, shortest first: C 0..16, D
+ * 16..48, then A 48..56, B 56..80. Under --policy fcfs sjf alone: A 0..8, C 8..24, B 24..48,
+ * D 48..80. */
+static void test_orders_stay_within_a_priority_class(void **state)
+{
+    struct lt_slot_task t[4] = {
+        {0, 0, 0.0, 1.0, 0.0}, {1, 0, 0.0, 3.0, 0.0}, {2, 5, 0.0, 2.0, 0.0}, {3, 5, 0.0, 4.0, 0.0}};
+    const double prio[4] = {56, 80, 16, 48}, alone[4] = {8, 48, 24, 80};
+    struct lt_qorder o = order_of("sjf");
+    struct lt_slot_config cfg;
+    struct lt_slot_params p;
+    struct lt_slot_outcome out[4];
+    struct lt_slot_summary sum;
+
+    (void)state;
+    one_server(&cfg, 1);
+    lt_slot_params_default(&p, &cfg);
+    p.sleep = false;
+    p.qorder = &o;
+    run_ok(&p, t, 4, out, &sum);
+    for (int k = 0; k < 4; k++)
+        lt_assert_near(out[k].finish, prio[k], 1e-9);
+    assert_int_equal(sum.ne, 0);
+    assert_int_equal(lt_slot_policy_set(&p, "fcfs", 0, NULL), 0);
+    run_ok(&p, t, 4, out, &sum);
+    for (int k = 0; k < 4; k++)
+        lt_assert_near(out[k].finish, alone[k], 1e-9);
+}
+
+/* Re-keying (composite:0,1,-1, key ln(wait / demand)), one slot: A (demand 4) at 0 runs
+ * 0..32; B (demand 2) at 2 and C (demand 1) at 20 wait. Keyed when queued (wait 0, clamped
+ * to 1 s): B ln(1/2) < C ln(1/1), so C would go first. Re-keyed at every round: at 32 B has
+ * ln(30/2) = ln 15 > C's ln(12/1), so B runs 32..48 and C 48..56. With reprioritise 1000 s
+ * the only re-key is at 0 (A alone): C 32..40, B 40..56. sjf agrees with the latter. */
+static void test_time_varying_order_is_rekeyed(void **state)
+{
+    struct lt_slot_task t[3] = {
+        {0, 0, 0.0, 4.0, 0.0}, {1, 0, 2.0, 2.0, 0.0}, {2, 0, 20.0, 1.0, 0.0}};
+    struct lt_qorder o = order_of("composite:0,1,-1"), sjf = order_of("sjf");
+    struct lt_slot_config cfg;
+    struct lt_slot_params p;
+    struct lt_slot_outcome out[3];
+    struct lt_slot_summary sum;
+
+    (void)state;
+    assert_true(lt_qorder_time_varying(&o));
+    one_server(&cfg, 1);
+    lt_slot_params_default(&p, &cfg);
+    p.sleep = false;
+    p.qorder = &o;
+    run_ok(&p, t, 3, out, &sum);
+    lt_assert_near(out[0].finish, 32.0, 1e-9);
+    lt_assert_near(out[1].finish, 48.0, 1e-9);
+    lt_assert_near(out[2].finish, 56.0, 1e-9);
+    p.reprioritise_s = 1000.0;
+    run_ok(&p, t, 3, out, &sum);
+    lt_assert_near(out[1].finish, 56.0, 1e-9);
+    lt_assert_near(out[2].finish, 40.0, 1e-9);
+    p.reprioritise_s = 25.0; /* re-keyed at 0, then at 32 (>= 25 s later): as every round */
+    run_ok(&p, t, 3, out, &sum);
+    lt_assert_near(out[1].finish, 48.0, 1e-9);
+    p.reprioritise_s = 0.0;
+    p.qorder = &sjf;
+    run_ok(&p, t, 3, out, &sum);
+    lt_assert_near(out[1].finish, 56.0, 1e-9);
+    lt_assert_near(out[2].finish, 40.0, 1e-9);
+}
+
+/* Orders equal to the default on random workloads with evictions (same seed, exactly, with
+ * the checker on): composite:0,1,0 (first arrival at every instant: SM6's analogue, re-keyed
+ * every round), largest and smallest (every task has size 1: all tie, to first arrival); under
+ * the priority, fcfs and hybrid policies. sjf, on the same workloads, differs. */
+static void test_orders_equal_to_the_default(void **state)
+{
+    enum { N = 300 };
+    static const char *const same[] = {"composite:0,1,0", "largest", "smallest", "fcfs"};
+    static const char *const policies[] = {"priority", "fcfs", "hybrid"};
+    static struct lt_slot_task t[N];
+    static struct lt_slot_outcome a[N], b[N];
+    struct lt_qorder sjf = order_of("sjf");
+    struct lt_slot_config cfg;
+    struct lt_slot_summary sa, sb;
+    struct lt_rng rng;
+    bool differs = false;
+
+    (void)state;
+    small_wasc(&cfg);
+    lt_rng_init(&rng, 11, 0);
+    for (int round = 0; round < 3; round++) {
+        random_tasks(&rng, t, N);
+        for (size_t pol = 0; pol < sizeof(policies) / sizeof(policies[0]); pol++) {
+            struct lt_slot_params p;
+
+            lt_slot_params_default(&p, &cfg);
+            assert_int_equal(lt_slot_policy_set(&p, policies[pol], 4, NULL), 0);
+            p.seed = (uint64_t)round;
+            run_ok(&p, t, N, a, &sa);
+            if (pol == 0)
+                assert_true(sa.ne > 0); /* the workload does evict */
+            for (size_t k = 0; k < sizeof(same) / sizeof(same[0]); k++) {
+                struct lt_qorder o = order_of(same[k]);
+                p.qorder = &o;
+                run_ok(&p, t, N, b, &sb);
+                assert_same_outcomes(a, b, N);
+                assert_int_equal(sa.ne, sb.ne);
+            }
+            p.qorder = &sjf;
+            run_ok(&p, t, N, b, &sb);
+            for (size_t k = 0; k < N; k++)
+                differs = differs || a[k].finish < b[k].finish || a[k].finish > b[k].finish;
+        }
+    }
+    assert_true(differs);
+}
+
+/* The checker passes with every order (its central-queue check under the keyed comparator),
+ * under priority, fcfs and hybrid with memory evictions (which re-queue tasks HYBRID's phase I
+ * left stale entries for), re-keyed every round or every 5 s; and catches a broken keyed
+ * queue (check_break 5). */
+static void test_checker_under_each_order(void **state)
+{
+    enum { N = 300 };
+    static const char *const names[] = {"fcfs",
+                                        "sjf",
+                                        "ljf",
+                                        "largest",
+                                        "smallest",
+                                        "composite:0,1,0",
+                                        "composite:-0.1,-0.3,-0.4",
+                                        "composite:0,1,-1"};
+    static const char *const policies[] = {"priority", "fcfs", "hybrid"};
+    static struct lt_slot_task t[N];
+    static struct lt_slot_outcome out[N];
+    struct lt_slot_config cfg;
+    struct lt_slot_summary sum;
+    struct lt_rng rng;
+    struct lt_err err;
+
+    (void)state;
+    small_wasc(&cfg);
+    lt_rng_init(&rng, 12, 0);
+    random_tasks(&rng, t, N);
+    for (size_t k = 0; k < N; k++)
+        t[k].mem = 0.2 * lt_rng_uniform(&rng);
+    for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+        struct lt_qorder o = order_of(names[k]);
+        for (size_t pol = 0; pol < sizeof(policies) / sizeof(policies[0]); pol++) {
+            for (int mem = 0; mem < 2; mem++) {
+                struct lt_slot_params p;
+
+                lt_slot_params_default(&p, &cfg);
+                assert_int_equal(lt_slot_policy_set(&p, policies[pol], 4, NULL), 0);
+                p.memory = mem ? LT_SLOT_MEM_LSF : LT_SLOT_MEM_UNLIMITED;
+                p.qorder = &o;
+                p.reprioritise_s = mem ? 5.0 : 0.0;
+                run_ok(&p, t, N, out, &sum); /* check on */
+                assert_int_equal(sum.completed, N);
+            }
+        }
+        if (o.kind == LT_QORDER_FCFS)
+            continue; /* applied as no order: the unkeyed queue, covered by the checker's test */
+        struct lt_slot_params p;
+        lt_slot_params_default(&p, &cfg);
+        p.qorder = &o;
+        p.check = true;
+        p.check_break = 5;
+        lt_err_init(&err, NULL);
+        assert_int_equal(lt_slot_run(&p, t, N, out, &sum, &err), LT_EINVAL);
+        assert_non_null(strstr(err.text, "central queue"));
+    }
+}
+
+/* Bad queue parameters are named. */
+static void test_bad_order_parameters(void **state)
+{
+    struct lt_slot_task t[1] = {{0, 0, 0.0, 1.0, 0.0}};
+    struct lt_qorder o = order_of("sjf");
+    struct lt_slot_config cfg;
+    struct lt_slot_params p;
+    struct lt_slot_outcome out[1];
+    struct lt_slot_summary sum;
+    struct lt_err err;
+
+    (void)state;
+    one_server(&cfg, 1);
+    lt_slot_params_default(&p, &cfg);
+    assert_null(p.qorder);
+    p.reprioritise_s = -1.0;
+    lt_err_init(&err, NULL);
+    assert_int_equal(lt_slot_run(&p, t, 1, out, &sum, &err), LT_EINVAL);
+    assert_non_null(strstr(err.text, "re-key interval -1"));
+    p.reprioritise_s = 0.0;
+    o.r_min_s = 0.0;
+    p.qorder = &o;
+    lt_err_init(&err, NULL);
+    assert_int_equal(lt_slot_run(&p, t, 1, out, &sum, &err), LT_EINVAL);
+    assert_non_null(strstr(err.text, "queue order"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -760,6 +1023,12 @@ int main(void)
         cmocka_unit_test(test_progress_callback),
         cmocka_unit_test(test_policies_by_name),
         cmocka_unit_test(test_checker_catches_each_broken_structure),
+        cmocka_unit_test(test_orders_one_slot_by_hand),
+        cmocka_unit_test(test_orders_stay_within_a_priority_class),
+        cmocka_unit_test(test_time_varying_order_is_rekeyed),
+        cmocka_unit_test(test_orders_equal_to_the_default),
+        cmocka_unit_test(test_checker_under_each_order),
+        cmocka_unit_test(test_bad_order_parameters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

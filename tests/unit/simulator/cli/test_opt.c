@@ -158,6 +158,38 @@ static void test_lists(void **state)
     }
 }
 
+/* Order lists: a composite's three numbers stay one item; the list rules otherwise hold. */
+static void test_order_lists(void **state)
+{
+    char buf[64], *items[4];
+    size_t n;
+    struct lt_err err;
+
+    (void)state;
+    assert_int_equal(sim_order_list_split("--o", "sjf,composite:0,1,0,fcfs", buf, sizeof(buf),
+                                          items, 4, &n, NULL),
+                     0);
+    assert_int_equal(n, 3);
+    assert_string_equal(items[0], "sjf");
+    assert_string_equal(items[1], "composite:0,1,0");
+    assert_string_equal(items[2], "fcfs");
+    assert_int_equal(
+        sim_order_list_split("--o", "composite:1,2", buf, sizeof(buf), items, 4, &n, NULL), 0);
+    assert_string_equal(items[0], "composite:1,2"); /* lt_qorder_find names what is missing */
+    static const char *bad[] = {"", "sjf,", "composite:0,1,0,", "sjf,sjf",
+                                "composite:0,1,0,composite:0,1,0"};
+    for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+        lt_err_init(&err, NULL);
+        assert_int_equal(sim_order_list_split("--o", bad[k], buf, sizeof(buf), items, 4, &n, &err),
+                         LT_EINVAL);
+        assert_non_null(strstr(err.text, "--o"));
+    }
+    /* sim_list_split keeps splitting there */
+    assert_int_equal(sim_list_split("--l", "composite:0,1,2", buf, sizeof(buf), items, 4, &n, NULL),
+                     0);
+    assert_int_equal(n, 3);
+}
+
 static void test_closest(void **state)
 {
     static const char *names[] = {"firstfit", "bestfit1", "sos10"};
@@ -196,13 +228,10 @@ static void test_shard(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_values_and_forms),
-        cmocka_unit_test(test_unknown_option_suggests),
-        cmocka_unit_test(test_missing_value),
-        cmocka_unit_test(test_alone),
-        cmocka_unit_test(test_durations),
-        cmocka_unit_test(test_lists),
-        cmocka_unit_test(test_shard),
+        cmocka_unit_test(test_values_and_forms), cmocka_unit_test(test_unknown_option_suggests),
+        cmocka_unit_test(test_missing_value),    cmocka_unit_test(test_alone),
+        cmocka_unit_test(test_durations),        cmocka_unit_test(test_lists),
+        cmocka_unit_test(test_order_lists),      cmocka_unit_test(test_shard),
         cmocka_unit_test(test_closest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
