@@ -241,8 +241,8 @@ static void assert_same(const struct lt_qjob_out *a, const struct lt_qjob_out *b
 /* The workload of every hand case: 4 cores, estimates exact.
  *   J0 a=0 n=2 r=10   J1 a=0 n=4 r=5   J2 a=1 n=1 r=3   J3 a=2 n=2 r=4   J4 a=3 n=1 r=20 */
 static const struct lt_qjob hand_jobs[5] = {
-    {0, 0, 2, 10, 10, -1}, {1, 0, 4, 5, 5, -1},   {2, 1, 1, 3, 3, -1},
-    {3, 2, 2, 4, 4, -1},   {4, 3, 1, 20, 20, -1},
+    {0, 0, 2, 10, 10, -1, NULL}, {1, 0, 4, 5, 5, -1, NULL},   {2, 1, 1, 3, 3, -1, NULL},
+    {3, 2, 2, 4, 4, -1, NULL},   {4, 3, 1, 20, 20, -1, NULL},
 };
 
 struct hand_case {
@@ -679,11 +679,12 @@ static void test_order_names(void **state)
     lt_assert_near(o.gamma, -1, 0);
     lt_qorder_name(&o, name, sizeof(name));
     assert_string_equal(name, "sjf");
-    assert_int_equal(lt_qorder_count(), 6);
+    assert_int_equal(lt_qorder_count(), 9);
     lt_err_init(&err, NULL);
     assert_int_equal(lt_qorder_find("priority", &o, &err), LT_ENOTFOUND);
     assert_string_equal(err.text, "unknown queue order 'priority' (known: fcfs, sjf, ljf, largest, "
-                                  "smallest, composite:A,B,G)");
+                                  "smallest, composite:A,B,G, sla-reward, sla-deadline, "
+                                  "sla-slope[:H])");
     for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
         lt_err_init(&err, NULL);
         assert_int_equal(lt_qorder_find(bad[k], &o, &err), LT_EINVAL);
@@ -725,13 +726,15 @@ struct bad_case {
 static void test_bad_inputs(void **state)
 {
     const struct bad_case cases[] = {
-        {1, {7, 0, 0, 1, 1, -1}, "job 1 (id 7): field 'tasks' is 0, must be >= 1"},
-        {0, {3, 0, 5, 1, 1, -1}, "job 0 (id 3): field 'tasks' is 5, must be <= cores under rigid"},
-        {2, {9, -1, 1, 1, 1, -1}, "job 2 (id 9): field 'arrival_s' is -1"},
-        {1, {4, NAN, 1, 1, 1, -1}, "job 1 (id 4): field 'arrival_s' is nan"},
-        {1, {4, 0, 1, 0, 1, -1}, "job 1 (id 4): field 'runtime_s' is 0"},
-        {1, {4, 0, 1, INFINITY, 1, -1}, "job 1 (id 4): field 'runtime_s' is inf"},
-        {0, {5, 0, 1, 1, NAN, -1}, "job 0 (id 5): field 'estimate_s' is nan"},
+        {1, {7, 0, 0, 1, 1, -1, NULL}, "job 1 (id 7): field 'tasks' is 0, must be >= 1"},
+        {0,
+         {3, 0, 5, 1, 1, -1, NULL},
+         "job 0 (id 3): field 'tasks' is 5, must be <= cores under rigid"},
+        {2, {9, -1, 1, 1, 1, -1, NULL}, "job 2 (id 9): field 'arrival_s' is -1"},
+        {1, {4, NAN, 1, 1, 1, -1, NULL}, "job 1 (id 4): field 'arrival_s' is nan"},
+        {1, {4, 0, 1, 0, 1, -1, NULL}, "job 1 (id 4): field 'runtime_s' is 0"},
+        {1, {4, 0, 1, INFINITY, 1, -1, NULL}, "job 1 (id 4): field 'runtime_s' is inf"},
+        {0, {5, 0, 1, 1, NAN, -1, NULL}, "job 0 (id 5): field 'estimate_s' is nan"},
     };
     struct lt_qsim_params p;
     struct lt_err err;
