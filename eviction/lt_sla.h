@@ -77,8 +77,8 @@ enum lt_sla_time {
 /* A parsed SLA text: the SLA with each relative time holding its multiple of the estimate. */
 struct lt_sla_spec {
     struct lt_sla sla;
-    unsigned relative;       /* LT_SLA_T_* bits of the times given as "Nx" */
-    char text[LT_SLA_TEXT];  /* the text (truncated), for messages */
+    unsigned relative;      /* LT_SLA_T_* bits of the times given as "Nx" */
+    char text[LT_SLA_TEXT]; /* the text (truncated), for messages */
 };
 
 /* Where and how long a job runs, for example1's peak/off-peak prices (other kinds ignore it). */
@@ -120,8 +120,7 @@ double lt_sla_reward(const struct lt_sla *s, double d_s, const struct lt_sla_run
 
 /* Example 1 with the resource-hours already split: 0 if d_s > target, else
  * price_peak * peak_res_h + price_offpeak * offpeak_res_h [B L263-L268]. */
-double lt_sla_example1(const struct lt_sla *s, double d_s, double peak_res_h,
-                       double offpeak_res_h);
+double lt_sla_example1(const struct lt_sla *s, double d_s, double peak_res_h, double offpeak_res_h);
 
 /* Example 1's delay quality: target / max(d, LT_SLA_EPS_S); >= 1 iff the SLO is met. */
 double lt_sla_delay_quality(double target_s, double d_s);

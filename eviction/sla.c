@@ -64,8 +64,7 @@ double lt_sla_delay_quality(double target_s, double d_s)
     return target_s / fmax(d_s, LT_SLA_EPS_S);
 }
 
-double lt_sla_example1(const struct lt_sla *s, double d_s, double peak_res_h,
-                       double offpeak_res_h)
+double lt_sla_example1(const struct lt_sla *s, double d_s, double peak_res_h, double offpeak_res_h)
 {
     if (lt_sla_delay_quality(s->target_s, d_s) < 1)
         return 0;
@@ -98,8 +97,8 @@ void lt_sla_peak_split(double t0_s, double t1_s, double *peak_s, double *offpeak
         *peak_s = *offpeak_s = 0;
         return;
     }
-    *peak_s = peak_cumulative(t1_s + TRACE_ZERO_IN_WEEK_S) -
-              peak_cumulative(t0_s + TRACE_ZERO_IN_WEEK_S);
+    *peak_s =
+        peak_cumulative(t1_s + TRACE_ZERO_IN_WEEK_S) - peak_cumulative(t0_s + TRACE_ZERO_IN_WEEK_S);
     *offpeak_s = (t1_s - t0_s) - *peak_s;
 }
 
@@ -246,8 +245,7 @@ static int check_by_deadline(const struct lt_sla *s, unsigned rel, const char *w
     show(a, sizeof(a), s->d1_s, rel & LT_SLA_T_D1);
     show(b, sizeof(b), s->d2_s, rel & LT_SLA_T_D2);
     return lt_err_set(err, LT_EINVAL, 0, 0,
-                      "%s: d1 (%s) must be <= d2 (%s): the reward drops from d1 to d2", what,
-                      a, b);
+                      "%s: d1 (%s) must be <= d2 (%s): the reward drops from d1 to d2", what, a, b);
 }
 
 static int check_cheap(const struct lt_sla *s, const char *what, struct lt_err *err)
@@ -258,8 +256,8 @@ static int check_cheap(const struct lt_sla *s, const char *what, struct lt_err *
     if ((rc = rule(isfinite(s->r_max) && s->r_max > 0, what, "rmax", "> 0", s->r_max, err)) < 0)
         return rc;
     snprintf(must, sizeof(must), "in 0..rmax (%g): the reward is never negative", s->r_max);
-    if ((rc = rule(isfinite(s->r_min) && s->r_min >= 0 && s->r_min <= s->r_max, what, "rmin",
-                   must, s->r_min, err)) < 0 ||
+    if ((rc = rule(isfinite(s->r_min) && s->r_min >= 0 && s->r_min <= s->r_max, what, "rmin", must,
+                   s->r_min, err)) < 0 ||
         (rc = rule(isfinite(s->d0_s) && s->d0_s >= 0, what, "d0", ">= 0", s->d0_s, err)) < 0)
         return rc;
     return rule(isfinite(s->k_per_s) && s->k_per_s > 0, what, "k", "> 0 (1/s)", s->k_per_s, err);
@@ -413,8 +411,8 @@ static int item(const char *text, enum lt_sla_kind kind, const char *it, size_t 
             return lt_err_set(err, LT_EINVAL, 0, 0, "SLA '%s': key '%s' given twice", text,
                               ky->name);
         if (!value(eq + 1, len - klen - 1, ky->time_bit != 0, &v, &rel))
-            return lt_err_set(err, LT_EINVAL, 0, 0, "SLA '%s': key '%s' needs %s, not '%.*s'",
-                              text, ky->name,
+            return lt_err_set(err, LT_EINVAL, 0, 0, "SLA '%s': key '%s' needs %s, not '%.*s'", text,
+                              ky->name,
                               ky->time_bit ? "a finite time (seconds, 90s, 5m, 1h, 2d, or 2x "
                                              "the job's estimated run time)"
                                            : "a finite number",

@@ -152,10 +152,10 @@ static void test_cheap_and_simple_by_hand(void **state)
 /* ---- Example 1 (B6) ---- */
 
 /* Trace second 0 = Sunday 19:00 Eastern; the week origin (Sunday 00:00) is second -68400. */
-#define SUN0   (-68400.0)
-#define DAY    86400.0
-#define HOUR   3600.0
-#define AT(day, h) (SUN0 + (day) * DAY + (h) * HOUR)
+#define SUN0       (-68400.0)
+#define DAY        86400.0
+#define HOUR       3600.0
+#define AT(day, h) (SUN0 + (day)*DAY + (h)*HOUR)
 
 static void split(double t0, double t1, double peak, double off)
 {
@@ -290,7 +290,8 @@ static void test_sla_parse_refusals(void **state)
         {"cheap-and-simple:pen=-1", LT_EINVAL,
          "SLA 'cheap-and-simple:pen=-1': unknown key 'pen' for cheap-and-simple (known: rmax, "
          "rmin, d0, k)"},
-        {"by-deadline:d1=60,d1=90", LT_EINVAL, "SLA 'by-deadline:d1=60,d1=90': key 'd1' given twice"},
+        {"by-deadline:d1=60,d1=90", LT_EINVAL,
+         "SLA 'by-deadline:d1=60,d1=90': key 'd1' given twice"},
         {"by-deadline:rmax=inf", LT_EINVAL,
          "SLA 'by-deadline:rmax=inf': key 'rmax' needs a finite number, not 'inf'"},
         {"by-deadline:pen=nan", LT_EINVAL,
@@ -439,8 +440,8 @@ static void test_b2_soonest_deadline_first(void **state)
     assert_true(lt_qorder_before(&o, &jm, 1, &jn, 0, 1500));
     /* at 1600 M has crossed 0: N (covered) first */
     assert_true(lt_qorder_before(&o, &jn, 0, &jm, 1, 1600));
-    /* uncovered jobs after covered ones, then by current reward: cs2 (0.9) before cs (0.1 + 0.4 / e),
-     * the late by-deadline job (-1) last */
+    /* uncovered jobs after covered ones, then by current reward: cs2 (0.9) before cs (0.1 + 0.4 /
+     * e), the late by-deadline job (-1) last */
     assert_true(lt_qorder_before(&o, &jn, 0, &jc2, 4, 1000));
     assert_true(lt_qorder_before(&o, &jc2, 4, &jc, 3, 1000));
     assert_true(lt_qorder_before(&o, &jc, 3, &jl, 2, 1000));
