@@ -21,7 +21,8 @@
  *
  * Queue orders whose keys do not change with time are ranked once (one sort of every job) and
  * the queue is a segment tree over the ranks (first queued job, first that fits in k cores:
- * O(log n)); time-varying composite orders keep a sorted array re-keyed and re-sorted at
+ * O(log n)); time-varying orders (composite with beta != 0, the SLA orders, which read each
+ * job's SLA through lt_qorder_key_job) keep a sorted array re-keyed and re-sorted at
  * dispatch instants (every instant, or at most every reprioritise_s seconds: Ward's 60 s; jobs
  * arriving in between are keyed as of the last re-key).
  *

@@ -25,6 +25,16 @@
  * order with beta != 0 has keys that change as jobs wait (lt_qorder_time_varying): callers
  * re-key at dispatch instants.
  *
+ * SLA-aware orders (Betser [B L470-L499], spec 2.4; docs/queue.md): sla-reward (greatest
+ * current reward first), sla-deadline (smallest max(0, d1 - d) among by-deadline jobs still in
+ * their positive part; the rest after, in sla-reward order), sla-slope[:H] (greatest look-ahead
+ * loss (r(d) - r(d + H)) / H, H = 300 s by default; sla-slope:0 the right derivative). d is
+ * now - arrival; example1's run is taken as [now, now + estimate) on the job's cores. Ties:
+ * then the sla-deadline distance, then arrival, id, index; jobs without an SLA (sla == NULL)
+ * rank after every job with one, by arrival. The keys need the job's SLA, so these orders are
+ * read through lt_qorder_key_job / lt_qorder_before; lt_qorder_key (no job) gives them 0.
+ * They are time-varying.
+ *
  * `priority` (the replay's priority-then-arrival order) is not in this registry: a job of the
  * single-pool model has no priority (its cls is a label), so the replay keeps that order in
  * its own queue; lt_qorder_find("priority") is LT_ENOTFOUND.
@@ -40,6 +50,8 @@
 
 #include "lt_err.h"
 
+struct lt_sla; /* lt_sla.h */
+
 /* One job of a single-pool workload. */
 struct lt_qjob {
     int64_t id;        /* input order, 0-based: the last tie-break of every order */
@@ -48,6 +60,9 @@ struct lt_qjob {
     double runtime_s;  /* actual run time, > 0 */
     double estimate_s; /* the scheduler's estimate of runtime_s, > 0 (orders, backfill) */
     int cls;           /* class from the input, -1 when none */
+    /* The job's SLA (SLA-aware orders), NULL for none; borrowed: must outlive every
+     * simulator holding the job (forks copy the pointer). */
+    const struct lt_sla *sla;
 };
 
 enum lt_qorder_kind {
@@ -56,7 +71,10 @@ enum lt_qorder_kind {
     LT_QORDER_LJF,
     LT_QORDER_LARGEST,
     LT_QORDER_SMALLEST,
-    LT_QORDER_COMPOSITE
+    LT_QORDER_COMPOSITE,
+    LT_QORDER_SLA_REWARD,
+    LT_QORDER_SLA_DEADLINE,
+    LT_QORDER_SLA_SLOPE
 };
 
 /* Default clamps (spec 1.4 rules 3, 4): one simulator tick of 1 s for waits and run times,
@@ -64,6 +82,10 @@ enum lt_qorder_kind {
 #define LT_QORDER_W_MIN_S 1.0
 #define LT_QORDER_R_MIN_S 1.0
 #define LT_QORDER_N_MIN   1.0
+
+/* sla-slope's default look-ahead (spec 2.4 [REC]: before its knee an instantaneous slope is 0
+ * for every job; five minutes sees a knee coming). */
+#define LT_QORDER_SLA_H_S 300.0
 
 /* A queue order: a value type (copy it freely), filled by lt_qorder_find or
  * lt_qorder_composite. The fixed orders carry their table triplet. */
@@ -73,13 +95,15 @@ struct lt_qorder {
     double w_min_s;            /* zero-wait clamp, > 0 */
     double r_min_s;            /* zero-run-time clamp, > 0 */
     double n_min;              /* zero-size clamp, > 0 */
+    double h_s;                /* sla-slope's look-ahead (s), finite, >= 0 (0: derivative) */
 };
 
-/* Fills *out from a name: "fcfs", "sjf", "ljf", "largest", "smallest" or
+/* Fills *out from a name: "fcfs", "sjf", "ljf", "largest", "smallest",
  * "composite:ALPHA,BETA,GAMMA" (three finite decimal numbers, e.g. "composite:-0.1,-0.3,-0.4"),
- * with the default clamps. Errors: LT_ENOTFOUND listing the known names; LT_EINVAL naming the
- * text for a composite whose numbers are missing, extra, not numbers or not finite. *out is
- * untouched on failure. */
+ * "sla-reward", "sla-deadline" or "sla-slope[:H]" (H seconds, finite, >= 0; default 300), with
+ * the default clamps. Errors: LT_ENOTFOUND listing the known names; LT_EINVAL naming the text
+ * for a composite whose numbers are missing, extra, not numbers or not finite, or a bad H.
+ * *out is untouched on failure. */
 LT_MUST_CHECK int lt_qorder_find(const char *name, struct lt_qorder *out, struct lt_err *err);
 
 /* Fills *out with composite(alpha, beta, gamma) and the default clamps (the self-tuning grid).
@@ -100,13 +124,35 @@ void lt_qorder_name(const struct lt_qorder *o, char *buf, size_t len);
  * fixed arrival order (see above). */
 bool lt_qorder_time_varying(const struct lt_qorder *o);
 
+/* Does the order read the jobs' SLAs (sla-reward, sla-deadline, sla-slope)? A caller whose jobs
+ * carry no SLA should refuse these orders: every job would tie. */
+bool lt_qorder_uses_sla(const struct lt_qorder *o);
+
 /* The key of a job of size n (cores, or a normalised request) and estimated run time r_s that
  * has waited wait_s (may be negative or 0: clamped). Higher goes first. Pure: no check of the
  * arguments beyond the clamps (NaN in, NaN out). */
 double lt_qorder_key(const struct lt_qorder *o, double n, double wait_s, double r_s);
 
+/* A job's key under an order at one instant, compared field by field, higher first, then the
+ * tie rule (arrival, id, index). */
+struct lt_qkey {
+    double cls; /* SLA orders: 0 no SLA, 1 with one (sla-deadline: 2 still before its knee's
+                 * zero crossing); other orders 0 */
+    double key; /* the order's key: lt_qorder_key for fixed and composite orders (0 for fcfs);
+                 * the current reward, the look-ahead loss, or minus the deadline distance */
+    double tie; /* SLA orders: minus the sla-deadline distance (-INFINITY when not covered);
+                 * other orders 0 */
+};
+
+/* Job x's key at time now_s (x->sla read by the SLA orders only). Pure. */
+struct lt_qkey lt_qorder_key_job(const struct lt_qorder *o, const struct lt_qjob *x, double now_s);
+
+/* -1 if key a goes first, 1 if b does, 0 if they tie (then the tie rule decides). */
+int lt_qkey_cmp(const struct lt_qkey *a, const struct lt_qkey *b);
+
 /* Does job x (at index ix of the caller's array) go before job y (at iy) at time now_s? The
- * order's rule, then the tie rule: earlier arrival, lower id, lower index. */
+ * order's rule (lt_qorder_key_job), then the tie rule: earlier arrival, lower id, lower
+ * index. */
 bool lt_qorder_before(const struct lt_qorder *o, const struct lt_qjob *x, size_t ix,
                       const struct lt_qjob *y, size_t iy, double now_s);
 

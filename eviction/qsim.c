@@ -29,6 +29,7 @@
 
 #include "lt_heap.h"
 #include "lt_mem.h"
+#include "lt_sla.h"
 #include "lt_vec.h"
 
 #define NONE   SIZE_MAX
@@ -48,7 +49,9 @@ struct piece {
 
 /* A queue entry of the sorted (time-varying) queue; also used to rank fixed orders. */
 struct qent {
+    double cls;     /* lt_qorder_key_job's fields (cls and tie are 0 but for SLA orders) */
     double key;     /* the order's key (0 for fcfs: only the tie rule counts) */
+    double tie;     /* SLA orders: minus the deadline distance */
     double arrival; /* tie rule: arrival, id, index */
     int64_t id;
     uint32_t job;
@@ -128,6 +131,24 @@ static int oom(struct lt_err *err)
     return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory in the queue simulator");
 }
 
+/* Puts prefix before err's text (lt_err_set keeps the first error: it cannot rewrite one). */
+static int err_prefix(struct lt_err *err, const char *prefix)
+{
+    size_t cap, lp, lt;
+
+    if (err == NULL)
+        return LT_EINVAL;
+    cap = sizeof(err->text) - 1;
+    lp = strlen(prefix);
+    lt = strlen(err->text);
+    lp = lp > cap ? cap : lp;
+    lt = lt > cap - lp ? cap - lp : lt;
+    memmove(err->text + lp, err->text, lt);
+    memcpy(err->text, prefix, lp);
+    err->text[lp + lt] = '\0';
+    return err->code;
+}
+
 /* ---- names ---- */
 
 int lt_qdispatch_find(const char *name, enum lt_qdispatch *out, struct lt_err *err)
@@ -182,6 +203,7 @@ void lt_qsim_params_default(struct lt_qsim_params *p, uint32_t cores)
     p->order.w_min_s = LT_QORDER_W_MIN_S;
     p->order.r_min_s = LT_QORDER_R_MIN_S;
     p->order.n_min = LT_QORDER_N_MIN;
+    p->order.h_s = LT_QORDER_SLA_H_S;
     p->dispatch = LT_QDISPATCH_RIGID;
     p->backfill = LT_QBACKFILL_NONE;
 }
@@ -195,9 +217,12 @@ static bool positive(double v)
 
 static int check_order(const struct lt_qorder *o, struct lt_err *err)
 {
-    if ((unsigned)o->kind > LT_QORDER_COMPOSITE || !isfinite(o->alpha) || !isfinite(o->beta) ||
+    if ((unsigned)o->kind > LT_QORDER_SLA_SLOPE || !isfinite(o->alpha) || !isfinite(o->beta) ||
         !isfinite(o->gamma))
         return lt_err_set(err, LT_EINVAL, 0, 0, "queue order has a bad kind or exponent");
+    if (o->kind == LT_QORDER_SLA_SLOPE && !(isfinite(o->h_s) && o->h_s >= 0))
+        return lt_err_set(err, LT_EINVAL, 0, 0, "sla-slope's look-ahead must be >= 0 s, not %g",
+                          o->h_s);
     if (!positive(o->w_min_s) || !positive(o->r_min_s) || !positive(o->n_min))
         return lt_err_set(err, LT_EINVAL, 0, 0,
                           "queue order clamps must be > 0 (w_min %g, r_min %g, n_min %g)",
@@ -241,8 +266,14 @@ static int check_job(const struct lt_qsim_params *p, const struct lt_qjob *j, si
         field = "runtime_s", rule = "a finite number > 0", v = j->runtime_s;
     else if (!positive(j->estimate_s))
         field = "estimate_s", rule = "a finite number > 0", v = j->estimate_s;
-    if (field == NULL)
+    if (field == NULL) {
+        if (j->sla != NULL && lt_sla_check(j->sla, err) < 0) {
+            char pre[64];
+            snprintf(pre, sizeof(pre), "job %zu (id %" PRId64 "): ", i, j->id);
+            return err_prefix(err, pre);
+        }
         return 0;
+    }
     return lt_err_set(err, LT_EINVAL, 0, 0,
                       "job %zu (id %" PRId64 "): field '%s' is %g, must be %s", i, j->id, field, v,
                       rule);
@@ -254,9 +285,17 @@ static int qent_cmp(const void *pa, const void *pb)
 {
     const struct qent *a = pa, *b = pb;
 
+    if (a->cls > b->cls)
+        return -1;
+    if (b->cls > a->cls)
+        return 1;
     if (a->key > b->key)
         return -1;
     if (b->key > a->key)
+        return 1;
+    if (a->tie > b->tie)
+        return -1;
+    if (b->tie > a->tie)
         return 1;
     if (a->arrival < b->arrival)
         return -1;
@@ -271,12 +310,9 @@ static int qent_cmp(const void *pa, const void *pb)
 static struct qent qent_of(const struct lt_qsim *s, uint32_t j, double t)
 {
     const struct lt_qjob *q = &s->jobs[j];
-    const struct lt_qorder *o = &s->p.order;
-    struct qent e = {0, q->arrival_s, q->id, j};
+    struct lt_qkey k = lt_qorder_key_job(&s->p.order, q, t);
 
-    if (o->kind != LT_QORDER_FCFS)
-        e.key = lt_qorder_key(o, q->tasks, t - q->arrival_s, q->estimate_s);
-    return e;
+    return (struct qent){k.cls, k.key, k.tie, q->arrival_s, q->id, j};
 }
 
 static void seg_set(struct lt_qsim *s, uint32_t rank, uint32_t v)
@@ -655,7 +691,7 @@ static int sort_arrivals(struct lt_qsim *s)
     if (all == NULL)
         return LT_ENOMEM;
     for (size_t j = 0; j < s->n; j++)
-        all[j] = (struct qent){0, s->jobs[j].arrival_s, s->jobs[j].id, (uint32_t)j};
+        all[j] = (struct qent){0, 0, 0, s->jobs[j].arrival_s, s->jobs[j].id, (uint32_t)j};
     qsort(all, s->n, sizeof(*all), qent_cmp);
     for (size_t k = 0; k < s->n; k++)
         s->arr[k] = all[k].job;

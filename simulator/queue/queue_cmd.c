@@ -38,6 +38,7 @@
 #include "lt_mem.h"
 #include "lt_qsim.h"
 #include "lt_qtune.h"
+#include "lt_sla.h"
 
 #include <sys/wait.h>
 #include "lt_queue.h"
@@ -56,6 +57,7 @@ struct q_opts {
     const char *dispatch;
     const char *backfill;
     const char *estimate;
+    const char *sla;
     uint64_t reprioritise_s;
     uint64_t retune_s;
     uint64_t jobs;
@@ -82,7 +84,8 @@ static const struct sim_opt q_opt_rows[] = {
         "dynamic[:GRID][:COST], dynamic-static[:GRID][:COST]\n"
         "(GRID alg1, paper64000 or LO:HI:STEP; COST makespan,\n"
         "mean-response, mean-wait, total-wait, mean-xf,\n"
-        "neg-utilisation; default alg1, makespan)",
+        "neg-utilisation; default alg1, makespan); with --sla\n"
+        "also sla-reward, sla-deadline, sla-slope[:H] (H s, 300)",
         "the paper's five:\n" PAPER_ORDERS),
     OPT("--dispatch", SIM_OPT_STR, dispatch, "rigid|fractional",
         "fractional: Algorithm 1 as printed, the last free\n"
@@ -96,6 +99,13 @@ static const struct sim_opt q_opt_rows[] = {
         "exact, lognormal noise of mean 1 and CV, or the\n"
         "file's (CSV estimate_s, SWF field 9)",
         "exact"),
+    OPT("--sla", SIM_OPT_STR, sla, "SPEC",
+        "give every job this SLA and report its rewards:\n"
+        "by-deadline:rmax=1,pen=-1,d1=1h,d2=2h,\n"
+        "cheap-and-simple:rmax=1,rmin=0.1,d0=0,k=0.000192 or\n"
+        "example1:target=T,peak=P,offpeak=Q; times in s, m, h,\n"
+        "d, or Nx = N times the job's estimate (docs/queue.md)",
+        "none"),
     OPT("--reprioritise", SIM_OPT_SECS, reprioritise_s, "DURATION",
         "re-key time-varying composite orders at most this\noften (Ward: 60s)", "0: every instant"),
     OPT("--retune", SIM_OPT_SECS, retune_s, "DURATION",
@@ -115,8 +125,8 @@ static const struct sim_cmd_spec q_spec = {
     "queue",
     "--workload FILE|gen[:SPEC] [--cores C] [--order LIST]\n"
     "       [--dispatch rigid|fractional] [--backfill none|easy|relaxed:F|greedy]\n"
-    "       [--estimate exact|noisy:CV|field] [--reprioritise DURATION] [--seed N]\n"
-    "       [--out DIR] [--force] [--no-report] [--quiet]",
+    "       [--estimate exact|noisy:CV|field] [--sla SPEC] [--reprioritise DURATION]\n"
+    "       [--seed N] [--out DIR] [--force] [--no-report] [--quiet]",
     "Simon & McGalliard's single-pool queue model: jobs of n one-core tasks on C\n"
     "identical cores, one queue, each --order run on the same jobs and estimates.\n"
     "Prints the paper's table for every order side by side (makespan, the paper's\n"
@@ -162,6 +172,7 @@ struct q_col {
     struct lt_qsim_summary sum;
     struct q_series ts;
     double wall_s;
+    double sla[SIM_QSLA_ROWS]; /* --sla: the SLA rows (sim_qsla_metrics) */
 };
 
 /* Everything the command resolved from its options and the workload. */
@@ -181,6 +192,9 @@ struct q_run {
     struct q_col *cols;
     size_t n_cols;
     char *cmdline;
+    bool has_sla;           /* --sla given */
+    struct lt_sla_spec sla; /* --sla parsed */
+    struct lt_sla *slas;    /* --sla: job k's SLA (jobs[k].sla points here), owned */
 };
 
 /* Puts prefix before err's text (lt_err_set keeps the first error: it cannot rewrite one). */
@@ -224,7 +238,9 @@ static int order_unknown(const char *name, struct lt_err *err)
 
     for (size_t k = 0; k < lt_qorder_count() && n < 30; k++) {
         const char *s = lt_qorder_name_at(k);
-        names[n++] = strncmp(s, "composite", 9) == 0 ? "composite" : s;
+        names[n++] = strncmp(s, "composite", 9) == 0   ? "composite"
+                     : strncmp(s, "sla-slope", 9) == 0 ? "sla-slope"
+                                                       : s;
     }
     names[n++] = "dynamic";
     names[n++] = "dynamic-static";
@@ -530,6 +546,57 @@ static int col_run_dynamic(const struct q_run *r, struct q_col *c, struct lt_qsi
     return rc;
 }
 
+/* Job k's realised reward under column c: its SLA at d = first start - arrival, the run
+ * [start, start + run time) on its cores (Example 1's prices). NaN if it never started. */
+static double job_reward(const struct q_run *r, const struct q_col *c, size_t k)
+{
+    const struct lt_qjob *j = &r->jobs[k];
+    struct lt_sla_run run = {c->out[k].start_s, j->runtime_s, (double)j->tasks};
+
+    if (isnan(c->out[k].start_s))
+        return NAN;
+    return lt_sla_reward(&r->slas[k], c->out[k].start_s - j->arrival_s, &run);
+}
+
+/* Job k's deadline: d1 (by-deadline), the target (example1), none (NaN: cheap-and-simple). */
+static double job_deadline(const struct q_run *r, size_t k)
+{
+    const struct lt_sla *s = &r->slas[k];
+
+    return s->kind == LT_SLA_BY_DEADLINE ? s->d1_s : s->kind == LT_SLA_EXAMPLE1 ? s->target_s : NAN;
+}
+
+/* Column c's SLA rows (sim_qsla_metrics) over the jobs that started. */
+static void sla_rows(const struct q_run *r, struct q_col *c)
+{
+    double total = 0, neg = 0, on = 0, late = 0, w_on = 0, w_late = 0, started = 0;
+
+    for (size_t k = 0; k < r->n; k++) {
+        double rw = job_reward(r, c, k), dl = job_deadline(r, k);
+        double d = c->out[k].start_s - r->jobs[k].arrival_s;
+
+        if (isnan(rw))
+            continue;
+        started++;
+        total += rw;
+        neg += rw < 0;
+        if (isnan(dl))
+            continue;
+        if (d > dl)
+            late++, w_late += d;
+        else
+            on++, w_on += d;
+    }
+    bool has_dl = r->sla.sla.kind != LT_SLA_CHEAP_AND_SIMPLE;
+    c->sla[0] = total;
+    c->sla[1] = started > 0 ? total / started : NAN;
+    c->sla[2] = started > 0 ? neg / started : NAN;
+    c->sla[3] = has_dl ? on : NAN;
+    c->sla[4] = has_dl ? late : NAN;
+    c->sla[5] = has_dl && on > 0 ? w_on / on : NAN;
+    c->sla[6] = has_dl && late > 0 ? w_late / late : NAN;
+}
+
 /* Runs column c on the run's jobs: its schedule, summary and time series. */
 static int col_run(const struct q_run *r, struct q_col *c, struct lt_err *err)
 {
@@ -562,6 +629,8 @@ static int col_run(const struct q_run *r, struct q_col *c, struct lt_err *err)
         rc = lt_err_set(err, LT_EINVAL, 0, 0, "order '%s': unknown kind", c->name);
     }
     c->wall_s = secs_since(&t0);
+    if (rc == 0 && r->has_sla)
+        sla_rows(r, c);
     if (rc == 0 && c->ts.oom)
         rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory for the time series of '%s'", c->name);
     return rc;
@@ -648,6 +717,21 @@ static bool any_kind(const struct q_run *r, enum q_col_kind kind)
     return false;
 }
 
+/* --sla SPEC, and the SLA orders' need of it. */
+static int sla_check(struct q_run *r, struct lt_err *err)
+{
+    r->has_sla = r->o->sla != NULL;
+    if (r->has_sla && lt_sla_parse(r->o->sla, &r->sla, err) < 0)
+        return err_prefix(err, "--sla: ");
+    for (size_t k = 0; !r->has_sla && k < r->n_cols; k++)
+        if (r->cols[k].kind == Q_COL_FIXED && lt_qorder_uses_sla(&r->cols[k].order))
+            return lt_err_set(err, LT_EINVAL, 0, 0,
+                              "--order %s needs --sla SPEC: without it no job has an SLA "
+                              "(e.g. --sla by-deadline:d1=2x,d2=4x)",
+                              r->cols[k].name);
+    return 0;
+}
+
 /* Every option's value, before the workload is read (usage errors). */
 static int opts_check(struct q_run *r, const bool *seen, struct lt_err *err)
 {
@@ -687,6 +771,8 @@ static int opts_check(struct q_run *r, const bool *seen, struct lt_err *err)
                           "(--workload %s) has none: give exact or noisy:CV",
                           o->workload);
     if ((rc = orders_parse(r, err)) < 0)
+        return rc;
+    if ((rc = sla_check(r, err)) < 0)
         return rc;
     if (o->jobs < 1 || o->jobs > 256)
         return lt_err_set(err, LT_EINVAL, 0, 0, "-j %" PRIu64 ": not in 1..256", o->jobs);
@@ -748,6 +834,24 @@ static int load_file(struct q_run *r, bool given_cores, bool *usage, struct lt_e
     return rc < 0 ? rc : lt_err_set(err, LT_EINVAL, 0, 0, "a job is wider than %s", r->cores_from);
 }
 
+/* --sla: every job's SLA from its estimate (a mixed "d1=2x,d2=1h" can fail for a long job: a
+ * usage error naming the job). */
+static int sla_resolve(struct q_run *r, bool *usage, struct lt_err *err)
+{
+    if ((r->slas = lt_calloc(r->n, sizeof(*r->slas))) == NULL)
+        return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory for %zu SLAs", r->n);
+    for (size_t k = 0; k < r->n; k++) {
+        if (lt_sla_resolve(&r->sla, r->jobs[k].estimate_s, &r->slas[k], err) < 0) {
+            char pre[64];
+            *usage = true;
+            snprintf(pre, sizeof(pre), "--sla: job %" PRId64 ": ", r->jobs[k].id);
+            return err_prefix(err, pre);
+        }
+        r->jobs[k].sla = &r->slas[k];
+    }
+    return 0;
+}
+
 /* The jobs, then the estimates. Returns 0, or an error with *usage telling whether it is the
  * command line's (exit 2) or the input's (exit 1). */
 static int load_jobs(struct q_run *r, const bool *seen, bool *usage, struct lt_err *err)
@@ -767,7 +871,7 @@ static int load_jobs(struct q_run *r, const bool *seen, bool *usage, struct lt_e
         return lt_err_set(err, LT_EINVAL, 0, 0, "%s: no job to schedule", r->o->workload);
     if ((rc = sim_qestimate(r->jobs, r->n, &r->est, r->o->seed, err)) < 0)
         return err_prefix(err, "--estimate: ");
-    return 0;
+    return r->has_sla ? sla_resolve(r, usage, err) : 0;
 }
 
 /* ---- outputs ------------------------------------------------------------------------------- */
@@ -846,7 +950,9 @@ static int write_file(const char *path, writer_fn *fn, const struct q_run *r, co
 
 static int jobs_csv(FILE *f, const struct q_run *r, const struct q_col *c)
 {
-    fputs("id,arrival_s,tasks,runtime_s,estimate_s,start_s,end_s,wait_s\n", f);
+    fputs(r->has_sla ? "id,arrival_s,tasks,runtime_s,estimate_s,start_s,end_s,wait_s,reward\n"
+                     : "id,arrival_s,tasks,runtime_s,estimate_s,start_s,end_s,wait_s\n",
+          f);
     for (size_t k = 0; k < r->n; k++) {
         const struct lt_qjob *j = &r->jobs[k];
         put_u64(f, (uint64_t)j->id);
@@ -864,6 +970,10 @@ static int jobs_csv(FILE *f, const struct q_run *r, const struct q_col *c)
         put_us(f, c->out[k].end_s);
         fputc(',', f);
         put_us(f, c->out[k].start_s - j->arrival_s);
+        if (r->has_sla) {
+            fputc(',', f);
+            put_exact(f, job_reward(r, c, k));
+        }
         fputc('\n', f);
     }
     return ferror(f) ? -1 : 0;
@@ -898,6 +1008,14 @@ static int table_csv(FILE *f, const struct q_run *r, const struct q_col *c)
             put_exact(f, sim_qmetric_value(m, &r->cols[k].sum));
             fputc('\n', f);
         }
+    for (size_t k = 0; r->has_sla && k < r->n_cols; k++)
+        for (size_t m = 0; m < SIM_QSLA_ROWS; m++) {
+            if (isnan(r->cols[k].sla[m]))
+                continue;
+            fprintf(f, "%s,sla_%s,", r->cols[k].name, sim_qsla_metrics[m].key);
+            put_exact(f, r->cols[k].sla[m]);
+            fputc('\n', f);
+        }
     return ferror(f) ? -1 : 0;
 }
 
@@ -907,7 +1025,17 @@ static json_t *jnum(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
-static json_t *col_json(const struct q_col *c)
+/* The SLA rows of c as a JSON object. */
+static json_t *sla_json(const struct q_col *c)
+{
+    json_t *o = json_object();
+
+    for (size_t m = 0; o != NULL && m < SIM_QSLA_ROWS; m++)
+        json_object_set_new(o, sim_qsla_metrics[m].key, jnum(c->sla[m]));
+    return o;
+}
+
+static json_t *col_json(const struct q_run *r, const struct q_col *c)
 {
     const struct lt_qsim_summary *s = &c->sum;
     json_t *m = json_object();
@@ -943,6 +1071,8 @@ static json_t *col_json(const struct q_col *c)
             json_object_set_new(t, "retunes", json_integer((json_int_t)c->n_retune));
         json_object_set_new(j, "search", t);
     }
+    if (j != NULL && r->has_sla)
+        json_object_set_new(j, "sla", sla_json(c));
     return j;
 }
 
@@ -971,7 +1101,7 @@ static int summary_json(FILE *f, const struct q_run *r, const struct q_col *c)
     (void)c;
     for (size_t k = 0; k < r->n_cols; k++) {
         json_array_append_new(orders, json_string(r->cols[k].name));
-        json_array_append_new(cols, col_json(&r->cols[k]));
+        json_array_append_new(cols, col_json(r, &r->cols[k]));
     }
     j = json_pack("{s:s, s:s, s:s, s:{s:I, s:s, s:s, s:s, s:f, s:s, s:I, s:I, s:o}, s:o, s:o}",
                   "command", "queue", "lotus_version", SIM_VERSION, "command_line", r->cmdline,
@@ -981,6 +1111,8 @@ static int summary_json(FILE *f, const struct q_run *r, const struct q_col *c)
                   (json_int_t)o->seed, "orders", orders, "input", input_json(r), "orders", cols);
     if (j == NULL)
         return -1;
+    if (r->has_sla)
+        json_object_set_new(json_object_get(j, "parameters"), "sla", json_string(o->sla));
     rc = json_dumpf(j, f, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) < 0 || fputc('\n', f) < 0;
     json_decref(j);
     return rc ? -1 : 0;
@@ -1031,6 +1163,9 @@ static void facts_make(const struct q_run *r, struct facts *fs)
          r->est.kind == SIM_QEST_NOISY ? " (seeded by --seed)" : "");
     if (r->o->reprioritise_s > 0)
         fact(fs, "re-keying", "every %" PRIu64 " s at most", r->o->reprioritise_s);
+    if (r->has_sla)
+        fact(fs, "sla", "%s for every job%s", r->o->sla,
+             r->sla.relative ? " (Nx: N times the job's estimate)" : "");
 }
 
 static int report_write(const struct q_run *r, const char *dir, bool *plotted, struct lt_err *err)
@@ -1050,9 +1185,12 @@ static int report_write(const struct q_run *r, const char *dir, bool *plotted, s
                                   .axis = r->cols[k].axis,
                                   .axis_n = r->cols[k].costs != NULL ? r->cols[k].grid.count : 0,
                                   .best = r->cols[k].best,
-                                  .cost_name = lt_qcost_name(r->cols[k].cost)};
+                                  .cost_name = lt_qcost_name(r->cols[k].cost),
+                                  .sla = r->has_sla ? r->cols[k].sla : NULL};
     facts_make(r, &fs);
-    struct sim_qreport rep = {cc, r->n_cols, r->cores, fs.key, fs.v, fs.n, r->cmdline, SIM_VERSION};
+    struct sim_qreport rep = {cc,         r->n_cols,   r->cores,
+                              fs.key,     fs.v,        fs.n,
+                              r->cmdline, SIM_VERSION, r->has_sla ? r->o->sla : NULL};
     rc = sim_qreport_write(dir, &rep, plotted, err);
     lt_free(cc);
     return rc;
@@ -1234,11 +1372,19 @@ static int queue_run(struct q_run *r, struct lt_err *err)
     if (cc == NULL)
         return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
     for (size_t k = 0; k < r->n_cols; k++)
-        cc[k] = (struct sim_qcol){.name = r->cols[k].name, .sum = &r->cols[k].sum};
+        cc[k] = (struct sim_qcol){
+            .name = r->cols[k].name, .sum = &r->cols[k].sum, .sla = r->cols[k].sla};
     sim_qtable_print(stdout, cc, r->n_cols);
-    lt_free(cc);
     printf("(makespan = last end - first arrival, the column the paper calls \"Wait\"; "
            "docs/queue.md)\n");
+    if (r->has_sla) {
+        printf("\nSLA rewards (--sla %s; a job's reward at d = first start - arrival):\n",
+               r->o->sla);
+        sim_qsla_table_print(stdout, cc, r->n_cols);
+        printf("(late = started after d1, or Example 1's target: sla-reward starves them; "
+               "docs/queue.md)\n");
+    }
+    lt_free(cc);
     if ((rc = sim_stage_open(r->o->out, stage, sizeof(stage), err)) < 0)
         return rc;
     sim_out_track(stage);
@@ -1355,6 +1501,7 @@ int sim_cmd_queue(int argc, char **argv)
     }
     lt_free(r.cmdline);
     lt_free(r.jobs);
+    lt_free(r.slas);
     cols_free(r.cols, r.n_cols);
     return status;
 }

@@ -306,6 +306,11 @@ static int parse_queue(struct opts *o, struct lt_err *err)
         if (lt_qorder_find(o->order_s, &o->order, &e2) < 0)
             return lt_err_set(err, LT_EINVAL, 0, 0, "--order: %s%s", e2.text,
                               e2.code == LT_ENOTFOUND ? "; or priority" : "");
+        if (lt_qorder_uses_sla(&o->order))
+            return lt_err_set(err, LT_EINVAL, 0, 0,
+                              "--order %s: the replay's tasks carry no SLA; the SLA orders "
+                              "run in lotus-sim queue --sla",
+                              o->order_s);
         o->has_order = true;
     }
     if (o->backfill_s != NULL) {
@@ -1767,6 +1772,8 @@ static int queue_from_sweep(json_t *sweep, const char *path, struct opts *o, str
         lt_err_init(&e2, NULL);
         if (lt_qorder_find(qo, &o->order, &e2) < 0)
             return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: %s", path, e2.text);
+        if (lt_qorder_uses_sla(&o->order))
+            return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: order '%s' needs SLAs", path, qo);
         o->has_order = true;
     }
     if (json_unpack_ex(sweep, &je, 0, "{s:s}", "backfill", &qb) == 0) {

@@ -36,6 +36,16 @@ const struct sim_qmetric sim_qmetrics[] = {
 
 const size_t sim_qn_metrics = sizeof(sim_qmetrics) / sizeof(sim_qmetrics[0]);
 
+const struct sim_qmetric sim_qsla_metrics[SIM_QSLA_ROWS] = {
+    {"total_reward", "total reward [SWE-h]", 3},
+    {"mean_reward", "mean reward [SWE-h]", 4},
+    {"p_negative", "P(reward < 0)", 4},
+    {"on_time", "jobs started by d1 (target)", 0},
+    {"late", "jobs started after it", 0},
+    {"on_time_wait_mean_s", "their mean wait: on time [s]", 2},
+    {"late_wait_mean_s", "their mean wait: late [s]", 2},
+};
+
 double sim_qmetric_value(size_t k, const struct lt_qsim_summary *s)
 {
     const double v[] = {s->makespan_s,  s->utilisation * 100.0, s->total_wait_s,
@@ -68,6 +78,25 @@ void sim_qtable_print(FILE *f, const struct sim_qcol *cols, size_t n)
         for (size_t c = 0; c < n; c++)
             fprintf(f, "%*.*f", col_width(&cols[c]), sim_qmetrics[k].digits,
                     sim_qmetric_value(k, cols[c].sum));
+        fputc('\n', f);
+    }
+}
+
+void sim_qsla_table_print(FILE *f, const struct sim_qcol *cols, size_t n)
+{
+    fprintf(f, "%-*s", LABEL_W, "order");
+    for (size_t c = 0; c < n; c++)
+        fprintf(f, "%*s", col_width(&cols[c]), cols[c].name);
+    fputc('\n', f);
+    for (size_t k = 0; k < SIM_QSLA_ROWS; k++) {
+        fprintf(f, "%-*s", LABEL_W, sim_qsla_metrics[k].label);
+        for (size_t c = 0; c < n; c++) {
+            double v = cols[c].sla != NULL ? cols[c].sla[k] : NAN;
+            if (isnan(v))
+                fprintf(f, "%*s", col_width(&cols[c]), "-");
+            else
+                fprintf(f, "%*.*f", col_width(&cols[c]), sim_qsla_metrics[k].digits, v);
+        }
         fputc('\n', f);
     }
 }
@@ -348,6 +377,39 @@ static void html_table(FILE *f, const struct sim_qreport *r)
     fputs("</table>\n", f);
 }
 
+/* The SLA rows, with what they mean. */
+static void html_sla(FILE *f, const struct sim_qreport *r)
+{
+    fputs("<h2>SLA rewards</h2>\n<p class=\"cap\">Every job has the SLA <code>", f);
+    sim_html_puts(f, r->sla);
+    fputs("</code> (times written <code>Nx</code> are N &times; the job's estimated run time). "
+          "A job's reward is its SLA's reward at its start delay d = first start &minus; "
+          "arrival (Betser; docs/queue.md). Late jobs (started after d1, or Example 1's "
+          "target) are shown apart: <code>sla-reward</code> starves exactly them.</p>\n"
+          "<table>\n<tr><th>order</th>",
+          f);
+    for (size_t c = 0; c < r->n_cols; c++) {
+        fputs("<th>", f);
+        sim_html_puts(f, r->cols[c].name);
+        fputs("</th>", f);
+    }
+    fputs("</tr>\n", f);
+    for (size_t k = 0; k < SIM_QSLA_ROWS; k++) {
+        fputs("<tr><th>", f);
+        sim_html_puts(f, sim_qsla_metrics[k].label);
+        fputs("</th>", f);
+        for (size_t c = 0; c < r->n_cols; c++) {
+            double v = r->cols[c].sla != NULL ? r->cols[c].sla[k] : NAN;
+            if (isnan(v))
+                fputs("<td class=\"n\">-</td>", f);
+            else
+                fprintf(f, "<td class=\"n\">%.*f</td>", sim_qsla_metrics[k].digits, v);
+        }
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n", f);
+}
+
 static int html_plot(FILE *f, const struct qr *q, const char *svg_name, bool made)
 {
     if (q->gnuplot[0] == '\0') {
@@ -410,6 +472,8 @@ static int html_body(FILE *f, struct qr *q)
     fputs("<h2>The paper's table</h2>\n", f);
     html_caption(f, q);
     html_table(f, r);
+    if (r->sla != NULL)
+        html_sla(f, r);
     fputs("<h2>Utilisation of every order</h2>\n<p class=\"cap\">Busy cores / C against "
           "time, one line per order; lines differ in colour and dash so that lines that "
           "coincide stay visible.",

@@ -40,6 +40,12 @@ extern const size_t sim_qn_metrics;
 /* The value of metric k of sum (utilisation in %, events as a double). */
 double sim_qmetric_value(size_t k, const struct lt_qsim_summary *sum);
 
+/* The SLA rows (lotus-sim queue --sla; docs/queue.md): stdout, report.html, table.csv and
+ * summary.json "sla". A row that does not apply to the SLA's kind (no deadline in
+ * cheap-and-simple) holds NaN: "-" in the tables, null in JSON, absent from table.csv. */
+#define SIM_QSLA_ROWS 7
+extern const struct sim_qmetric sim_qsla_metrics[SIM_QSLA_ROWS];
+
 /* One column: an order's run (all borrowed). */
 struct sim_qcol {
     const char *name; /* the order's name: not empty, no control character */
@@ -53,10 +59,14 @@ struct sim_qcol {
     const double *axis;
     size_t axis_n, best;
     const char *cost_name;
+    const double *sla; /* SIM_QSLA_ROWS values (sim_qsla_metrics), or NULL: no --sla */
 };
 
 /* Prints the paper's table for the n columns to f (a label column, then one per column). */
 void sim_qtable_print(FILE *f, const struct sim_qcol *cols, size_t n);
+
+/* Prints the SLA rows for the n columns to f, as sim_qtable_print ("-" for NaN). */
+void sim_qsla_table_print(FILE *f, const struct sim_qcol *cols, size_t n);
 
 /* What the report shows besides the columns (all borrowed). */
 struct sim_qreport {
@@ -68,6 +78,7 @@ struct sim_qreport {
     size_t n_facts;
     const char *title;   /* the command line, in the command box; NULL: none */
     const char *version; /* lotus's version in the footer; NULL: none */
+    const char *sla;     /* the --sla text: the page gets the SLA table; NULL: none */
 };
 
 /* Writes DIR/report.html (through report.html.tmp, renamed when complete). Returns 0, or

@@ -109,6 +109,11 @@ static int order_find(const char *name, struct lt_qorder *q, bool *has, struct l
     if (lt_qorder_find(name, q, &e2) < 0)
         return lt_err_set(err, LT_EINVAL, 0, 0, "--order: %s%s", e2.text,
                           e2.code == LT_ENOTFOUND ? "; or priority" : "");
+    if (lt_qorder_uses_sla(q))
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "--order %s: the slot simulator's tasks carry no SLA; the SLA orders "
+                          "run in lotus-sim queue --sla",
+                          name);
     return 0;
 }
 

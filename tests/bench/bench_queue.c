@@ -151,7 +151,7 @@ static struct lt_qjob *make_jobs(const struct opts *o)
         double rt = round(log_uniform(&r, 10, 36000));
 
         n = n < 1 ? 1 : n > (uint32_t)o->max_size ? (uint32_t)o->max_size : n;
-        jobs[j] = (struct lt_qjob){j, 0, n, rt, rt, -1};
+        jobs[j] = (struct lt_qjob){j, 0, n, rt, rt, -1, NULL};
         work += n * rt;
     }
     mean_gap = work / ((double)o->jobs * o->load * (double)o->cores);
@@ -236,7 +236,7 @@ static struct lt_qsim *retune_state(const char *dispatch, const char *backfill,
         uint32_t size = (uint32_t)floor(log_uniform(&r, 1, 17));
         double rt = round(log_uniform(&r, 10, 3600));
 
-        jobs[j] = (struct lt_qjob){(int64_t)j, 0, size > 16 ? 16 : size, rt, rt, -1};
+        jobs[j] = (struct lt_qjob){(int64_t)j, 0, size > 16 ? 16 : size, rt, rt, -1, NULL};
     }
     lt_err_init(&err, NULL);
     lt_qsim_params_default(&p, 64);

@@ -316,4 +316,46 @@ fi
 run queue --workload "$gen" --cores 32 --order dynamic -j 0 --out bad-j --quiet
 check "-j 0 is refused (got $rc)" [ "$rc" -eq 2 ]
 
+# ---- --sla: Betser's rewards, the SLA orders ------------------------------------------------
+# The hand workload, rigid, --sla by-deadline:d1=1x,d2=2x (d1 = the job's run time, rmax 1,
+# pen -1). fcfs starts A,B,C,D at 0,10,15,15: A 1; B d 10 = d2: -1; C 15 <= 20: 1; D 15, half
+# way from 10 to 20: 0. Total 1, mean 0.25, P(<0) 0.25; on time A, C (waits 0, 15: 7.5), late
+# B, D (10, 15: 12.5). sla-deadline at t0: distances A 10, B 5, C 20, D 10: B [0,5); at 5 A
+# and D (5 to go) [5,15); C at 15 (5 to go): every job on time, total 4, waits 0,5,5,15: 6.25.
+run queue --workload "$hand" --cores 4 --dispatch rigid --order fcfs,sla-deadline,sla-slope:0 \
+    --sla by-deadline:d1=1x,d2=2x --out sla
+check "--sla: exit 0 ($err)" [ "$rc" -eq 0 ]
+check "--sla: the table's header" contains "$out" "SLA rewards (--sla by-deadline:d1=1x,d2=2x"
+check "--sla: total reward" contains "$(row 'total reward')" "total reward [SWE-h] 1.000 4.000"
+check "--sla: mean reward" contains "$(row 'mean reward')" "mean reward [SWE-h] 0.2500 1.0000"
+check "--sla: P(reward < 0)" contains "$(row 'P(reward')" "P(reward < 0) 0.2500 0.0000"
+check "--sla: started by d1" contains "$(row 'started by d1')" "2 4"
+check "--sla: late" contains "$(row 'started after')" "2 0"
+check "--sla: late jobs' wait apart" contains "$(row 'late [s]')" "late [s] 12.50 -"
+check "--sla: on-time jobs' wait" contains "$(row 'on time [s]')" "on time [s] 7.50 6.25"
+check "--sla: the fact" contains "$out" "by-deadline:d1=1x,d2=2x for every job (Nx: N times"
+check "--sla: summary's parameter" [ "$(jget sla/summary.json parameters/sla)" = "by-deadline:d1=1x,d2=2x" ]
+check "--sla: summary's total reward" [ "$(jget sla/summary.json orders/1/sla/total_reward)" = 4 ]
+check "--sla: summary's late wait" [ "$(jget sla/summary.json orders/0/sla/late_wait_mean_s)" = 12.5 ]
+check "--sla: table.csv" grep -qx 'fcfs,sla_p_negative,0.25' sla/table.csv
+check "--sla: jobs.csv has the reward" [ "$(head -1 sla/fcfs/jobs.csv)" = "id,arrival_s,tasks,runtime_s,estimate_s,start_s,end_s,wait_s,reward" ]
+check "--sla: fcfs's job B at d2" grep -qx '1,0,4,5,5,10,15,10,-1' sla/fcfs/jobs.csv
+check "--sla: sla-deadline's job B first" grep -qx '1,0,4,5,5,0,5,0,1' sla/sla-deadline/jobs.csv
+check "--sla: the report's SLA table" grep -q "<h2>SLA rewards</h2>" sla/report.html
+check "no --sla: no SLA table" [ -z "$(grep -l "SLA rewards" rigid/report.html)" ]
+run queue --workload "$hand" --cores 4 --order fcfs,sla-reward --out sla-bad
+check "an SLA order without --sla: exit 2 ($err)" [ "$rc" -eq 2 ]
+check "... names the flag" contains "$err" "--order sla-reward needs --sla SPEC"
+run queue --workload "$hand" --cores 4 --order fcfs --sla deadline:d1=1h --out sla-bad
+check "--sla with an unknown kind: exit 2" [ "$rc" -eq 2 ]
+check "... lists the kinds ($err)" contains "$err" "--sla: unknown SLA kind 'deadline'"
+run queue --workload "$hand" --cores 4 --order fcfs --sla by-deadline:d1=1h,d1=2h --out sla-bad
+check "--sla with a key twice: exit 2 ($err)" [ "$rc" -eq 2 ] && contains "$err" "key 'd1' given twice"
+run queue --workload "$hand" --cores 4 --order fcfs --sla by-deadline:d1=2x,d2=30 --out sla-bad
+check "--sla d1 = 2x beyond d2 for one job: exit 2" [ "$rc" -eq 2 ]
+check "... names the job ($err)" contains "$err" "--sla: job 2: SLA 'by-deadline:d1=2x,d2=30' for a job of estimated run time 20 s: d1 (40 s) must be <= d2 (30 s)"
+check "... nothing written" [ ! -e sla-bad ]
+run queue --workload "$hand" --cores 4 --order sla-slopes --sla by-deadline --out sla-bad
+check "a misspelt SLA order suggests one ($err)" contains "$err" "did you mean sla-slope?"
+
 finish

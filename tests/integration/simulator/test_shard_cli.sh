@@ -200,6 +200,10 @@ for bad in "--order sjb" "--order composite:1,2" "--backfill eazy" "--estimate n
 done
 run replay --trace "$demo" --policy firstfit --out bad --quiet --order sjb
 check "an unknown order lists the known ones ($err)" contains "$err" "known: fcfs, sjf"
+run replay --trace "$demo" --policy firstfit --out bad --quiet --order sla-slope
+check "an SLA order is a usage error (got $rc)" [ "$rc" -eq 2 ]
+check "an SLA order: the replay's tasks carry no SLA ($err)" contains "$err" \
+    "--order sla-slope: the replay's tasks carry no SLA"
 
 # ---- refusals ------------------------------------------------------------------------------
 

@@ -198,6 +198,7 @@ bad "unknown memory model 'some' (known: unlimited, lsf, lpf)" --workload w-d --
 bad "the threshold must be a whole number" --workload w-d --evict rnd5x
 bad "--slots 'sc5'" --workload w-d --slots sc5
 bad "--servers 'big'" --workload w-d --servers big
+bad "--order sla-reward: the slot simulator's tasks carry no SLA" --workload w-d --order sjf,sla-reward
 bad "--sticky applies to --policy hybrid only" --workload w-d --sticky 5
 bad "the cluster has 3072 slots" --workload w-d --policy hybrid --sticky 5000
 bad "--hours 0" --workload w-d --hours 0
@@ -210,7 +211,7 @@ bad "--policy 'priority,': an empty item" --workload w-d --policy priority,
 bad "did you mean --policy?" --workload w-d --polcy wasp
 bad "--hours: '90m' is not a whole number of hours" --workload w-d --hours 90m
 bad "--hours: '2x' is not a duration" --workload w-d --hours 2x
-bad "--order: unknown queue order 'lifo' (known: fcfs, sjf, ljf, largest, smallest, composite:A,B,G); or priority" \
+bad "--order: unknown queue order 'lifo' (known: fcfs, sjf, ljf, largest, smallest, composite:A,B,G, sla-reward, sla-deadline, sla-slope[:H]); or priority" \
     --workload w-d --order sjf,lifo
 bad "--order: composite order 'composite:1,2' needs three finite numbers" --workload w-d --order composite:1,2
 bad "--order 'sjf,sjf': 'sjf' is given twice" --workload w-d --order sjf,sjf

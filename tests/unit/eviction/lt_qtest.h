@@ -12,7 +12,7 @@
 /* Job id arriving at a on n cores for r seconds, estimated exactly, no class. */
 static inline struct lt_qjob job(int64_t id, double a, uint32_t n, double r)
 {
-    return (struct lt_qjob){id, a, n, r, r, -1};
+    return (struct lt_qjob){id, a, n, r, r, -1, NULL};
 }
 
 /* The defaults on cores, with the named order, dispatch and backfill (each must exist). */

@@ -10,6 +10,7 @@
  *   - the simulator (ranked segment tree, sorted array) against a naive simulator that
  *     re-sorts the whole queue and every running piece at every instant (below), on random
  *     workloads, every order and mode: identical schedules;
+ *   - the same for the SLA-aware orders on random SLAs (test_sla.c has their hand cases);
  *   - forks and order changes mid-run; bad inputs and names.
  *
  * SPDX-License-Identifier: MIT
@@ -25,6 +26,7 @@
 #include "lt_qsim.h"
 #include "lt_queue.h"
 #include "lt_rng.h"
+#include "lt_sla.h"
 #include "lt_qtest.h"
 
 #define MAX_N 200
@@ -241,8 +243,8 @@ static void assert_same(const struct lt_qjob_out *a, const struct lt_qjob_out *b
 /* The workload of every hand case: 4 cores, estimates exact.
  *   J0 a=0 n=2 r=10   J1 a=0 n=4 r=5   J2 a=1 n=1 r=3   J3 a=2 n=2 r=4   J4 a=3 n=1 r=20 */
 static const struct lt_qjob hand_jobs[5] = {
-    {0, 0, 2, 10, 10, -1}, {1, 0, 4, 5, 5, -1},   {2, 1, 1, 3, 3, -1},
-    {3, 2, 2, 4, 4, -1},   {4, 3, 1, 20, 20, -1},
+    {0, 0, 2, 10, 10, -1, NULL}, {1, 0, 4, 5, 5, -1, NULL},   {2, 1, 1, 3, 3, -1, NULL},
+    {3, 2, 2, 4, 4, -1, NULL},   {4, 3, 1, 20, 20, -1, NULL},
 };
 
 struct hand_case {
@@ -401,6 +403,63 @@ static void test_fast_equals_naive(void **state)
                 run(&p, jobs, n, out, NULL);
                 naive_run(&p, jobs, n, ref);
                 snprintf(what, sizeof(what), "%s %s %s", all_orders[o], modes[m][0], modes[m][1]);
+                assert_same(out, ref, n, what, seed);
+            }
+        }
+    }
+}
+
+/* Random SLAs for jobs[0..n-1] into slas: every kind, knees and steps near the waits of
+ * random_jobs, every fifth job without one. */
+static void random_slas(struct lt_qjob *jobs, struct lt_sla *slas, size_t n, uint64_t seed)
+{
+    struct lt_rng r;
+
+    lt_rng_init(&r, seed, LT_RNG_POLICY);
+    for (size_t j = 0; j < n; j++) {
+        struct lt_sla *s = &slas[j];
+
+        memset(s, 0, sizeof(*s));
+        s->kind = (enum lt_sla_kind)lt_rng_below(&r, 3);
+        s->r_max = 1 + (double)lt_rng_below(&r, 3);
+        s->r_pen = -(double)lt_rng_below(&r, 3);
+        s->d1_s = (double)lt_rng_below(&r, 100);
+        s->d2_s = s->d1_s + (double)lt_rng_below(&r, 3) * 50; /* 0: a step */
+        s->r_min = s->r_max * lt_rng_uniform(&r);
+        s->d0_s = (double)lt_rng_below(&r, 60);
+        s->k_per_s = 0.001 + 0.1 * lt_rng_uniform(&r);
+        s->target_s = 1 + (double)lt_rng_below(&r, 120);
+        s->price_peak = 2;
+        s->price_offpeak = 1;
+        assert_int_equal(lt_sla_check(s, NULL), 0);
+        jobs[j].sla = j % 5 == 4 ? NULL : s;
+    }
+}
+
+/* The SLA orders (keyed per job, sorted array) against the naive simulator, which orders by
+ * lt_qorder_before: every mode, jobs with and without SLAs. */
+static void test_fast_equals_naive_sla_orders(void **state)
+{
+    static const char *const sla_orders[] = {"sla-reward", "sla-deadline", "sla-slope",
+                                             "sla-slope:0", "sla-slope:7"};
+    static struct lt_qjob jobs[MAX_N];
+    static struct lt_sla slas[MAX_N];
+    static struct lt_qjob_out out[MAX_N], ref[MAX_N];
+
+    (void)state;
+    for (uint64_t seed = 1; seed <= 8; seed++) {
+        size_t n = 40 + (size_t)(seed * 17 % 120);
+        random_jobs(jobs, n, 8, seed % 2 ? 30 : 300, seed % 3 == 0, seed);
+        random_slas(jobs, slas, n, seed);
+        for (size_t o = 0; o < sizeof(sla_orders) / sizeof(sla_orders[0]); o++) {
+            for (size_t m = 0; m < N_MODES; m++) {
+                struct lt_qsim_params p;
+                char what[96];
+
+                params(&p, 8, sla_orders[o], modes[m][0], modes[m][1]);
+                run(&p, jobs, n, out, NULL);
+                naive_run(&p, jobs, n, ref);
+                snprintf(what, sizeof(what), "%s %s %s", sla_orders[o], modes[m][0], modes[m][1]);
                 assert_same(out, ref, n, what, seed);
             }
         }
@@ -679,11 +738,12 @@ static void test_order_names(void **state)
     lt_assert_near(o.gamma, -1, 0);
     lt_qorder_name(&o, name, sizeof(name));
     assert_string_equal(name, "sjf");
-    assert_int_equal(lt_qorder_count(), 6);
+    assert_int_equal(lt_qorder_count(), 9);
     lt_err_init(&err, NULL);
     assert_int_equal(lt_qorder_find("priority", &o, &err), LT_ENOTFOUND);
     assert_string_equal(err.text, "unknown queue order 'priority' (known: fcfs, sjf, ljf, largest, "
-                                  "smallest, composite:A,B,G)");
+                                  "smallest, composite:A,B,G, sla-reward, sla-deadline, "
+                                  "sla-slope[:H])");
     for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
         lt_err_init(&err, NULL);
         assert_int_equal(lt_qorder_find(bad[k], &o, &err), LT_EINVAL);
@@ -725,13 +785,15 @@ struct bad_case {
 static void test_bad_inputs(void **state)
 {
     const struct bad_case cases[] = {
-        {1, {7, 0, 0, 1, 1, -1}, "job 1 (id 7): field 'tasks' is 0, must be >= 1"},
-        {0, {3, 0, 5, 1, 1, -1}, "job 0 (id 3): field 'tasks' is 5, must be <= cores under rigid"},
-        {2, {9, -1, 1, 1, 1, -1}, "job 2 (id 9): field 'arrival_s' is -1"},
-        {1, {4, NAN, 1, 1, 1, -1}, "job 1 (id 4): field 'arrival_s' is nan"},
-        {1, {4, 0, 1, 0, 1, -1}, "job 1 (id 4): field 'runtime_s' is 0"},
-        {1, {4, 0, 1, INFINITY, 1, -1}, "job 1 (id 4): field 'runtime_s' is inf"},
-        {0, {5, 0, 1, 1, NAN, -1}, "job 0 (id 5): field 'estimate_s' is nan"},
+        {1, {7, 0, 0, 1, 1, -1, NULL}, "job 1 (id 7): field 'tasks' is 0, must be >= 1"},
+        {0,
+         {3, 0, 5, 1, 1, -1, NULL},
+         "job 0 (id 3): field 'tasks' is 5, must be <= cores under rigid"},
+        {2, {9, -1, 1, 1, 1, -1, NULL}, "job 2 (id 9): field 'arrival_s' is -1"},
+        {1, {4, NAN, 1, 1, 1, -1, NULL}, "job 1 (id 4): field 'arrival_s' is nan"},
+        {1, {4, 0, 1, 0, 1, -1, NULL}, "job 1 (id 4): field 'runtime_s' is 0"},
+        {1, {4, 0, 1, INFINITY, 1, -1, NULL}, "job 1 (id 4): field 'runtime_s' is inf"},
+        {0, {5, 0, 1, 1, NAN, -1, NULL}, "job 0 (id 5): field 'estimate_s' is nan"},
     };
     struct lt_qsim_params p;
     struct lt_err err;
@@ -777,6 +839,7 @@ int main(void)
         cmocka_unit_test(test_easy_extra_cores),
         cmocka_unit_test(test_metrics_by_hand),
         cmocka_unit_test(test_fast_equals_naive),
+        cmocka_unit_test(test_fast_equals_naive_sla_orders),
         cmocka_unit_test(test_sm6_fcfs_is_composite_010),
         cmocka_unit_test(test_sm2_utilisation_identity),
         cmocka_unit_test(test_sm7_easy_never_delays_the_head),

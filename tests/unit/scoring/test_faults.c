@@ -323,8 +323,13 @@ static int queue_run(void *arg, struct lt_err *err)
     int rc = 0;
 
     for (size_t k = 0; k < 60; k++)
-        jobs[k] = (struct lt_qjob){(int64_t)k,          (double)(k / 3),     (uint32_t)(1 + k % 5),
-                                   (double)(1 + k % 7), (double)(1 + k % 7), -1};
+        jobs[k] = (struct lt_qjob){(int64_t)k,
+                                   (double)(k / 3),
+                                   (uint32_t)(1 + k % 5),
+                                   (double)(1 + k % 7),
+                                   (double)(1 + k % 7),
+                                   -1,
+                                   NULL};
     lt_qsim_params_default(&p, 6);
     if ((rc = lt_qorder_find(mode->order, &p.order, err)) < 0 ||
         (rc = lt_qdispatch_find(mode->dispatch, &p.dispatch, err)) < 0 ||
@@ -381,8 +386,13 @@ static int qtune_run(void *arg, struct lt_err *err)
 
     (void)arg;
     for (size_t k = 0; k < 10; k++)
-        jobs[k] = (struct lt_qjob){(int64_t)k,          (double)(k / 3),     (uint32_t)(1 + k % 4),
-                                   (double)(1 + k % 9), (double)(1 + k % 9), -1};
+        jobs[k] = (struct lt_qjob){(int64_t)k,
+                                   (double)(k / 3),
+                                   (uint32_t)(1 + k % 4),
+                                   (double)(1 + k % 9),
+                                   (double)(1 + k % 9),
+                                   -1,
+                                   NULL};
     lt_qsim_params_default(&p, 5);
     if ((rc = lt_qgrid_parse("-1:1:1", &g, err)) < 0)
         return rc;
