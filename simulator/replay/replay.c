@@ -368,16 +368,16 @@ struct engine {
     struct lt_rng qrng; /* --estimate noisy:CV */
 
     /* The what-if snapshot and injection (sim_snap_*, docs/whatif.md). */
-    bool opened;            /* engine_open got past the configuration and its first maps */
-    bool halt;              /* pass 2 stops: the injected job started (as asked) */
-    bool no_arrivals;       /* trace tasks arriving from now on are dropped (--no-arrivals) */
-    bool collect;           /* completed runs are kept by band (runs), for --resample-running */
-    uint32_t inj_rec0;      /* the injected job's first task record; NIL: none */
-    uint32_t inj_need;      /* its tasks that must start for the job to have started */
-    uint32_t inj_started;   /* its tasks started */
-    int64_t inj_first;      /* its first task's start, -1 none */
-    int64_t inj_last;       /* the start that made inj_need, -1 none */
-    uint8_t *dropped;       /* by incarnation: taken out by sim_snap_shrink; NULL none */
+    bool opened;                /* engine_open got past the configuration and its first maps */
+    bool halt;                  /* pass 2 stops: the injected job started (as asked) */
+    bool no_arrivals;           /* trace tasks arriving from now on are dropped (--no-arrivals) */
+    bool collect;               /* completed runs are kept by band (runs), for --resample-running */
+    uint32_t inj_rec0;          /* the injected job's first task record; NIL: none */
+    uint32_t inj_need;          /* its tasks that must start for the job to have started */
+    uint32_t inj_started;       /* its tasks started */
+    int64_t inj_first;          /* its first task's start, -1 none */
+    int64_t inj_last;           /* the start that made inj_need, -1 none */
+    uint8_t *dropped;           /* by incarnation: taken out by sim_snap_shrink; NULL none */
     int64_t *runs[SIM_N_BANDS]; /* completed runs (FINISH), microseconds, by band */
     size_t n_runs[SIM_N_BANDS], cap_runs[SIM_N_BANDS];
     bool runs_sorted;
@@ -3772,8 +3772,7 @@ int sim_snap_shrink(struct sim_snap *s, double keep_pct, struct lt_rng *rng, siz
     for (size_t k = keep; rc == 0 && k < n; k++)
         drop_id[perm[k]] = 1;
     for (size_t x = 0; rc == 0 && x < e->n_inc; x++) {
-        const uint64_t *hit =
-            bsearch(&e->inc[x].id, e->primary_ids, n, sizeof(uint64_t), cmp_u64);
+        const uint64_t *hit = bsearch(&e->inc[x].id, e->primary_ids, n, sizeof(uint64_t), cmp_u64);
         e->dropped[x] = hit && drop_id[hit - e->primary_ids];
     }
     /* Taken out now as a machine REMOVE would: their tasks requeued (none before pass 2). */

@@ -229,7 +229,8 @@ struct json_t *sim_replay_summary_json(const struct sim_replay_config *cfg,
  * trace's microseconds (trace second s is SIM_TRACE_ZERO_US + s * 10^6). */
 
 #define SIM_TRACE_ZERO_US (600LL * 1000000LL) /* the trace's timestamp of trace second 0 */
-#define SIM_INJECT_JOB_ID UINT64_C(0x7fffffffffff0023) /* the injected job's ID (none in the trace) */
+#define SIM_INJECT_JOB_ID                                                                          \
+    UINT64_C(0x7fffffffffff0023) /* the injected job's ID (none in the trace) */
 
 struct sim_snap;
 
@@ -241,8 +242,8 @@ LT_MUST_CHECK int sim_snap_open(const struct sim_replay_config *cfg, bool collec
                                 struct sim_snap **out, struct lt_err *err);
 void sim_snap_free(struct sim_snap *s);
 
-int64_t sim_snap_end_us(const struct sim_snap *s); /* T_end, the window's last timestamp */
-int64_t sim_snap_now_us(const struct sim_snap *s); /* the instant reached */
+int64_t sim_snap_end_us(const struct sim_snap *s);  /* T_end, the window's last timestamp */
+int64_t sim_snap_now_us(const struct sim_snap *s);  /* the instant reached */
 size_t sim_snap_machines(const struct sim_snap *s); /* machine IDs simulated (--shrink's 100 %) */
 struct lt_res sim_snap_max_cap(const struct sim_snap *s); /* largest capacity of each resource */
 
@@ -306,11 +307,11 @@ enum sim_inject_reason {
 const char *sim_inject_reason_name(int reason);
 
 struct sim_inject_result {
-    int64_t t_inj_us;       /* the injection instant */
-    int64_t start_us;       /* the job's start (its first task's, or with start_all its last
-                             * task's), -1 when censored */
-    int64_t first_start_us; /* its first task's start, -1 none */
-    uint64_t queued_at_inj; /* trace tasks queued and running at the injection, after the */
+    int64_t t_inj_us;        /* the injection instant */
+    int64_t start_us;        /* the job's start (its first task's, or with start_all its last
+                              * task's), -1 when censored */
+    int64_t first_start_us;  /* its first task's start, -1 none */
+    uint64_t queued_at_inj;  /* trace tasks queued and running at the injection, after the */
     uint64_t running_at_inj; /* perturbations */
     uint32_t tasks, started, unplaceable;
     int32_t reason; /* enum sim_inject_reason */

@@ -148,9 +148,10 @@ int sim_whatif_job_check(const char *path, const struct sim_whatif_job *job, str
 {
     for (size_t i = 0; i < job->n_groups; i++) {
         const struct lt_res *q = &job->groups[i].req;
-        const char *key = q->cpu > max.cpu ? "cpu" : q->mem > max.mem ? "mem"
-                                                 : q->disk > max.disk ? "disk"
-                                                                      : NULL;
+        const char *key = q->cpu > max.cpu     ? "cpu"
+                          : q->mem > max.mem   ? "mem"
+                          : q->disk > max.disk ? "disk"
+                                               : NULL;
         if (key) {
             double lim = key[0] == 'c' ? max.cpu : key[0] == 'm' ? max.mem : max.disk;
             lt_err_set_source(err, path);

@@ -60,8 +60,7 @@ int sim_at_parse(const char *flag, const char *s, struct sim_at *out, struct lt_
                 parse_time(flag, s, colon + 1, &a.b_s, err) < 0)
                 return LT_EINVAL;
             if (!(a.a_s < a.b_s))
-                return lt_err_set(err, LT_EINVAL, 0, 0, "%s: '%.60s': A must be before B", flag,
-                                  s);
+                return lt_err_set(err, LT_EINVAL, 0, 0, "%s: '%.60s': A must be before B", flag, s);
             a.has_window = true;
         }
     } else if (strncmp(s, "day-random", 10) == 0 && (s[10] == '\0' || s[10] == ':')) {
@@ -239,8 +238,8 @@ static int reap_one(struct runner *rn)
                           rep, rn->c->shrink[ch.slot % n_lv], how, have, sizeof(got));
     }
     if (got.status < 0)
-        return lt_err_set(rn->err, got.status, 0, 0, "what-if: replica %zu (shrink %g %%): %s",
-                          rep, got.shrink_pct, got.err);
+        return lt_err_set(rn->err, got.status, 0, 0, "what-if: replica %zu (shrink %g %%): %s", rep,
+                          got.shrink_pct, got.err);
     *rec = got;
     return 0;
 }

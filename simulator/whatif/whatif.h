@@ -43,9 +43,9 @@ enum sim_at_mode {
 
 struct sim_at {
     enum sim_at_mode mode;
-    double at_s;         /* fixed: trace seconds; day-random: seconds into the day */
-    double a_s, b_s;     /* random: the window, trace seconds */
-    bool has_window;     /* random: a_s and b_s given */
+    double at_s;     /* fixed: trace seconds; day-random: seconds into the day */
+    double a_s, b_s; /* random: the window, trace seconds */
+    bool has_window; /* random: a_s and b_s given */
 };
 
 /* Parses --at's value: "S" (trace seconds or a duration: 7200, 2h), "random",
@@ -83,8 +83,8 @@ struct sim_whatif_config {
     const struct sim_replay_config *replay; /* the replay (no out_dir, default queue) */
     struct sim_inject inject;               /* the job, horizon, --start, --no-arrivals */
     struct sim_at at;
-    uint64_t replicas; /* >= 1 */
-    uint64_t seed;     /* the controller's */
+    uint64_t replicas;                    /* >= 1 */
+    uint64_t seed;                        /* the controller's */
     double shrink[SIM_WHATIF_MAX_LEVELS]; /* % of the machines kept, per level (100: all) */
     size_t n_shrink;                      /* >= 1 */
     bool shrink_from_start; /* shrink before the prefix: the prefix is replayed per replica */
@@ -104,8 +104,8 @@ struct sim_whatif_rec {
     uint32_t magic;
     int32_t status; /* 0, or the child's LT_E* (err then holds its message) */
     uint32_t replica, level;
-    uint64_t seed;         /* the replica's */
-    double shrink_pct;     /* the level's % kept */
+    uint64_t seed;     /* the replica's */
+    double shrink_pct; /* the level's % kept */
     uint64_t machines_kept;
     struct sim_inject_result r;
     struct sim_resample_stats rs;
@@ -133,8 +133,8 @@ LT_MUST_CHECK int sim_whatif_run(const struct sim_whatif_config *c, struct sim_w
 #define SIM_WHATIF_N_Q 8
 struct sim_whatif_stats {
     uint64_t n, started, censored;
-    uint64_t by_reason[4]; /* enum sim_inject_reason */
-    double mean_s;         /* over the started; NAN when none */
+    uint64_t by_reason[4];    /* enum sim_inject_reason */
+    double mean_s;            /* over the started; NAN when none */
     double q[SIM_WHATIF_N_Q]; /* delays at SIM_WHATIF_Q, +inf beyond the started share */
     bool all_same;            /* n > 1 and every replica gave the same answer */
 };

@@ -135,7 +135,9 @@ static int opts_check(struct w_run *r, struct lt_err *err)
     int rc;
     if (!o->trace || !o->job || !o->at)
         return lt_err_set(err, LT_EINVAL, 0, 0, "%s is required",
-                          !o->trace ? "--trace" : !o->job ? "--job" : "--at");
+                          !o->trace ? "--trace"
+                          : !o->job ? "--job"
+                                    : "--at");
     if (o->replicas == 0 || o->replicas > 100000)
         return lt_err_set(err, LT_EINVAL, 0, 0, "--replicas: %" PRIu64 " is not in 1..100000",
                           o->replicas);
@@ -255,8 +257,8 @@ static const double PROBE_S[] = {0, 60, 300, 900, 1800, 3600, 7200, 14400, 43200
 static json_t *summary_json(const struct w_run *r, double *buf, const uint64_t *seeds)
 {
     const struct w_opts *o = r->o;
-    json_t *j = json_object(), *opts = json_object(), *levels = json_array(),
-           *seedv = json_array(), *job = json_object(), *tasks = json_array();
+    json_t *j = json_object(), *opts = json_object(), *levels = json_array(), *seedv = json_array(),
+           *job = json_object(), *tasks = json_array();
     if (!j || !opts || !levels || !seedv || !job || !tasks) {
         json_decref(j);
         json_decref(opts);
@@ -287,10 +289,10 @@ static json_t *summary_json(const struct w_run *r, double *buf, const uint64_t *
     json_object_set_new(job, "sched_class", json_integer(r->job.sched_class));
     for (size_t g = 0; g < r->job.n_groups; g++) {
         const struct sim_inject_group *gr = &r->job.groups[g];
-        json_array_append_new(tasks, json_pack("{s:I, s:f, s:f, s:f, s:f}", "count",
-                                               (json_int_t)gr->count, "cpu", gr->req.cpu, "mem",
-                                               gr->req.mem, "disk", gr->req.disk, "duration_s",
-                                               (double)gr->duration_us / 1e6));
+        json_array_append_new(tasks,
+                              json_pack("{s:I, s:f, s:f, s:f, s:f}", "count", (json_int_t)gr->count,
+                                        "cpu", gr->req.cpu, "mem", gr->req.mem, "disk",
+                                        gr->req.disk, "duration_s", (double)gr->duration_us / 1e6));
     }
     json_object_set_new(job, "tasks", tasks);
     json_object_set_new(j, "job", job);
@@ -400,10 +402,10 @@ static void print_table(const struct w_run *r)
         return;
     printf("job %s: %" PRIu64 " task(s), priority %d, injected %s into %zu machines; %" PRIu64
            " replicas, start = %s task\n",
-           r->job.name, r->job.n_tasks, r->job.priority, r->o->at, r->info.machines,
-           r->wc.replicas, r->wc.inject.start_all ? "last" : "first");
-    printf("%-8s %9s %9s %10s %10s %10s %10s %10s\n", "shrink", "started", "censored",
-           "P(<=1h)", "p50 (s)", "p90 (s)", "mean (s)", "P(>H)");
+           r->job.name, r->job.n_tasks, r->job.priority, r->o->at, r->info.machines, r->wc.replicas,
+           r->wc.inject.start_all ? "last" : "first");
+    printf("%-8s %9s %9s %10s %10s %10s %10s %10s\n", "shrink", "started", "censored", "P(<=1h)",
+           "p50 (s)", "p90 (s)", "mean (s)", "P(>H)");
     for (size_t lv = 0; lv < r->wc.n_shrink; lv++) {
         struct sim_whatif_stats st;
         sim_whatif_level(r->recs, r->wc.replicas, r->wc.n_shrink, lv, buf, &st);

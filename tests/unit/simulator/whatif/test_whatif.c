@@ -61,7 +61,7 @@ static void test_residual_draw_conditions_on_elapsed(void **state)
         seen[(y + 15) / 10 - 1] = true;
     }
     assert_true(seen[1] && seen[2] && seen[3] && !seen[0]);
-    assert_int_equal(sim_residual_draw(runs, 4, 40, &r), 0); /* only 40: residual 0 */
+    assert_int_equal(sim_residual_draw(runs, 4, 40, &r), 0);  /* only 40: residual 0 */
     assert_int_equal(sim_residual_draw(runs, 4, 41, &r), -1); /* longer than every run */
     assert_int_equal(sim_residual_draw(runs, 0, 0, &r), -1);
 }
@@ -127,8 +127,9 @@ static void test_at_parse(void **state)
     assert_true(a.has_window && fabs(a.a_s - 3600) < 1e-9 && fabs(a.b_s - 7200) < 1e-9);
     assert_int_equal(sim_at_parse("--at", "day-random:9h", &a, &err), 0);
     assert_true(a.mode == SIM_AT_DAY_RANDOM && fabs(a.at_s - 32400) < 1e-9);
-    const char *bad[] = {"", "x", "random:", "random:5", "random:9:5", "random:a:b",
-                         "day-random:25h", "randomly", "-5"};
+    const char *bad[] = {"",           "x",          "random:",        "random:5",
+                         "random:9:5", "random:a:b", "day-random:25h", "randomly",
+                         "-5"};
     for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
         lt_err_init(&err, NULL);
         assert_int_equal(sim_at_parse("--at", bad[k], &a, &err), LT_EINVAL);
@@ -220,8 +221,7 @@ static void test_job_file_errors_name_the_file_and_path(void **state)
     assert_int_equal(job.n_tasks, 2);
     assert_int_equal(job.groups[0].duration_us, 3600 * US);
     assert_int_equal(sim_whatif_job_check(path, &job, (struct lt_res){1, 1, 1}, &err), 0);
-    assert_int_equal(sim_whatif_job_check(path, &job, (struct lt_res){1, 0.5, 1}, &err),
-                     LT_EINVAL);
+    assert_int_equal(sim_whatif_job_check(path, &job, (struct lt_res){1, 0.5, 1}, &err), LT_EINVAL);
     assert_string_equal(err.source, path);
     assert_non_null(strstr(err.text, "$.tasks[0].mem: must be > 0 and at most the largest"));
 }
