@@ -3828,7 +3828,8 @@ int sim_snap_resample(struct sim_snap *s, struct lt_rng *rng, struct sim_resampl
     e->err = err;
     if (!e->runs_sorted) {
         for (int b = 0; b < SIM_N_BANDS; b++)
-            qsort(e->runs[b], e->n_runs[b], sizeof(int64_t), cmp_i64);
+            if (e->n_runs[b] > 1)
+                qsort(e->runs[b], e->n_runs[b], sizeof(int64_t), cmp_i64);
         e->runs_sorted = true;
     }
     for (size_t l = 0; l < e->n_live; l++) {
