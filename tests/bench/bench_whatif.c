@@ -33,8 +33,7 @@ static double cpu_s(void)
     struct rusage a, b;
     getrusage(RUSAGE_SELF, &a);
     getrusage(RUSAGE_CHILDREN, &b);
-    return (double)(a.ru_utime.tv_sec + a.ru_stime.tv_sec + b.ru_utime.tv_sec +
-                    b.ru_stime.tv_sec) +
+    return (double)(a.ru_utime.tv_sec + a.ru_stime.tv_sec + b.ru_utime.tv_sec + b.ru_stime.tv_sec) +
            (double)(a.ru_utime.tv_usec + a.ru_stime.tv_usec + b.ru_utime.tv_usec +
                     b.ru_stime.tv_usec) *
                1e-6;
@@ -68,17 +67,15 @@ int main(int argc, char **argv)
                                    .until_us = INT64_MAX,
                                    .interval_us = INT64_C(1) << 60,
                                    .cache_bytes = (size_t)1024 << 20};
-    struct sim_whatif_config c = {.replay = &rc,
-                                  .inject = {.groups = &bob,
-                                             .n_groups = 1,
-                                             .priority = 2,
-                                             .horizon_us = 86400LL * 1000000},
-                                  .at = {.mode = SIM_AT_FIXED, .at_s = at_s},
-                                  .replicas = replicas,
-                                  .seed = 1,
-                                  .shrink = {90},
-                                  .n_shrink = 1,
-                                  .jobs = 1};
+    struct sim_whatif_config c = {
+        .replay = &rc,
+        .inject = {.groups = &bob, .n_groups = 1, .priority = 2, .horizon_us = 86400LL * 1000000},
+        .at = {.mode = SIM_AT_FIXED, .at_s = at_s},
+        .replicas = replicas,
+        .seed = 1,
+        .shrink = {90},
+        .n_shrink = 1,
+        .jobs = 1};
     struct sim_whatif_rec *rec[2];
     struct sim_whatif_info info;
     double wall[2], cpu[2];
