@@ -166,13 +166,14 @@ test-tsan-kube:
 bench:
 	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DLOTUS_BENCH=ON >/dev/null
 	cmake --build $(BENCH_BUILD) -j $(JOBS) --target bench_choose bench_replay bench_extender \
-	    bench_slots bench_lotes bench_queue
+	    bench_slots bench_lotes bench_queue bench_whatif
 	$(BENCH_BUILD)/bench_choose
 	$(BENCH_BUILD)/bench_replay
 	$(BENCH_BUILD)/bench_extender
 	$(BENCH_BUILD)/bench_slots
 	$(BENCH_BUILD)/bench_lotes
 	$(BENCH_BUILD)/bench_queue
+	$(BENCH_BUILD)/bench_whatif
 
 # The real kube-scheduler's throughput with and without extenders (tests/e2e/bench_test.go).
 .PHONY: bench-scheduler
@@ -186,6 +187,7 @@ bench-smoke: build
 	$(BUILD)/bench_slots --smoke
 	$(BUILD)/bench_lotes --smoke
 	$(BUILD)/bench_queue --smoke
+	$(BUILD)/bench_whatif --smoke
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD) $(FUZZ_BUILD) build-e2e

@@ -39,6 +39,7 @@ static const struct command commands[] = {
     {"slots", sim_cmd_slots, "Cavdar's slot-based simulator: priority eviction, WASP, HYBRID"},
     {"lotes", sim_cmd_lotes, "Tran & Beck's LoTES against greedy dispatch; LoTES tables"},
     {"queue", sim_cmd_queue, "Simon & McGalliard's queue orders and backfill on C cores"},
+    {"whatif", sim_cmd_whatif, "Betser's what-if: when would this job start on the trace's cell?"},
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

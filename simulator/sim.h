@@ -104,5 +104,6 @@ int sim_cmd_compare(int argc, char **argv); /* compare_cmd.c */
 int sim_cmd_slots(int argc, char **argv);   /* slots_cmd.c */
 int sim_cmd_lotes(int argc, char **argv);   /* lotes_cmd.c */
 int sim_cmd_queue(int argc, char **argv);   /* queue/queue_cmd.c */
+int sim_cmd_whatif(int argc, char **argv);  /* whatif/whatif_cmd.c */
 
 #endif

@@ -367,6 +367,21 @@ struct engine {
     int64_t last_rekey;
     struct lt_rng qrng; /* --estimate noisy:CV */
 
+    /* The what-if snapshot and injection (sim_snap_*, docs/whatif.md). */
+    bool opened;                /* engine_open got past the configuration and its first maps */
+    bool halt;                  /* pass 2 stops: the injected job started (as asked) */
+    bool no_arrivals;           /* trace tasks arriving from now on are dropped (--no-arrivals) */
+    bool collect;               /* completed runs are kept by band (runs), for --resample-running */
+    uint32_t inj_rec0;          /* the injected job's first task record; NIL: none */
+    uint32_t inj_need;          /* its tasks that must start for the job to have started */
+    uint32_t inj_started;       /* its tasks started */
+    int64_t inj_first;          /* its first task's start, -1 none */
+    int64_t inj_last;           /* the start that made inj_need, -1 none */
+    uint8_t *dropped;           /* by incarnation: taken out by sim_snap_shrink; NULL none */
+    int64_t *runs[SIM_N_BANDS]; /* completed runs (FINISH), microseconds, by band */
+    size_t n_runs[SIM_N_BANDS], cap_runs[SIM_N_BANDS];
+    bool runs_sorted;
+
     FILE *tasks_csv, *ts_csv;
     char *path_tasks, *path_ts;
     double sum_queue, sum_util[3], sum_frag[SIM_N_FRAG], sum_unused, sum_req[2];
@@ -1458,6 +1473,17 @@ static int oq_enqueue(struct engine *e, uint32_t l);
 static int oq_gain(struct engine *e, size_t m);
 static int64_t oq_end_of(const struct engine *e, uint32_t l);
 
+/* A task of the injected job starts now for the first time. */
+static void inj_on_start(struct engine *e)
+{
+    if (e->inj_started++ == 0)
+        e->inj_first = e->now;
+    if (e->inj_started == e->inj_need) {
+        e->inj_last = e->now;
+        e->halt = true;
+    }
+}
+
 /* Starts l on machine m now. flags: LT_PLACE_FORCE for a task the trace ran there at t = 0
  * (--initial-state trace), placed even beyond the machine's room. */
 static int start(struct engine *e, uint32_t l, size_t m, unsigned flags)
@@ -1494,6 +1520,8 @@ static int start(struct engine *e, uint32_t l, size_t m, unsigned flags)
     if (t->first_start < 0) {
         t->first_start = e->now;
         sim_hist_add(&e->res->wait[t->prio].hist, (uint64_t)(e->now - t->arrival));
+        if (t->rec >= e->inj_rec0) /* a task of the injected job (NIL: none) */
+            inj_on_start(e);
     }
     e->res->placements++;
     if (e->mend != NULL) {
@@ -2521,6 +2549,12 @@ static int on_completion(struct engine *e)
     if ((rc = stop_run(e, l, &m)) < 0)
         return rc;
     if (t->outcome == TR_FINISH) {
+        if (e->collect) {
+            int b = sim_band(t->prio);
+            if (LT_VEC_RESERVE(e->runs[b], e->cap_runs[b], e->n_runs[b] + 1) != 0)
+                return oom(e);
+            e->runs[b][e->n_runs[b]++] = e->now - t->start;
+        }
         e->res->tasks_completed++;
         job_done(e, l);
         e->res->flow_time_s += (double)(e->now - t->arrival) / (double)US;
@@ -2692,8 +2726,13 @@ static int on_task_row(struct engine *e, const struct crow *row, const struct lt
         e->res->orphan_rows++;
         return 0;
     }
-    if (!(r->flags & F_ARRIVED))
+    if (!(r->flags & F_ARRIVED)) {
+        if (e->no_arrivals) {
+            e->res->ignored_rows++;
+            return 0;
+        }
         return arrive(e, h, row, req);
+    }
     /* Arrived and not done: r->u.live is the task's live entry. */
     if ((row->type == TR_KILL || row->type == TR_LOST) && (r->flags & F_ENDED) &&
         r->end_type == row->type && !(r->flags & F_DONE) &&
@@ -2770,7 +2809,7 @@ static int machine_up(struct engine *e, size_t k)
 
 static int on_machine_row(struct engine *e, const struct mrow *m)
 {
-    if (m->inc == NIL)
+    if (m->inc == NIL || (e->dropped && e->dropped[m->inc]))
         return 0;
     size_t k = m->inc;
     switch (m->type) {
@@ -2933,17 +2972,23 @@ static int next_task_row(struct engine *e, struct row_source *src, struct crow *
     return 1;
 }
 
-static int pass2(struct engine *e)
-{
-    struct row_source src = {
-        .cur = {0, 0, 0, {0, 0, 0}}, .rd = NULL, .rows = e->cache_rows, .calls = 0};
-    struct crow row = {0};
-    struct lt_res req = {0, 0, 0};
-    bool have_row = false, has_req = false;
-    size_t mi = 0;
-    int64_t next_sample = TRACE_ZERO_US;
-    int rc = 0;
+/* Where pass 2 is between two calls of pass2_run (the what-if snapshot stops it at an
+ * instant and resumes it; docs/whatif.md). */
+struct p2state {
+    struct row_source src;
+    struct crow row;
+    struct lt_res req;
+    bool have_row, has_req;
+    bool exhausted; /* no event is left in the window */
+    size_t mi;      /* next machine row */
+    int64_t next_sample;
+};
 
+static void pass2_begin(struct engine *e, struct p2state *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->src.rows = e->cache_rows;
+    s->next_sample = TRACE_ZERO_US;
     e->free_live = NIL;
     e->witness = NIL;
     e->t0_phase = true;
@@ -2955,6 +3000,20 @@ static int pass2(struct engine *e)
         e->cfg->progress->rows = 0;
         e->cfg->progress->pass = 2;
     }
+}
+
+/* Runs pass 2's events of time < before (T_INF: all; before > 0), or until e->halt is set
+ * (the injected job started). s->exhausted says the window has no event left. */
+static int pass2_run(struct engine *e, struct p2state *s, int64_t before)
+{
+    struct row_source src = s->src;
+    struct crow row = s->row;
+    struct lt_res req = s->req;
+    bool have_row = s->have_row, has_req = s->has_req;
+    size_t mi = s->mi;
+    int64_t next_sample = s->next_sample;
+    int rc = 0;
+
     for (;;) {
         if (!have_row) {
             rc = next_task_row(e, &src, &row, &req, &has_req);
@@ -2985,13 +3044,14 @@ static int pass2(struct engine *e)
                 break;
             continue;
         }
-        while (next_sample <= e->t_end && next_sample < t_ev) {
+        while (next_sample <= e->t_end && next_sample < t_ev && next_sample < before) {
             e->now = next_sample;
             if ((rc = sample(e, next_sample)) < 0)
                 break;
             next_sample += e->cfg->interval_us;
         }
-        if (rc < 0 || t_ev == T_INF)
+        s->exhausted = t_ev == T_INF;
+        if (rc < 0 || t_ev == T_INF || t_ev >= before)
             break;
         if (e->cfg->progress)
             e->cfg->progress->sim_time_us = t_ev;
@@ -3005,13 +3065,22 @@ static int pass2(struct engine *e)
             rc = on_task_row(e, &row, has_req ? &req : NULL);
             have_row = false;
         }
-        if (rc < 0)
+        if (rc < 0 || e->halt)
             break;
     }
-    tr_close(src.rd);
-    if (rc < 0)
-        return rc;
-    /* The window ends: what is still running or queued. */
+    s->src = src;
+    s->row = row;
+    s->req = req;
+    s->have_row = have_row;
+    s->has_req = has_req;
+    s->mi = mi;
+    s->next_sample = next_sample;
+    return rc;
+}
+
+/* The window ends: what is still running or queued leaves. */
+static void pass2_finish(struct engine *e)
+{
     e->now = e->t_end;
     for (size_t l = 0; l < e->n_live; l++) {
         struct live *t = &e->live[l];
@@ -3025,6 +3094,17 @@ static int pass2(struct engine *e)
         task_leave(e, (uint32_t)l, TR_N_TYPES, t->state == L_RUNNING ? "running" : "queued",
                    t->state == L_RUNNING ? lt_cluster_name(e->cluster, t->machine) : "");
     }
+}
+
+static int pass2(struct engine *e)
+{
+    struct p2state s;
+    pass2_begin(e, &s);
+    int rc = pass2_run(e, &s, T_INF);
+    tr_close(s.src.rd);
+    if (rc < 0)
+        return rc;
+    pass2_finish(e);
     return 0;
 }
 
@@ -3456,58 +3536,75 @@ static void engine_free(struct engine *e)
     lt_free(e->mend);
     cand_heap_free(&e->qcand);
     lt_free(e->ends);
+    lt_free(e->dropped);
+    for (int b = 0; b < SIM_N_BANDS; b++)
+        lt_free(e->runs[b]);
 }
 
-int sim_replay_run(const struct sim_replay_config *cfg, struct sim_replay_result *res,
-                   struct lt_err *err)
+/* Sets e up and runs everything before pass 2: the machines, the cluster, pass 1. On error
+ * e is left for engine_free. */
+static int engine_open(struct engine *e, const struct sim_replay_config *cfg,
+                       struct sim_replay_result *res, struct lt_err *err)
 {
-    struct engine e;
     int rc;
 
-    memset(&e, 0, sizeof(e));
+    memset(e, 0, sizeof(*e));
     memset(res, 0, sizeof(*res));
     for (int p = 0; p < SIM_N_PRIO; p++) {
         sim_hist_init(&res->wait[p].hist);
         sim_hist_init(&res->wait[p].censored);
     }
     sim_hist_init(&res->jct);
-    e.cfg = cfg;
-    e.res = res;
-    e.err = err;
-    sim_overcommit_none(&e.oc);
+    e->res = res;
+    e->err = err;
+    e->inj_rec0 = NIL;
+    sim_overcommit_none(&e->oc);
     if (cfg->overcommit)
-        e.oc = *cfg->overcommit;
-    e.oc_none = sim_overcommit_is_none(&e.oc);
+        e->oc = *cfg->overcommit;
+    e->oc_none = sim_overcommit_is_none(&e->oc);
     for (int b = 0; b < SIM_N_BANDS; b++)
         for (int k = 0; k < 3; k++)
-            if (!(e.oc.f[b][k] >= 1.0))
+            if (!(e->oc.f[b][k] >= 1.0))
                 return lt_err_set(err, LT_EINVAL, 0, 0,
                                   "bad replay configuration: overcommit "
                                   "factor %g < 1",
-                                  e.oc.f[b][k]);
+                                  e->oc.f[b][k]);
     if (!cfg->trace_dir || (!cfg->policy) == (!cfg->lotes_classes) || !(cfg->machines_pct > 0.0) ||
         cfg->machines_pct > 100.0 || cfg->interval_us <= 0)
         return lt_err_set(err, LT_EINVAL, 0, 0, "bad replay configuration");
-    lt_map_init(&e.jobs, sizeof(struct job_slot));
-    if (map_alloc(&e.map, MAP_MIN_CAP, NULL, 0) != 0 ||
-        sq_init(&e.q, SIM_N_PRIO, slot_moved, &e) != 0) {
-        rc = oom(&e);
-        engine_free(&e);
-        return rc;
-    }
+    e->cfg = cfg; /* from here on engine_free is due */
+    lt_map_init(&e->jobs, sizeof(struct job_slot));
+    if (map_alloc(&e->map, MAP_MIN_CAP, NULL, 0) != 0 ||
+        sq_init(&e->q, SIM_N_PRIO, slot_moved, e) != 0)
+        return oom(e);
+    e->opened = true;
     if (cfg->progress)
         cfg->progress->pass = 1;
-    rc = machines_load(&e);
+    rc = machines_load(e);
     if (rc == 0)
-        rc = cluster_build(&e);
+        rc = cluster_build(e);
     if (rc == 0)
-        rc = pre_setup(&e);
+        rc = pre_setup(e);
     if (rc == 0)
-        rc = oq_setup(&e);
+        rc = oq_setup(e);
     if (rc == 0)
-        rc = pass1(&e);
+        rc = pass1(e);
     if (rc == 0)
-        rc = count_jobs(&e);
+        rc = count_jobs(e);
+    return rc;
+}
+
+int sim_replay_run(const struct sim_replay_config *cfg, struct sim_replay_result *res,
+                   struct lt_err *err)
+{
+    struct engine e;
+    int rc = engine_open(&e, cfg, res, err);
+
+    if (rc < 0 && !e.opened) { /* refused, or out of memory before anything started */
+        if (e.cfg)
+            engine_free(&e);
+        return rc;
+    }
     if (rc == 0 && cfg->out_dir)
         rc = open_streams(&e);
     if (rc == 0)
@@ -3557,4 +3654,315 @@ int sim_replay_run(const struct sim_replay_config *cfg, struct sim_replay_result
         cfg->progress->pass = rc == 0 ? 3 : -1;
     engine_free(&e);
     return rc;
+}
+
+/* ---- the what-if snapshot (sim_snap_*; docs/whatif.md) ------------------------------------ */
+
+_Static_assert(SIM_TRACE_ZERO_US == TRACE_ZERO_US, "trace second 0");
+
+struct sim_snap {
+    struct engine e;
+    struct sim_replay_result res;
+    struct p2state p2;
+};
+
+int sim_snap_open(const struct sim_replay_config *cfg, bool collect_runs, struct sim_snap **out,
+                  struct lt_err *err)
+{
+    *out = NULL;
+    if (cfg->out_dir || cfg->order || cfg->backfill != SIM_BACKFILL_GREEDY)
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "what-if: no output directory, queue order or backfill in the "
+                          "replay configuration");
+    struct sim_snap *s = lt_calloc(1, sizeof(*s));
+    if (!s)
+        return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
+    int rc = engine_open(&s->e, cfg, &s->res, err);
+    if (rc == 0 && s->e.cache_full)
+        rc = lt_err_set(err, LT_EINVAL, 0, 0,
+                        "what-if: the window's task rows do not fit the row cache (%zu bytes); "
+                        "the snapshot keeps them all in memory",
+                        cfg->cache_bytes);
+    if (rc < 0) {
+        if (s->e.cfg)
+            engine_free(&s->e);
+        lt_free(s);
+        return rc;
+    }
+    s->e.collect = collect_runs;
+    pass2_begin(&s->e, &s->p2);
+    *out = s;
+    return 0;
+}
+
+void sim_snap_free(struct sim_snap *s)
+{
+    if (!s)
+        return;
+    tr_close(s->p2.src.rd);
+    engine_free(&s->e);
+    lt_free(s);
+}
+
+int64_t sim_snap_end_us(const struct sim_snap *s)
+{
+    return s->e.t_end;
+}
+
+int64_t sim_snap_now_us(const struct sim_snap *s)
+{
+    return s->e.now;
+}
+
+size_t sim_snap_machines(const struct sim_snap *s)
+{
+    return s->e.n_primary;
+}
+
+struct lt_res sim_snap_max_cap(const struct sim_snap *s)
+{
+    struct lt_res m = {0, 0, 0};
+    for (size_t k = 0; k < s->e.n_caps; k++) {
+        m.cpu = dmax(m.cpu, s->e.caps[k].cpu);
+        m.mem = dmax(m.mem, s->e.caps[k].mem);
+        m.disk = dmax(m.disk, s->e.caps[k].disk);
+    }
+    return m;
+}
+
+int sim_snap_advance(struct sim_snap *s, int64_t t_us, struct lt_err *err)
+{
+    struct engine *e = &s->e;
+    if (t_us <= 0 || t_us < e->now || e->inj_rec0 != NIL)
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "what-if: cannot advance to %" PRId64 " us (now %" PRId64 " us%s)", t_us,
+                          e->now, e->inj_rec0 != NIL ? ", job injected" : "");
+    e->err = err;
+    int rc = pass2_run(e, &s->p2, t_us);
+    if (rc == 0 && e->now < t_us)
+        e->now = t_us;
+    return rc;
+}
+
+int sim_snap_shrink(struct sim_snap *s, double keep_pct, struct lt_rng *rng, size_t *kept,
+                    struct lt_err *err)
+{
+    struct engine *e = &s->e;
+    size_t n = e->n_primary;
+    if (!(keep_pct > 0.0) || keep_pct > 100.0 || e->dropped || e->inj_rec0 != NIL)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "what-if: bad shrink (%g %% kept)", keep_pct);
+    e->err = err;
+    size_t keep = (size_t)(keep_pct * (double)n / 100.0 + 0.5);
+    uint32_t *perm = lt_calloc(n ? n : 1, sizeof(*perm));
+    uint8_t *drop_id = lt_calloc(n ? n : 1, 1);
+    e->dropped = lt_calloc(e->n_inc ? e->n_inc : 1, 1);
+    int rc = 0;
+    if (!perm || !drop_id || !e->dropped)
+        rc = oom(e);
+    /* One whole permutation whatever keep_pct: the levels of one seed keep nested subsets
+     * (common random numbers across --shrink levels). */
+    for (size_t k = 0; rc == 0 && k < n; k++)
+        perm[k] = (uint32_t)k;
+    for (size_t k = 0; rc == 0 && k + 1 < n; k++) {
+        size_t j = k + (size_t)lt_rng_below(rng, n - k);
+        uint32_t tmp = perm[k];
+        perm[k] = perm[j];
+        perm[j] = tmp;
+    }
+    for (size_t k = keep; rc == 0 && k < n; k++)
+        drop_id[perm[k]] = 1;
+    for (size_t x = 0; rc == 0 && x < e->n_inc; x++) {
+        const uint64_t *hit = bsearch(&e->inc[x].id, e->primary_ids, n, sizeof(uint64_t), cmp_u64);
+        e->dropped[x] = hit && drop_id[hit - e->primary_ids];
+    }
+    /* Taken out now as a machine REMOVE would: their tasks requeued (none before pass 2). */
+    for (size_t x = 0; rc == 0 && x < e->n_inc; x++)
+        if (e->dropped[x])
+            rc = machine_down(e, x);
+    lt_free(perm);
+    lt_free(drop_id);
+    *kept = keep;
+    return rc;
+}
+
+void sim_life_split(int64_t d_us, double p, int64_t *x_us, int64_t *y_us)
+{
+    int64_t x = (int64_t)llround((double)d_us * p);
+    if (x < 0)
+        x = 0;
+    if (x > d_us)
+        x = d_us;
+    *x_us = x;
+    *y_us = d_us - x;
+}
+
+int64_t sim_residual_draw(const int64_t *runs, size_t n, int64_t elapsed_us, struct lt_rng *rng)
+{
+    size_t lo = 0, hi = n; /* the first run >= elapsed_us */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (runs[mid] < elapsed_us)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == n)
+        return -1;
+    return runs[lo + (size_t)lt_rng_below(rng, n - lo)] - elapsed_us;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+int sim_snap_resample(struct sim_snap *s, struct lt_rng *rng, struct sim_resample_stats *st,
+                      struct lt_err *err)
+{
+    struct engine *e = &s->e;
+    memset(st, 0, sizeof(*st));
+    if (!e->collect || e->inj_rec0 != NIL)
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "what-if: resampling needs the completed runs (sim_snap_open)");
+    e->err = err;
+    if (!e->runs_sorted) {
+        for (int b = 0; b < SIM_N_BANDS; b++)
+            if (e->n_runs[b] > 1)
+                qsort(e->runs[b], e->n_runs[b], sizeof(int64_t), cmp_i64);
+        e->runs_sorted = true;
+    }
+    for (size_t l = 0; l < e->n_live; l++) {
+        struct live *t = &e->live[l];
+        struct task_rec *r = &e->rec[t->rec];
+        if ((r->flags & F_DONE) || t->state != L_RUNNING)
+            continue;
+        int b = sim_band(t->prio);
+        int64_t elapsed = e->now - t->start, y;
+        if (e->n_runs[b] == 0) {
+            st->kept++;
+            continue;
+        }
+        if (t->start == 0 && (r->flags & F_SCHED_AT_0)) { /* elapsed unknown: Eq. 4.1-4.2 */
+            int64_t d = e->runs[b][lt_rng_below(rng, e->n_runs[b])], x;
+            sim_life_split(d, lt_rng_uniform(rng), &x, &y);
+            st->split++;
+        } else {
+            y = sim_residual_draw(e->runs[b], e->n_runs[b], elapsed, rng);
+            if (y < 0) { /* ran longer than every completed run of its band: its own life */
+                st->kept++;
+                continue;
+            }
+            st->residual++;
+        }
+        if (t->heap_pos != NIL)
+            heap_remove(e, (uint32_t)l);
+        t->outcome = TR_FINISH;
+        t->demand = elapsed + y;
+        r->end_type = TR_FINISH; /* a later KILL or LOST row of it is ignored */
+        r->flags |= F_ENDED;
+        int rc = heap_push(e, e->now + y, (uint32_t)l);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* Task records for the injected job's tasks. */
+static int inject_recs(struct engine *e, size_t n)
+{
+    if (e->n_rec + n >= NIL || LT_VEC_RESERVE(e->rec, e->cap_rec, e->n_rec + n) != 0)
+        return oom(e);
+    return 0;
+}
+
+int sim_snap_inject(struct sim_snap *s, const struct sim_inject *inj, struct sim_inject_result *out,
+                    struct lt_err *err)
+{
+    struct engine *e = &s->e;
+    size_t n = 0;
+    memset(out, 0, sizeof(*out));
+    out->first_start_us = out->start_us = -1;
+    if (e->inj_rec0 != NIL || inj->n_groups == 0 || inj->priority < 0 ||
+        inj->priority >= SIM_N_PRIO || inj->sched_class < 0 || inj->sched_class > 3 ||
+        inj->horizon_us <= 0)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "what-if: bad injected job");
+    for (size_t g = 0; g < inj->n_groups; g++) {
+        const struct sim_inject_group *gr = &inj->groups[g];
+        if (gr->count == 0 || !(gr->req.cpu > 0) || !(gr->req.mem > 0) || !(gr->req.disk >= 0) ||
+            gr->duration_us <= 0)
+            return lt_err_set(err, LT_EINVAL, 0, 0, "what-if: bad task group %zu", g);
+        n += gr->count;
+    }
+    e->err = err;
+    int rc = inject_recs(e, n);
+    if (rc < 0)
+        return rc;
+    out->t_inj_us = e->now;
+    out->tasks = (uint32_t)n;
+    out->queued_at_inj = e->q.active;
+    out->running_at_inj = lt_cluster_n_placements(e->cluster);
+    e->no_arrivals = inj->no_arrivals;
+    e->collect = false;
+    e->inj_rec0 = (uint32_t)e->n_rec;
+    e->inj_need = inj->start_all ? (uint32_t)n : 1;
+    e->inj_first = e->inj_last = -1;
+    uint32_t unplaceable = 0, index = 0;
+    for (size_t g = 0; g < inj->n_groups && rc == 0; g++) {
+        for (uint32_t k = 0; k < inj->groups[g].count && rc == 0; k++) {
+            uint32_t h = (uint32_t)e->n_rec++;
+            struct task_rec *r = &e->rec[h];
+            memset(r, 0, sizeof(*r));
+            r->job_id = SIM_INJECT_JOB_ID;
+            r->index = index++;
+            r->end_type = TR_FINISH;
+            r->flags = F_ENDED;
+            r->u.t = inj->groups[g].duration_us;
+            struct crow row = {.time = e->now,
+                               .id = h,
+                               .type = TR_SUBMIT,
+                               .priority = (uint8_t)inj->priority,
+                               .sched_class = (int8_t)inj->sched_class};
+            rc = arrive(e, h, &row, &inj->groups[g].req);
+            /* done at once: larger than every machine, it never entered the queue */
+            if (rc == 0 && (e->rec[h].flags & F_DONE))
+                unplaceable++;
+        }
+    }
+    if (rc < 0)
+        return rc;
+    out->unplaceable = unplaceable;
+    if (!e->halt && n - unplaceable >= e->inj_need)
+        rc = pass2_run(e, &s->p2, out->t_inj_us + inj->horizon_us + 1);
+    if (rc < 0)
+        return rc;
+    out->started = e->inj_started;
+    out->first_start_us = e->inj_first;
+    if (e->halt) {
+        out->reason = SIM_INJ_STARTED;
+        out->start_us = e->inj_last;
+    } else if (n - unplaceable < e->inj_need) {
+        out->reason = SIM_INJ_UNPLACEABLE;
+    } else if (e->t_end < out->t_inj_us + inj->horizon_us) {
+        out->reason = SIM_INJ_TRACE_END;
+    } else {
+        out->reason = SIM_INJ_HORIZON;
+    }
+    return 0;
+}
+
+const char *sim_inject_reason_name(int reason)
+{
+    switch (reason) {
+    case SIM_INJ_STARTED:
+        return "started";
+    case SIM_INJ_HORIZON:
+        return "horizon";
+    case SIM_INJ_TRACE_END:
+        return "trace-end";
+    case SIM_INJ_UNPLACEABLE:
+        return "unplaceable";
+    default:
+        return "?";
+    }
 }

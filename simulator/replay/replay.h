@@ -19,6 +19,7 @@
 #include "lt_evict.h"
 #include "lt_lotes.h"
 #include "lt_queue.h"
+#include "lt_rng.h"
 #include "lt_score.h"
 #include "trace/trace.h"
 
@@ -217,5 +218,109 @@ LT_MUST_CHECK int sim_replay_run(const struct sim_replay_config *cfg, struct sim
 struct json_t;
 struct json_t *sim_replay_summary_json(const struct sim_replay_config *cfg,
                                        const struct sim_replay_result *res);
+
+/* ---- the what-if snapshot (lotus-sim whatif; docs/whatif.md) ------------------------------
+ *
+ * A replay that stops at an instant, is copied (fork) and goes on in each copy with one
+ * perturbation and one injected job, until that job starts. sim_snap_open runs everything
+ * before pass 2 (machines, pass 1) and sim_snap_advance replays pass 2's events of time < t;
+ * then, in each copy: sim_snap_shrink, sim_snap_resample (either or both, in that order), and
+ * sim_snap_inject, which ends the copy's use (free it, or let the process end). Times are the
+ * trace's microseconds (trace second s is SIM_TRACE_ZERO_US + s * 10^6). */
+
+#define SIM_TRACE_ZERO_US (600LL * 1000000LL) /* the trace's timestamp of trace second 0 */
+#define SIM_INJECT_JOB_ID                                                                          \
+    UINT64_C(0x7fffffffffff0023) /* the injected job's ID (none in the trace) */
+
+struct sim_snap;
+
+/* Opens a snapshot at the start of pass 2. cfg (kept by reference until sim_snap_free) must
+ * have no out_dir, order or backfill, and its cache_bytes must hold every row of the window
+ * (the copies then read nothing from the trace again); collect_runs keeps every completed run
+ * (FINISH) by band for sim_snap_resample. Errors as sim_replay_run's; LT_EINVAL for those. */
+LT_MUST_CHECK int sim_snap_open(const struct sim_replay_config *cfg, bool collect_runs,
+                                struct sim_snap **out, struct lt_err *err);
+void sim_snap_free(struct sim_snap *s);
+
+int64_t sim_snap_end_us(const struct sim_snap *s);  /* T_end, the window's last timestamp */
+int64_t sim_snap_now_us(const struct sim_snap *s);  /* the instant reached */
+size_t sim_snap_machines(const struct sim_snap *s); /* machine IDs simulated (--shrink's 100 %) */
+struct lt_res sim_snap_max_cap(const struct sim_snap *s); /* largest capacity of each resource */
+
+/* Replays every event of time < t_us (t_us > 0, not before the instant reached, no job
+ * injected yet); the instant reached is then t_us. */
+LT_MUST_CHECK int sim_snap_advance(struct sim_snap *s, int64_t t_us, struct lt_err *err);
+
+/* Cell shrinking: keeps round(keep_pct % of sim_snap_machines) machine IDs, the first of a
+ * random permutation drawn whole from rng (so the levels of one rng state keep nested
+ * subsets), into *kept. The others are taken out now as a machine REMOVE would (their tasks
+ * requeued; before the first sim_snap_advance: never online) and their later machine rows
+ * are ignored. Once per snapshot. */
+LT_MUST_CHECK int sim_snap_shrink(struct sim_snap *s, double keep_pct, struct lt_rng *rng,
+                                  size_t *kept, struct lt_err *err);
+
+/* What sim_snap_resample did to the running tasks. */
+struct sim_resample_stats {
+    uint64_t residual; /* new remaining life from the residual-life distribution */
+    uint64_t split;    /* running since t = 0 (elapsed unknown): Eq. 4.1-4.2 */
+    uint64_t kept;     /* kept their own life: no completed run of their band, or none as long */
+};
+
+/* Betser's Method III: every running task gets a new remaining life Y, and completes (FINISH)
+ * Y from now: Y = D - x, D drawn uniformly among the completed runs of its band (free, batch,
+ * production) of length >= its elapsed time x; a task running since t = 0 draws D among all
+ * and splits it (sim_life_split with p ~ U(0, 1)). Needs collect_runs. */
+LT_MUST_CHECK int sim_snap_resample(struct sim_snap *s, struct lt_rng *rng,
+                                    struct sim_resample_stats *st, struct lt_err *err);
+
+/* Eq. 4.1-4.2 of Betser: a total duration d split at p in [0, 1] into elapsed x = d p and
+ * remaining y = d (1 - p), rounded so that x + y = d exactly. */
+void sim_life_split(int64_t d_us, double p, int64_t *x_us, int64_t *y_us);
+
+/* A residual life: runs[0 .. n-1] sorted; one of those >= elapsed_us, uniformly, minus
+ * elapsed_us; -1 when none is. */
+int64_t sim_residual_draw(const int64_t *runs, size_t n, int64_t elapsed_us, struct lt_rng *rng);
+
+/* The injected job: groups of equal tasks. */
+struct sim_inject_group {
+    struct lt_res req;   /* requests, normalised as the trace's */
+    int64_t duration_us; /* run time once started (> 0) */
+    uint32_t count;      /* tasks (> 0) */
+};
+
+struct sim_inject {
+    const struct sim_inject_group *groups;
+    size_t n_groups;
+    int priority;       /* 0 .. 11 */
+    int sched_class;    /* 0 .. 3 */
+    bool start_all;     /* started = every task started (gang); false: the first one */
+    int64_t horizon_us; /* give up this long after the injection (> 0) */
+    bool no_arrivals;   /* drop every trace arrival from the injection on */
+};
+
+enum sim_inject_reason {
+    SIM_INJ_STARTED = 0,
+    SIM_INJ_HORIZON,    /* censored: not started by t_inj + horizon */
+    SIM_INJ_TRACE_END,  /* censored: not started when the trace's window ended */
+    SIM_INJ_UNPLACEABLE /* censored: too many of its tasks are larger than every machine */
+};
+const char *sim_inject_reason_name(int reason);
+
+struct sim_inject_result {
+    int64_t t_inj_us;        /* the injection instant */
+    int64_t start_us;        /* the job's start (its first task's, or with start_all its last
+                              * task's), -1 when censored */
+    int64_t first_start_us;  /* its first task's start, -1 none */
+    uint64_t queued_at_inj;  /* trace tasks queued and running at the injection, after the */
+    uint64_t running_at_inj; /* perturbations */
+    uint32_t tasks, started, unplaceable;
+    int32_t reason; /* enum sim_inject_reason */
+};
+
+/* Injects the job at the instant reached (its tasks arrive after the trace's events before
+ * it, ahead of those at it, through the queue and policy of every task) and replays on until
+ * the job has started, the horizon has passed, or the window ends. */
+LT_MUST_CHECK int sim_snap_inject(struct sim_snap *s, const struct sim_inject *inj,
+                                  struct sim_inject_result *out, struct lt_err *err);
 
 #endif

@@ -143,7 +143,7 @@ run score --policy random --cluster "$cluster" --task "$task" --seed 7
 check "same --seed, same output" [ "$out" = "$first" ]
 run frobnicate
 check "unknown command exits 2" [ "$rc" -eq 2 ]
-check "unknown command is named" contains "$err" "lotus-sim: unknown command 'frobnicate' (known: score, place, replay, tx, merge, compare, slots, lotes, queue)"
+check "unknown command is named" contains "$err" "lotus-sim: unknown command 'frobnicate' (known: score, place, replay, tx, merge, compare, slots, lotes, queue, whatif)"
 run --version
 check "--version exits 0" [ "$rc" -eq 0 ]
 check "--version prints the version" contains "$out" "lotus-sim "

@@ -1,0 +1,542 @@
+/* whatif_cmd.c -- `lotus-sim whatif`: when would this job start on the Google 2011 cell? One
+ * job (--job FILE) injected into the trace replay at --at, --replicas times with Betser's
+ * sources of variance (docs/whatif.md), the start delay's distribution per --shrink level.
+ *
+ * Writes DIR/replicas.csv, DIR/cdf_start.csv and DIR/summary.json (whole or not at all: a
+ * staging directory swapped in at the end; --force replaces an earlier whatif result only) and
+ * prints a short table. The SLA rewards, cdf_reward.csv and report.html come later (issue 23):
+ * outputs_write is where they join, each a loop over the records (sim_whatif_delay).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/opt.h"
+#include "cli/outfile.h"
+#include "cli/policies.h"
+#include "lt_mem.h"
+#include "sim.h"
+#include "whatif/whatif.h"
+
+#define DEFAULT_OUT "out/whatif"
+#define PATH_CAP_W  4096
+
+struct w_opts {
+    const char *trace, *job, *at, *start, *shrink, *policy, *preempt, *out;
+    uint64_t replicas, seed, horizon_s, jobs, cache_mb;
+    bool shrink_from_start, resample, no_arrivals, no_snapshot, force, quiet;
+};
+
+#define OPT(name, kind, field, arg, help, def)                                                     \
+    SIM_OPT_ROW(struct w_opts, name, kind, field, arg, help, def)
+
+static const struct sim_opt w_rows[] = {
+    OPT("--trace", SIM_OPT_STR, trace, "DIR", "the trace directory (required)", NULL),
+    OPT("--job", SIM_OPT_STR, job, "FILE", "the job to inject, JSON (required; docs/whatif.md)",
+        NULL),
+    OPT("--at", SIM_OPT_STR, at, "WHEN",
+        "when it is submitted (required): S (trace seconds\nor 2h ...); random[:A:B] (Method I, "
+        "uniform in\n[A, B], default the window); day-random[:S]\n(Method II: a random whole day "
+        "+ time of day S)",
+        NULL),
+    OPT("--replicas", SIM_OPT_U64, replicas, "N", "replicas, 1..100000", "100"),
+    OPT("--seed", SIM_OPT_U64, seed, "N", "the controller seed: one seed per replica", "1"),
+    OPT("--horizon", SIM_OPT_SECS, horizon_s, "DURATION",
+        "not started this long after submission: censored", "86400"),
+    OPT("--start", SIM_OPT_STR, start, "first|all",
+        "started = its first task started (the trace's\nSCHEDULE) or all of them (gang)", "first"),
+    OPT("--shrink", SIM_OPT_STR, shrink, "PCT[,PCT...]",
+        "keep a random PCT % of the machines per replica\n(taken out at the injection); several "
+        "levels\nrun side by side on the same replica seeds",
+        "100"),
+    OPT("--shrink-from-start", SIM_OPT_FLAG, shrink_from_start, NULL,
+        "shrink from trace time 0 as Betser did: the\nprefix is replayed per replica (slower)",
+        NULL),
+    OPT("--resample-running", SIM_OPT_FLAG, resample, NULL,
+        "Method III: new remaining lives for the tasks\nrunning at the injection", NULL),
+    OPT("--no-arrivals", SIM_OPT_FLAG, no_arrivals, NULL,
+        "drop every trace arrival after the injection\n(Betser's exact Method III)", NULL),
+    OPT("--policy", SIM_OPT_STR, policy, "NAME", "placement policy", "bestfit1"),
+    OPT("--preempt", SIM_OPT_STR, preempt, "none|bands|priority",
+        "priority preemption, as in replay", "none"),
+    OPT("-j", SIM_OPT_U64, jobs, "N", "processes at once, 1..256", "2"),
+    OPT("--no-snapshot", SIM_OPT_FLAG, no_snapshot, NULL,
+        "replay the prefix per replica instead of forking\nfrom one snapshot (same results; "
+        "slower)",
+        NULL),
+    OPT("--cache-mb", SIM_OPT_U64, cache_mb, "N",
+        "memory for the trace rows kept between the passes;\nthe window must fit", "1024"),
+    OPT("--out", SIM_OPT_STR, out, "DIR", "result directory", DEFAULT_OUT),
+    OPT("--force", SIM_OPT_FLAG, force, NULL, "replace an earlier whatif result in --out", NULL),
+    OPT("--quiet", SIM_OPT_FLAG, quiet, NULL, "print nothing but errors and warnings", NULL),
+};
+
+static const struct sim_cmd_spec w_spec = {
+    "whatif",
+    "--trace DIR --job FILE --at S|random[:A:B]|day-random[:S]\n"
+    "       [--replicas N] [--seed N] [--horizon DURATION] [--start first|all]\n"
+    "       [--shrink PCT[,PCT...]] [--shrink-from-start] [--resample-running]\n"
+    "       [--no-arrivals] [--policy NAME] [--preempt MODE] [-j N] [--out DIR] [--force]",
+    "When would this job start? Injects one job into the replay of the Google 2011\n"
+    "trace at --at and replays until it starts, --replicas times, each replica with\n"
+    "its own seed (from --seed) for Betser's sources of variance: a random instant\n"
+    "(I), a random day (II), new remaining lives of the running tasks (III), a random\n"
+    "subset of the machines (--shrink). The prefix before the injection is replayed\n"
+    "once and forked per replica. A replica not started by --horizon, or by the end\n"
+    "of the trace, is censored and stays in the denominator. Writes DIR/replicas.csv,\n"
+    "DIR/cdf_start.csv and DIR/summary.json (docs/whatif.md).",
+    "lotus-sim whatif --trace ../shared/data/clusterdata-2011-2 --job bob.json --at random "
+    "--shrink 100,90",
+    NULL,
+    w_rows,
+    sizeof(w_rows) / sizeof(w_rows[0]),
+};
+
+/* The run's parsed pieces. */
+struct w_run {
+    struct w_opts *o;
+    struct sim_whatif_job job;
+    struct sim_replay_config rc;
+    struct sim_whatif_config wc;
+    struct sim_whatif_info info;
+    struct sim_whatif_rec *recs;
+};
+
+static int parse_shrink(const char *s, struct sim_whatif_config *wc, struct lt_err *err)
+{
+    char buf[512], *items[SIM_WHATIF_MAX_LEVELS];
+    size_t n;
+    int rc = sim_list_split("--shrink", s, buf, sizeof(buf), items, SIM_WHATIF_MAX_LEVELS, &n, err);
+    if (rc < 0)
+        return rc;
+    for (size_t k = 0; k < n; k++) {
+        char *end;
+        double v = strtod(items[k], &end);
+        if (end == items[k] || *end != '\0' || !(v > 0.0) || v > 100.0)
+            return lt_err_set(err, LT_EINVAL, 0, 0,
+                              "--shrink: '%.40s' is not a percentage of machines kept in (0, 100]",
+                              items[k]);
+        wc->shrink[k] = v;
+    }
+    wc->n_shrink = n;
+    return 0;
+}
+
+/* The command line, checked (usage errors). */
+static int opts_check(struct w_run *r, struct lt_err *err)
+{
+    struct w_opts *o = r->o;
+    int rc;
+    if (!o->trace || !o->job || !o->at)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "%s is required",
+                          !o->trace ? "--trace"
+                          : !o->job ? "--job"
+                                    : "--at");
+    if (o->replicas == 0 || o->replicas > 100000)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "--replicas: %" PRIu64 " is not in 1..100000",
+                          o->replicas);
+    if (o->jobs == 0 || o->jobs > 256)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "-j: %" PRIu64 " is not in 1..256", o->jobs);
+    if (o->horizon_s == 0)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "--horizon: must be > 0");
+    if (strcmp(o->start, "first") != 0 && strcmp(o->start, "all") != 0)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "--start: '%.40s' is not first or all", o->start);
+    if (o->no_arrivals && !o->resample)
+        fprintf(stderr, "lotus-sim: warning: --no-arrivals without --resample-running: only the "
+                        "tasks already there compete, with their trace lives\n");
+    if ((rc = sim_at_parse("--at", o->at, &r->wc.at, err)) < 0 ||
+        (rc = parse_shrink(o->shrink, &r->wc, err)) < 0 ||
+        (rc = sim_policy_find(o->policy, false, &r->rc.policy, err)) < 0)
+        return rc;
+    if (strcmp(o->preempt, "none") == 0)
+        r->rc.preempt = SIM_PREEMPT_NONE;
+    else if (strcmp(o->preempt, "bands") == 0)
+        r->rc.preempt = SIM_PREEMPT_BANDS;
+    else if (strcmp(o->preempt, "priority") == 0)
+        r->rc.preempt = SIM_PREEMPT_PRIORITY;
+    else
+        return lt_err_set(err, LT_EINVAL, 0, 0, "--preempt: '%.40s' is not none, bands or priority",
+                          o->preempt);
+    if (o->shrink_from_start && r->wc.n_shrink == 1 && r->wc.shrink[0] >= 100.0)
+        fprintf(stderr, "lotus-sim: warning: --shrink-from-start without --shrink below 100\n");
+    return 0;
+}
+
+/* An existing --out: refused without --force; with it, only an empty directory or an earlier
+ * whatif result is replaced. */
+static int out_check(const struct w_opts *o, struct lt_err *err)
+{
+    const char *paths[1] = {o->out};
+    char sum[PATH_CAP_W];
+    int rc;
+    if ((rc = sim_out_refuse_existing(paths, 1, o->force, err)) < 0 || !sim_path_exists(o->out))
+        return rc;
+    if (rmdir(o->out) == 0)
+        return 0;
+    snprintf(sum, sizeof(sum), "%s/summary.json", o->out);
+    json_t *j = json_load_file(sum, 0, NULL);
+    bool ours = j != NULL && json_is_string(json_object_get(j, "command")) &&
+                strcmp(json_string_value(json_object_get(j, "command")), "whatif") == 0;
+    json_decref(j);
+    if (!ours)
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "--out '%s' exists and is not a lotus-sim whatif result: --force "
+                          "replaces only those; choose another --out",
+                          o->out);
+    return 0;
+}
+
+static double tsec(int64_t us)
+{
+    return (double)(us - SIM_TRACE_ZERO_US) / 1e6;
+}
+
+static int write_replicas(const struct w_run *r, const char *dir, struct lt_err *err)
+{
+    char path[PATH_CAP_W + 64], *tmp;
+    snprintf(path, sizeof(path), "%s/replicas.csv", dir);
+    FILE *f = sim_tmp_open(path, &tmp, err);
+    if (!f)
+        return err->code;
+    fprintf(f, "replica,seed,t_inj_s,shrink_pct,machines_kept,start_delay_s,censored,reason,"
+               "queued_at_inj,running_at_inj,tasks_started\n");
+    size_t nl = r->wc.n_shrink;
+    for (uint64_t i = 0; i < r->wc.replicas; i++)
+        for (size_t lv = 0; lv < nl; lv++) {
+            const struct sim_whatif_rec *x = &r->recs[i * nl + lv];
+            double d;
+            bool ok = sim_whatif_delay(x, &d);
+            fprintf(f, "%" PRIu64 ",%" PRIu64 ",%.6f,%g,%" PRIu64 ",", i, x->seed,
+                    tsec(x->r.t_inj_us), x->shrink_pct, x->machines_kept);
+            if (ok)
+                fprintf(f, "%.6f,0,", d);
+            else
+                fprintf(f, ",1,");
+            fprintf(f, "%s,%" PRIu64 ",%" PRIu64 ",%" PRIu32 "\n",
+                    sim_inject_reason_name(x->r.reason), x->r.queued_at_inj, x->r.running_at_inj,
+                    x->r.started);
+        }
+    return sim_tmp_commit(f, tmp, path, 0, err);
+}
+
+static int write_cdf(const struct w_run *r, const char *dir, double *buf, struct lt_err *err)
+{
+    char path[PATH_CAP_W + 64], *tmp;
+    struct sim_whatif_stats st;
+    snprintf(path, sizeof(path), "%s/cdf_start.csv", dir);
+    FILE *f = sim_tmp_open(path, &tmp, err);
+    if (!f)
+        return err->code;
+    fprintf(f, "shrink_pct,quantile,value\n");
+    for (size_t lv = 0; lv < r->wc.n_shrink; lv++) {
+        sim_whatif_level(r->recs, r->wc.replicas, r->wc.n_shrink, lv, buf, &st);
+        for (int k = 0; k <= 100; k++) {
+            double v = sim_whatif_quantile(buf, r->wc.replicas, k / 100.0);
+            if (isinf(v)) /* beyond the started share: the CDF ends below 1 */
+                break;
+            fprintf(f, "%g,%.2f,%.6f\n", r->wc.shrink[lv], k / 100.0, v);
+        }
+    }
+    return sim_tmp_commit(f, tmp, path, 0, err);
+}
+
+static json_t *num_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* The delays P(start <= d) is given at (those within the horizon). */
+static const double PROBE_S[] = {0, 60, 300, 900, 1800, 3600, 7200, 14400, 43200, 86400};
+
+static json_t *summary_json(const struct w_run *r, double *buf, const uint64_t *seeds)
+{
+    const struct w_opts *o = r->o;
+    json_t *j = json_object(), *opts = json_object(), *levels = json_array(), *seedv = json_array(),
+           *job = json_object(), *tasks = json_array();
+    if (!j || !opts || !levels || !seedv || !job || !tasks) {
+        json_decref(j);
+        json_decref(opts);
+        json_decref(levels);
+        json_decref(seedv);
+        json_decref(job);
+        json_decref(tasks);
+        return NULL;
+    }
+    json_object_set_new(j, "command", json_string("whatif"));
+    json_object_set_new(j, "version", json_string(SIM_VERSION));
+    json_object_set_new(opts, "trace", json_string(o->trace));
+    json_object_set_new(opts, "job", json_string(o->job));
+    json_object_set_new(opts, "at", json_string(o->at));
+    json_object_set_new(opts, "replicas", json_integer((json_int_t)o->replicas));
+    json_object_set_new(opts, "seed", json_integer((json_int_t)o->seed));
+    json_object_set_new(opts, "horizon_s", json_integer((json_int_t)o->horizon_s));
+    json_object_set_new(opts, "start", json_string(o->start));
+    json_object_set_new(opts, "shrink", json_string(o->shrink));
+    json_object_set_new(opts, "shrink_from_start", json_boolean(o->shrink_from_start));
+    json_object_set_new(opts, "resample_running", json_boolean(o->resample));
+    json_object_set_new(opts, "no_arrivals", json_boolean(o->no_arrivals));
+    json_object_set_new(opts, "policy", json_string(o->policy));
+    json_object_set_new(opts, "preempt", json_string(o->preempt));
+    json_object_set_new(j, "options", opts);
+    json_object_set_new(job, "name", json_string(r->job.name));
+    json_object_set_new(job, "priority", json_integer(r->job.priority));
+    json_object_set_new(job, "sched_class", json_integer(r->job.sched_class));
+    for (size_t g = 0; g < r->job.n_groups; g++) {
+        const struct sim_inject_group *gr = &r->job.groups[g];
+        json_array_append_new(tasks,
+                              json_pack("{s:I, s:f, s:f, s:f, s:f}", "count", (json_int_t)gr->count,
+                                        "cpu", gr->req.cpu, "mem", gr->req.mem, "disk",
+                                        gr->req.disk, "duration_s", (double)gr->duration_us / 1e6));
+    }
+    json_object_set_new(job, "tasks", tasks);
+    json_object_set_new(j, "job", job);
+    json_object_set_new(j, "trace_end_s", json_real(tsec(r->info.t_end_us)));
+    json_object_set_new(j, "machines", json_integer((json_int_t)r->info.machines));
+    for (uint64_t i = 0; i < r->wc.replicas; i++) { /* 64-bit: as decimal strings */
+        char d[24];
+        snprintf(d, sizeof(d), "%" PRIu64, seeds[i]);
+        json_array_append_new(seedv, json_string(d));
+    }
+    json_object_set_new(j, "replica_seeds", seedv);
+    for (size_t lv = 0; lv < r->wc.n_shrink; lv++) {
+        struct sim_whatif_stats st;
+        json_t *l = json_object(), *p = json_object(), *q = json_object();
+        sim_whatif_level(r->recs, r->wc.replicas, r->wc.n_shrink, lv, buf, &st);
+        json_object_set_new(l, "shrink_pct", json_real(r->wc.shrink[lv]));
+        json_object_set_new(l, "n", json_integer((json_int_t)st.n));
+        json_object_set_new(l, "started", json_integer((json_int_t)st.started));
+        json_object_set_new(l, "censored", json_integer((json_int_t)st.censored));
+        for (int k = 1; k < 4; k++) {
+            char key[32];
+            snprintf(key, sizeof(key), "censored_%s", sim_inject_reason_name(k));
+            json_object_set_new(l, key, json_integer((json_int_t)st.by_reason[k]));
+        }
+        for (size_t k = 0; k < sizeof(PROBE_S) / sizeof(PROBE_S[0]); k++) {
+            if (PROBE_S[k] > (double)o->horizon_s)
+                break;
+            char key[32];
+            size_t c = 0;
+            while (c < st.n && buf[c] <= PROBE_S[k])
+                c++;
+            snprintf(key, sizeof(key), "%.0f", PROBE_S[k]);
+            json_object_set_new(p, key, json_real((double)c / (double)st.n));
+        }
+        json_object_set_new(l, "p_start_within_s", p);
+        json_object_set_new(l, "p_not_started_by_horizon",
+                            json_real((double)st.censored / (double)st.n));
+        json_object_set_new(l, "mean_delay_started_s", num_or_null(st.mean_s));
+        for (int k = 0; k < SIM_WHATIF_N_Q; k++) {
+            char key[16];
+            snprintf(key, sizeof(key), "p%g", SIM_WHATIF_Q[k] * 100);
+            json_object_set_new(q, key, num_or_null(st.q[k]));
+        }
+        json_object_set_new(l, "delay_quantiles_s", q);
+        if (st.all_same)
+            json_object_set_new(l, "warning",
+                                json_string("every replica gave the same answer: no source of "
+                                            "variance is on (docs/whatif.md)"));
+        json_array_append_new(levels, l);
+    }
+    json_object_set_new(j, "levels", levels);
+    json_object_set_new(j, "quantile_note",
+                        json_string("censored replicas count as +inf: a null quantile lies "
+                                    "beyond the horizon"));
+    return j;
+}
+
+/* The files. The SLA rewards join here (cdf_reward.csv, report.html), from the records. */
+static int outputs_write(const struct w_run *r, const char *dir, const uint64_t *seeds,
+                         struct lt_err *err)
+{
+    double *buf = lt_calloc(r->wc.replicas, sizeof(double));
+    int rc = 0;
+    if (!buf)
+        return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
+    rc = write_replicas(r, dir, err);
+    if (rc == 0)
+        rc = write_cdf(r, dir, buf, err);
+    if (rc == 0) {
+        char path[PATH_CAP_W + 64];
+        snprintf(path, sizeof(path), "%s/summary.json", dir);
+        json_t *j = summary_json(r, buf, seeds);
+        if (!j)
+            rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
+        else {
+            char *tmp;
+            FILE *f = sim_tmp_open(path, &tmp, err);
+            rc = f ? 0 : err->code;
+            if (f) {
+                if (json_dumpf(j, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0)
+                    rc = lt_err_set(err, LT_EIO, 0, 0, "cannot write %s", path);
+                fputc('\n', f);
+                rc = sim_tmp_commit(f, tmp, path, rc, err);
+            }
+            json_decref(j);
+        }
+    }
+    lt_free(buf);
+    return rc;
+}
+
+/* Pitfall 2 of the spec: N identical answers. */
+static void warn_same(const struct w_run *r, size_t lv)
+{
+    bool none = r->wc.at.mode == SIM_AT_FIXED && !r->wc.resample && r->wc.shrink[lv] >= 100.0;
+    fprintf(stderr, "lotus-sim: warning: shrink %g%%: every replica gave the same answer%s\n",
+            r->wc.shrink[lv],
+            none ? "; no source of variance is on (--at random|day-random, --shrink below 100, "
+                   "--resample-running)"
+                 : "");
+}
+
+static void print_table(const struct w_run *r)
+{
+    double *buf = lt_calloc(r->wc.replicas, sizeof(double));
+    if (!buf)
+        return;
+    printf("job %s: %" PRIu64 " task(s), priority %d, injected %s into %zu machines; %" PRIu64
+           " replicas, start = %s task\n",
+           r->job.name, r->job.n_tasks, r->job.priority, r->o->at, r->info.machines, r->wc.replicas,
+           r->wc.inject.start_all ? "last" : "first");
+    printf("%-8s %9s %9s %10s %10s %10s %10s %10s\n", "shrink", "started", "censored", "P(<=1h)",
+           "p50 (s)", "p90 (s)", "mean (s)", "P(>H)");
+    for (size_t lv = 0; lv < r->wc.n_shrink; lv++) {
+        struct sim_whatif_stats st;
+        sim_whatif_level(r->recs, r->wc.replicas, r->wc.n_shrink, lv, buf, &st);
+        size_t c = 0;
+        while (c < st.n && buf[c] <= 3600.0)
+            c++;
+        printf("%-7g%% %9" PRIu64 " %9" PRIu64 " %10.3f %10.1f %10.1f %10.1f %10.3f\n",
+               r->wc.shrink[lv], st.started, st.censored, (double)c / (double)st.n, st.q[2],
+               st.q[4], st.mean_s, (double)st.censored / (double)st.n);
+        if (st.all_same)
+            warn_same(r, lv);
+    }
+    printf("(p50/p90: inf = not started by the horizon for that share of replicas)\n");
+    lt_free(buf);
+}
+
+/* The job against the cell's machines (sim_whatif_config.check). */
+static int check_job(void *ctx, struct lt_res max, struct lt_err *err)
+{
+    const struct w_run *r = ctx;
+    return sim_whatif_job_check(r->o->job, &r->job, max, err);
+}
+
+static int whatif_run(struct w_run *r, struct lt_err *err)
+{
+    char stage[PATH_CAP_W];
+    int rc;
+    r->recs = lt_calloc(r->wc.replicas * r->wc.n_shrink, sizeof(*r->recs));
+    if (!r->recs)
+        return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
+    rc = sim_whatif_run(&r->wc, r->recs, &r->info, err);
+    if (rc < 0)
+        return rc;
+    uint64_t *seeds = lt_calloc(r->wc.replicas, sizeof(*seeds));
+    if (!seeds)
+        return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
+    for (uint64_t i = 0; i < r->wc.replicas; i++)
+        seeds[i] = r->recs[i * r->wc.n_shrink].seed;
+    if (!r->o->quiet)
+        print_table(r);
+    else
+        for (size_t lv = 0; lv < r->wc.n_shrink; lv++) { /* the warning still */
+            double *b = lt_calloc(r->wc.replicas, sizeof(double));
+            struct sim_whatif_stats st;
+            if (!b)
+                break;
+            sim_whatif_level(r->recs, r->wc.replicas, r->wc.n_shrink, lv, b, &st);
+            if (st.all_same)
+                warn_same(r, lv);
+            lt_free(b);
+        }
+    rc = sim_stage_open(r->o->out, stage, sizeof(stage), err);
+    if (rc == 0) {
+        sim_out_track(stage);
+        rc = outputs_write(r, stage, seeds, err);
+        if (rc == 0)
+            rc = sim_stage_commit(stage, r->o->out, err);
+        if (rc < 0)
+            (void)sim_remove_tree(stage, NULL);
+        sim_out_forget(stage);
+    }
+    lt_free(seeds);
+    if (rc == 0 && !r->o->quiet)
+        printf("outputs: %s/{replicas.csv,cdf_start.csv,summary.json}\n", r->o->out);
+    return rc;
+}
+
+int sim_cmd_whatif(int argc, char **argv)
+{
+    struct w_opts o = {.start = "first",
+                       .shrink = "100",
+                       .policy = "bestfit1",
+                       .preempt = "none",
+                       .out = DEFAULT_OUT,
+                       .replicas = 100,
+                       .seed = 1,
+                       .horizon_s = 86400,
+                       .jobs = 2,
+                       .cache_mb = 1024};
+    struct w_run r;
+    struct lt_err err;
+    int rc;
+
+    memset(&r, 0, sizeof(r));
+    r.o = &o;
+    lt_err_init(&err, NULL);
+    rc = sim_opt_parse(&w_spec, argc, argv, &o, NULL, &err);
+    if (rc == 1)
+        return SIM_EXIT_OK;
+    if (rc == 0)
+        rc = opts_check(&r, &err);
+    if (rc == 0)
+        rc = out_check(&o, &err);
+    if (rc < 0)
+        return rc == LT_ENOTFOUND ? sim_policy_usage_error(w_spec.name, &err)
+                                  : sim_usage_error(w_spec.name, &err);
+    sim_out_signals(SIM_SIG_CLEANUP);
+    if (sim_whatif_job_load(o.job, &r.job, &err) < 0) {
+        sim_err_print(&err);
+        return SIM_EXIT_INPUT;
+    }
+    r.rc = (struct sim_replay_config){.trace_dir = o.trace,
+                                      .policy = r.rc.policy,
+                                      .seed = 1,
+                                      .machines_pct = 100.0,
+                                      .initial_state = SIM_INIT_TRACE,
+                                      .preempt = r.rc.preempt,
+                                      .until_us = INT64_MAX,
+                                      .interval_us = INT64_C(1) << 60, /* no samples needed */
+                                      .cache_bytes = (size_t)o.cache_mb << 20};
+    r.wc.replay = &r.rc;
+    r.wc.inject = (struct sim_inject){.groups = r.job.groups,
+                                      .n_groups = r.job.n_groups,
+                                      .priority = r.job.priority,
+                                      .sched_class = r.job.sched_class,
+                                      .start_all = strcmp(o.start, "all") == 0,
+                                      .horizon_us = (int64_t)o.horizon_s * 1000000,
+                                      .no_arrivals = o.no_arrivals};
+    r.wc.replicas = o.replicas;
+    r.wc.seed = o.seed;
+    r.wc.shrink_from_start = o.shrink_from_start;
+    r.wc.resample = o.resample;
+    r.wc.no_snapshot = o.no_snapshot;
+    r.wc.jobs = (unsigned)o.jobs;
+    r.wc.check = check_job;
+    r.wc.check_ctx = &r;
+    rc = whatif_run(&r, &err);
+    lt_free(r.recs);
+    if (rc < 0) {
+        sim_err_print(&err);
+        return SIM_EXIT_INPUT;
+    }
+    return SIM_EXIT_OK;
+}
