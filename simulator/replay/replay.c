@@ -374,6 +374,8 @@ struct engine {
     bool collect;               /* completed runs are kept by band (runs), for --resample-running */
     uint32_t inj_rec0;          /* the injected job's first task record; NIL: none */
     uint32_t inj_need;          /* its tasks that must start for the job to have started */
+    int inj_rank;               /* enum sim_inject_rank: its place in the queue */
+    int inj_prio;               /* its priority */
     uint32_t inj_started;       /* its tasks started */
     int64_t inj_first;          /* its first task's start, -1 none */
     int64_t inj_last;           /* the start that made inj_need, -1 none */
@@ -1646,9 +1648,27 @@ static bool fits_some_machine(const struct engine *e, const struct lt_res *q)
     return false;
 }
 
+/* The injected job's queued tasks that fit machine m, in task order, start there (retry_queue
+ * under SIM_RANK_FIRST_IN_PRIORITY and SIM_RANK_FIRST). */
+static int retry_injected(struct engine *e, size_t m)
+{
+    for (size_t h = e->inj_rec0; h < e->n_rec; h++) {
+        if (e->rec[h].flags & F_DONE)
+            continue;
+        uint32_t l = e->rec[h].u.live;
+        if (e->live[l].state != L_QUEUED || !lt_cluster_fits(e->cluster, m, &e->live[l].req))
+            continue;
+        queue_unlink(e, l);
+        int rc = start_on_sole(e, l, m);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
 /* Machine m gained room: place every queued task that now fits on it, in queue order
- * (priority, then arrival). Queued tasks fit nowhere else, so each goes to m
- * (start_on_sole). */
+ * (priority, then arrival; an injected job ranked first goes first among its priority or
+ * before every priority). Queued tasks fit nowhere else, so each goes to m (start_on_sole). */
 static int retry_queue(struct engine *e, size_t m)
 {
     if (e->om)
@@ -1656,6 +1676,12 @@ static int retry_queue(struct engine *e, size_t m)
     if (e->q.active == 0 || !lt_cluster_online(e->cluster, m))
         return 0;
     for (int p = SIM_N_PRIO - 1; p >= 0; p--) {
+        if (e->inj_rank != SIM_RANK_ARRIVAL && e->inj_rec0 != NIL &&
+            (e->inj_rank == SIM_RANK_FIRST ? p == SIM_N_PRIO - 1 : p == e->inj_prio)) {
+            int rc = retry_injected(e, m);
+            if (rc < 0)
+                return rc;
+        }
         struct lt_res f = lt_cluster_free_res(e->cluster, m);
         uint32_t s = sq_find(&e->q, (unsigned)p, 0, &f);
         while (s != SQ_NONE) {
@@ -3885,7 +3911,7 @@ int sim_snap_inject(struct sim_snap *s, const struct sim_inject *inj, struct sim
     out->first_start_us = out->start_us = -1;
     if (e->inj_rec0 != NIL || inj->n_groups == 0 || inj->priority < 0 ||
         inj->priority >= SIM_N_PRIO || inj->sched_class < 0 || inj->sched_class > 3 ||
-        inj->horizon_us <= 0)
+        inj->horizon_us <= 0 || inj->rank < SIM_RANK_ARRIVAL || inj->rank > SIM_RANK_FIRST)
         return lt_err_set(err, LT_EINVAL, 0, 0, "what-if: bad injected job");
     for (size_t g = 0; g < inj->n_groups; g++) {
         const struct sim_inject_group *gr = &inj->groups[g];
@@ -3906,6 +3932,8 @@ int sim_snap_inject(struct sim_snap *s, const struct sim_inject *inj, struct sim
     e->collect = false;
     e->inj_rec0 = (uint32_t)e->n_rec;
     e->inj_need = inj->start_all ? (uint32_t)n : 1;
+    e->inj_rank = inj->rank;
+    e->inj_prio = inj->priority;
     e->inj_first = e->inj_last = -1;
     uint32_t unplaceable = 0, index = 0;
     for (size_t g = 0; g < inj->n_groups && rc == 0; g++) {

@@ -288,6 +288,12 @@ struct sim_inject_group {
     uint32_t count;      /* tasks (> 0) */
 };
 
+/* Where the injected job's queued tasks stand in the queue (whatif --order with an SLA order,
+ * spec queue-sla-network.md section 2.4): in arrival order like every task; first among the
+ * tasks of their priority (--sla-scope within-priority: the one job with an SLA ranks before
+ * jobs without one at equal priority); first of all (--sla-scope sla-first). */
+enum sim_inject_rank { SIM_RANK_ARRIVAL = 0, SIM_RANK_FIRST_IN_PRIORITY, SIM_RANK_FIRST };
+
 struct sim_inject {
     const struct sim_inject_group *groups;
     size_t n_groups;
@@ -296,6 +302,7 @@ struct sim_inject {
     bool start_all;     /* started = every task started (gang); false: the first one */
     int64_t horizon_us; /* give up this long after the injection (> 0) */
     bool no_arrivals;   /* drop every trace arrival from the injection on */
+    int rank;           /* enum sim_inject_rank */
 };
 
 enum sim_inject_reason {

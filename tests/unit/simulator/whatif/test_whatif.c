@@ -431,6 +431,48 @@ static void test_shrink_from_start_differs(void **state)
 
 /* A job larger than every machine is censored (unplaceable); one that cannot start before a
  * short horizon is censored (horizon); both stay among the replicas. */
+/* A start time, censored as +inf. */
+static double start_or_inf(const struct sim_whatif_rec *r)
+{
+    return r->r.reason == SIM_INJ_STARTED ? (double)r->r.start_us : HUGE_VAL;
+}
+
+/* --order sla-* with --sla-scope (sim_inject.rank). Ranked first of all, the job starts at the
+ * first instant a machine gains room that fits one of its tasks: the histories of every rank
+ * are the same until then, so no other rank starts it earlier. Ranked first within its
+ * priority, a job of the highest priority is ranked first of all, replica for replica. */
+static void test_rank_first_starts_no_later(void **state)
+{
+    (void)state;
+    static const struct sim_inject_group BIG = {{0.25, 0.25, 0.001}, 600 * US, 2};
+    struct sim_replay_config rc = demo_cfg(SIM_PREEMPT_NONE);
+    struct sim_whatif_config c = wcfg(&rc, 0);
+    struct sim_whatif_rec arr[8], inp[8], first[8], hi_in[8], hi_first[8];
+    struct sim_whatif_info info;
+    c.inject.groups = &BIG;
+    c.replicas = 8;
+    c.shrink[0] = 50;
+    run_ok(&c, arr, &info);
+    c.inject.rank = SIM_RANK_FIRST_IN_PRIORITY;
+    run_ok(&c, inp, &info);
+    c.inject.rank = SIM_RANK_FIRST;
+    run_ok(&c, first, &info);
+    size_t earlier = 0;
+    for (size_t k = 0; k < 8; k++) {
+        assert_true(start_or_inf(&first[k]) <= start_or_inf(&arr[k]));
+        assert_true(start_or_inf(&first[k]) <= start_or_inf(&inp[k]));
+        earlier += start_or_inf(&first[k]) < start_or_inf(&arr[k]);
+    }
+    assert_true(earlier > 0); /* the rank changes something here */
+    c.inject.priority = SIM_N_PRIO - 1;
+    c.inject.rank = SIM_RANK_FIRST_IN_PRIORITY;
+    run_ok(&c, hi_in, &info);
+    c.inject.rank = SIM_RANK_FIRST;
+    run_ok(&c, hi_first, &info);
+    for (size_t k = 0; k < 8; k++)
+        assert_same_rec(&hi_in[k], &hi_first[k]);
+}
+
 static void test_censoring(void **state)
 {
     (void)state;
@@ -499,6 +541,7 @@ int main(void)
         cmocka_unit_test(test_streams_are_independent),
         cmocka_unit_test(test_snapshot_equals_a_fresh_prefix),
         cmocka_unit_test(test_shrink_from_start_differs),
+        cmocka_unit_test(test_rank_first_starts_no_later),
         cmocka_unit_test(test_censoring),
         cmocka_unit_test(test_day_random_needs_two_days),
     };
