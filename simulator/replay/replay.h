@@ -297,12 +297,12 @@ enum sim_inject_rank { SIM_RANK_ARRIVAL = 0, SIM_RANK_FIRST_IN_PRIORITY, SIM_RAN
 struct sim_inject {
     const struct sim_inject_group *groups;
     size_t n_groups;
-    int priority;       /* 0 .. 11 */
-    int sched_class;    /* 0 .. 3 */
-    bool start_all;     /* started = every task started (gang); false: the first one */
-    int64_t horizon_us; /* give up this long after the injection (> 0) */
-    bool no_arrivals;   /* drop every trace arrival from the injection on */
-    int rank;           /* enum sim_inject_rank */
+    int priority;        /* 0 .. 11 */
+    int sched_class;     /* 0 .. 3 */
+    bool start_all;      /* started = every task started (gang); false: the first one */
+    int64_t horizon_us;  /* give up this long after the injection (> 0) */
+    bool no_arrivals;    /* drop every trace arrival from the injection on */
+    int rank;            /* enum sim_inject_rank */
     bool until_complete; /* replay on after the start until every task has finished (or the
                           * horizon): sim_inject_result.end_us */
 };

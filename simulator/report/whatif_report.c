@@ -101,8 +101,9 @@ static int gp_start(struct wr *q, FILE *f)
     int rc = 0;
     snprintf(xl, sizeof(xl), "start delay (%s)", q->unit);
     gp_head(f, "w_start", 960, xl, "share of replicas started", "start-delay CDF per level");
-    fprintf(f, "set xrange [0:%.9g]\nset yrange [0:1.05]\nset arrow from %.9g,0 to %.9g,1.05 "
-               "nohead dt 3\n",
+    fprintf(f,
+            "set xrange [0:%.9g]\nset yrange [0:1.05]\nset arrow from %.9g,0 to %.9g,1.05 "
+            "nohead dt 3\n",
             r->horizon_s / q->unit_s, r->horizon_s / q->unit_s, r->horizon_s / q->unit_s);
     for (size_t lv = 0; lv < r->n_levels && rc == 0; lv++) {
         char name[32];
@@ -128,10 +129,11 @@ static int gp_reward(struct wr *q, FILE *f)
             hi = fmax(hi, r->slas[s].rewards[lv][r->n - 1]);
         }
     double pad = hi > lo ? 0.05 * (hi - lo) : 0.5;
-    gp_head(f, "w_reward", 960, "reward (SWE-h)", "share of replicas", "reward CDF per SLA and "
-                                                                      "level");
-    fprintf(f, "set xrange [%.9g:%.9g]\nset yrange [0:1.05]\nset key outside right top\n",
-            lo - pad, hi + pad);
+    gp_head(f, "w_reward", 960, "reward (SWE-h)", "share of replicas",
+            "reward CDF per SLA and "
+            "level");
+    fprintf(f, "set xrange [%.9g:%.9g]\nset yrange [0:1.05]\nset key outside right top\n", lo - pad,
+            hi + pad);
     for (size_t s = 0; s < r->n_slas && rc == 0; s++)
         for (size_t lv = 0; lv < r->n_levels && rc == 0; lv++, i++) {
             char name[80];

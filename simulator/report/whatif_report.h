@@ -31,15 +31,15 @@ struct sim_wreport_level {
 /* One SLA setting (borrowed). */
 struct sim_wreport_sla {
     const char *name, *spec;
-    double knee_s;              /* d1, d0 or the target: marked on the curve */
-    const double *curve_d;      /* r(d) sampled: n_curve delays (s), ascending */
-    const double *curve_r;      /* and the rewards there */
-    size_t n_curve;             /* >= 2 */
+    double knee_s;                /* d1, d0 or the target: marked on the curve */
+    const double *curve_d;        /* r(d) sampled: n_curve delays (s), ascending */
+    const double *curve_r;        /* and the rewards there */
+    size_t n_curve;               /* >= 2 */
     const double *const *rewards; /* per level: n rewards, ascending */
-    const double *mean;         /* per level: E[reward] */
-    const double *p_knee;       /* per level: P(start <= knee) */
-    const double *p_negative;   /* per level: P(reward < 0) */
-    const bool *upper_bound;    /* per level: E[reward] is an upper bound */
+    const double *mean;           /* per level: E[reward] */
+    const double *p_knee;         /* per level: P(start <= knee) */
+    const double *p_negative;     /* per level: P(reward < 0) */
+    const bool *upper_bound;      /* per level: E[reward] is an upper bound */
 };
 
 struct sim_wreport {
