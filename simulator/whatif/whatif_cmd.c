@@ -470,6 +470,55 @@ static json_t *slas_json(const struct w_run *r)
 /* The delays P(start <= d) is given at (those within the horizon). */
 static const double PROBE_S[] = {0, 60, 300, 900, 1800, 3600, 7200, 14400, 43200, 86400};
 
+/* Level lv's entry of summary.json. */
+static json_t *level_json(const struct w_run *r, size_t lv, double *buf)
+{
+    const struct w_opts *o = r->o;
+    struct sim_whatif_stats st;
+    json_t *l = json_object(), *p = json_object(), *q = json_object();
+    sim_whatif_level(r->recs, r->wc.replicas, r->wc.n_shrink, lv, buf, &st);
+    json_object_set_new(l, "shrink_pct", json_real(r->wc.shrink[lv]));
+    json_object_set_new(l, "n", json_integer((json_int_t)st.n));
+    json_object_set_new(l, "started", json_integer((json_int_t)st.started));
+    json_object_set_new(l, "censored", json_integer((json_int_t)st.censored));
+    for (int k = 1; k < 4; k++) {
+        char key[32];
+        snprintf(key, sizeof(key), "censored_%s", sim_inject_reason_name(k));
+        json_object_set_new(l, key, json_integer((json_int_t)st.by_reason[k]));
+    }
+    for (size_t k = 0; k < sizeof(PROBE_S) / sizeof(PROBE_S[0]); k++) {
+        if (PROBE_S[k] > (double)o->horizon_s)
+            break;
+        char key[32];
+        size_t c = 0;
+        while (c < st.n && buf[c] <= PROBE_S[k])
+            c++;
+        snprintf(key, sizeof(key), "%.0f", PROBE_S[k]);
+        json_object_set_new(p, key, json_real((double)c / (double)st.n));
+    }
+    json_object_set_new(l, "p_start_within_s", p);
+    json_object_set_new(l, "p_not_started_by_horizon",
+                        json_real((double)st.censored / (double)st.n));
+    json_object_set_new(l, "mean_delay_started_s", num_or_null(st.mean_s));
+    for (int k = 0; k < SIM_WHATIF_N_Q; k++) {
+        char key[16];
+        snprintf(key, sizeof(key), "p%g", SIM_WHATIF_Q[k] * 100);
+        json_object_set_new(q, key, num_or_null(st.q[k]));
+    }
+    json_object_set_new(l, "delay_quantiles_s", q);
+    if (st.all_same)
+        json_object_set_new(l, "warning",
+                            json_string("every replica gave the same answer: no source of "
+                                        "variance is on (docs/whatif.md)"));
+    if (o->until_complete)
+        json_object_set_new(l, "completion", completion_json(r, lv, buf));
+    json_t *sl = json_array();
+    for (size_t k = 0; sl && k < r->n_sla; k++)
+        json_array_append_new(sl, sla_level_json(r, k, lv, buf));
+    json_object_set_new(l, "sla", sl ? sl : json_null());
+    return l;
+}
+
 static json_t *summary_json(const struct w_run *r, double *buf, const uint64_t *seeds)
 {
     const struct w_opts *o = r->o;
@@ -528,51 +577,8 @@ static json_t *summary_json(const struct w_run *r, double *buf, const uint64_t *
         json_array_append_new(seedv, json_string(d));
     }
     json_object_set_new(j, "replica_seeds", seedv);
-    for (size_t lv = 0; lv < r->wc.n_shrink; lv++) {
-        struct sim_whatif_stats st;
-        json_t *l = json_object(), *p = json_object(), *q = json_object();
-        sim_whatif_level(r->recs, r->wc.replicas, r->wc.n_shrink, lv, buf, &st);
-        json_object_set_new(l, "shrink_pct", json_real(r->wc.shrink[lv]));
-        json_object_set_new(l, "n", json_integer((json_int_t)st.n));
-        json_object_set_new(l, "started", json_integer((json_int_t)st.started));
-        json_object_set_new(l, "censored", json_integer((json_int_t)st.censored));
-        for (int k = 1; k < 4; k++) {
-            char key[32];
-            snprintf(key, sizeof(key), "censored_%s", sim_inject_reason_name(k));
-            json_object_set_new(l, key, json_integer((json_int_t)st.by_reason[k]));
-        }
-        for (size_t k = 0; k < sizeof(PROBE_S) / sizeof(PROBE_S[0]); k++) {
-            if (PROBE_S[k] > (double)o->horizon_s)
-                break;
-            char key[32];
-            size_t c = 0;
-            while (c < st.n && buf[c] <= PROBE_S[k])
-                c++;
-            snprintf(key, sizeof(key), "%.0f", PROBE_S[k]);
-            json_object_set_new(p, key, json_real((double)c / (double)st.n));
-        }
-        json_object_set_new(l, "p_start_within_s", p);
-        json_object_set_new(l, "p_not_started_by_horizon",
-                            json_real((double)st.censored / (double)st.n));
-        json_object_set_new(l, "mean_delay_started_s", num_or_null(st.mean_s));
-        for (int k = 0; k < SIM_WHATIF_N_Q; k++) {
-            char key[16];
-            snprintf(key, sizeof(key), "p%g", SIM_WHATIF_Q[k] * 100);
-            json_object_set_new(q, key, num_or_null(st.q[k]));
-        }
-        json_object_set_new(l, "delay_quantiles_s", q);
-        if (st.all_same)
-            json_object_set_new(l, "warning",
-                                json_string("every replica gave the same answer: no source of "
-                                            "variance is on (docs/whatif.md)"));
-        if (o->until_complete)
-            json_object_set_new(l, "completion", completion_json(r, lv, buf));
-        json_t *sl = json_array();
-        for (size_t k = 0; sl && k < r->n_sla; k++)
-            json_array_append_new(sl, sla_level_json(r, k, lv, buf));
-        json_object_set_new(l, "sla", sl ? sl : json_null());
-        json_array_append_new(levels, l);
-    }
+    for (size_t lv = 0; lv < r->wc.n_shrink; lv++)
+        json_array_append_new(levels, level_json(r, lv, buf));
     json_object_set_new(j, "levels", levels);
     json_object_set_new(j, "quantile_note",
                         json_string("censored replicas count as +inf: a null quantile lies "
