@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lt_mem.h"
 #include "sim.h"
 
 #define MAX_SECS (UINT64_C(1) << 53)
@@ -158,7 +159,8 @@ static int store(const struct sim_opt *o, const char *value, void *base, struct 
         return sim_parse_hours(o->name, value, (double *)(void *)dst, err);
     case SIM_OPT_SHARD:
         return sim_parse_shard(o->name, value, (struct sim_shard *)(void *)dst, err);
-    case SIM_OPT_ARGS: {
+    case SIM_OPT_ARGS:
+    case SIM_OPT_MULTI: {
         struct sim_args *a = (struct sim_args *)(void *)dst;
         if (a->n == SIM_ARGS_MAX)
             return lt_err_set(err, LT_EINVAL, 0, 0, "more than %d %s arguments", SIM_ARGS_MAX,
@@ -241,6 +243,46 @@ int sim_opt_parse(const struct sim_cmd_spec *c, int argc, char **argv, void *bas
 }
 
 /* ---- shared helpers (sim.h) ----------------------------------------------------------- */
+
+char *sim_command_line(int argc, char **argv)
+{
+    size_t cap = 16;
+    for (int k = 0; k < argc; k++)
+        cap += 4 * strlen(argv[k]) + 3;
+    char *s = lt_malloc(cap), *p = s;
+    if (s == NULL)
+        return NULL;
+    p += sprintf(p, "lotus-sim");
+    for (int k = 0; k < argc; k++) {
+        const char *a = argv[k];
+        bool plain =
+            a[0] != '\0' && strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                      "0123456789_./=,:%+-") == strlen(a);
+        *p++ = ' ';
+        if (plain) {
+            p += sprintf(p, "%s", a);
+            continue;
+        }
+        *p++ = '\'';
+        for (; *a; a++)
+            p += *a == '\'' ? sprintf(p, "'\\''") : sprintf(p, "%c", *a);
+        *p++ = '\'';
+    }
+    *p = '\0';
+    return s;
+}
+
+int sim_err_prefix(struct lt_err *err, const char *prefix)
+{
+    size_t cap = sizeof(err->text) - 1, lp = strlen(prefix), lt = strlen(err->text);
+
+    lp = lp > cap ? cap : lp;
+    lt = lt > cap - lp ? cap - lp : lt;
+    memmove(err->text + lp, err->text, lt);
+    memcpy(err->text, prefix, lp);
+    err->text[lp + lt] = '\0';
+    return err->code;
+}
 
 int sim_parse_u64(const char *flag, const char *s, uint64_t *out, struct lt_err *err)
 {

@@ -35,6 +35,8 @@ enum sim_opt_kind {
     SIM_OPT_SHARD, /* struct sim_shard: sim_parse_shard, "I/N" */
     SIM_OPT_ARGS,  /* struct sim_args: the arguments that are not options, in order; the row's
                     * name is how --help shows them ("DIR...") */
+    SIM_OPT_MULTI, /* struct sim_args: a repeatable option's values, in order ("--sla A
+                    * --sla B"); at most SIM_ARGS_MAX */
 };
 
 /* --shard I/N: this process runs the part I (0-based) of N of a sweep's run list. count 0:
@@ -85,12 +87,22 @@ struct sim_cmd_spec {
  * table. seen, if not NULL, has c->n_opts entries and receives which options were given.
  * Returns 0 to go on, 1 after printing the help on stdout (--help, -h), or a negative LT_E*
  * with err set: an unknown option (with a suggestion when one is close), a stray argument, a
- * missing, empty or bad value. Options given twice: the last one wins. */
+ * missing, empty or bad value. Options given twice: the last one wins (SIM_OPT_MULTI: each
+ * is kept). */
 int sim_opt_parse(const struct sim_cmd_spec *c, int argc, char **argv, void *base, bool *seen,
                   struct lt_err *err);
 
 /* The help text: usage, description, options with defaults, the example. */
 void sim_opt_usage(const struct sim_cmd_spec *c, FILE *f);
+
+/* The whole command line "lotus-sim ARGV..." (argv[0]: the command's name), each argument that
+ * holds more than [A-Za-z0-9_./=,:%+-] in single quotes (' as '\''), so it can be pasted into
+ * a shell; owned (lt_free), NULL when out of memory. */
+char *sim_command_line(int argc, char **argv);
+
+/* Puts prefix ("--sla: ") before err's text, truncating its end to fit (lt_err_set keeps the
+ * first error: it cannot rewrite one); returns err->code. */
+int sim_err_prefix(struct lt_err *err, const char *prefix);
 
 /* The row index of flag in c's table, or c->n_opts when it has none (for `seen`). */
 size_t sim_opt_index(const struct sim_cmd_spec *c, const char *flag);

@@ -197,19 +197,6 @@ struct q_run {
     struct lt_sla *slas;    /* --sla: job k's SLA (jobs[k].sla points here), owned */
 };
 
-/* Puts prefix before err's text (lt_err_set keeps the first error: it cannot rewrite one). */
-static int err_prefix(struct lt_err *err, const char *prefix)
-{
-    size_t cap = sizeof(err->text) - 1, lp = strlen(prefix), lt = strlen(err->text);
-
-    lp = lp > cap ? cap : lp;
-    lt = lt > cap - lp ? cap - lp : lt;
-    memmove(err->text + lp, err->text, lt);
-    memcpy(err->text, prefix, lp);
-    err->text[lp + lt] = '\0';
-    return err->code;
-}
-
 static double secs_since(const struct timespec *a)
 {
     struct timespec b;
@@ -245,7 +232,7 @@ static int order_unknown(const char *name, struct lt_err *err)
     names[n++] = "dynamic";
     names[n++] = "dynamic-static";
     const char *near = sim_closest(name, names, n);
-    err_prefix(err, "--order: ");
+    sim_err_prefix(err, "--order: ");
     size_t l = strlen(err->text);
     if (near != NULL)
         snprintf(err->text + l, sizeof(err->text) - l, " (did you mean %s?)", near);
@@ -284,7 +271,7 @@ static int self_tuning_resolve(const char *name, struct q_col *c, struct lt_err 
     if ((rc = lt_qgrid_parse(grid, &c->grid, err)) < 0) {
         char pre[NAME_CAP + 40];
         snprintf(pre, sizeof(pre), "--order %s: ", name);
-        return err_prefix(err, pre);
+        return sim_err_prefix(err, pre);
     }
     snprintf(c->name, sizeof(c->name), "%s:%s:%s", stat ? "dynamic-static" : "dynamic", grid,
              lt_qcost_name(c->cost));
@@ -302,7 +289,7 @@ static int col_resolve(const char *name, struct q_col *c, struct lt_err *err)
             return rc;
     } else {
         if ((rc = lt_qorder_find(name, &c->order, err)) < 0)
-            return rc == LT_ENOTFOUND ? order_unknown(name, err) : err_prefix(err, "--order: ");
+            return rc == LT_ENOTFOUND ? order_unknown(name, err) : sim_err_prefix(err, "--order: ");
         c->kind = Q_COL_FIXED;
         lt_qorder_name(&c->order, c->name, sizeof(c->name));
     }
@@ -722,7 +709,7 @@ static int sla_check(struct q_run *r, struct lt_err *err)
 {
     r->has_sla = r->o->sla != NULL;
     if (r->has_sla && lt_sla_parse(r->o->sla, &r->sla, err) < 0)
-        return err_prefix(err, "--sla: ");
+        return sim_err_prefix(err, "--sla: ");
     for (size_t k = 0; !r->has_sla && k < r->n_cols; k++)
         if (r->cols[k].kind == Q_COL_FIXED && lt_qorder_uses_sla(&r->cols[k].order))
             return lt_err_set(err, LT_EINVAL, 0, 0,
@@ -743,9 +730,9 @@ static int opts_check(struct q_run *r, const bool *seen, struct lt_err *err)
         return lt_err_set(err, LT_EINVAL, 0, 0,
                           "missing --workload FILE|gen[:SPEC]: a .csv, a .swf or the generator");
     if ((rc = sim_qformat_of(o->workload, &r->format, err)) < 0)
-        return err_prefix(err, "--workload: ");
+        return sim_err_prefix(err, "--workload: ");
     if (r->format == SIM_QFORMAT_GEN && (rc = sim_qgen_parse(o->workload, &r->gen, err)) < 0)
-        return err_prefix(err, "--workload: ");
+        return sim_err_prefix(err, "--workload: ");
     if (given_cores && (o->cores < 1 || o->cores > UINT32_MAX))
         return lt_err_set(err, LT_EINVAL, 0, 0, "--cores %" PRIu64 ": not in 1..%" PRIu32, o->cores,
                           UINT32_MAX);
@@ -845,7 +832,7 @@ static int sla_resolve(struct q_run *r, bool *usage, struct lt_err *err)
             char pre[64];
             *usage = true;
             snprintf(pre, sizeof(pre), "--sla: job %" PRId64 ": ", r->jobs[k].id);
-            return err_prefix(err, pre);
+            return sim_err_prefix(err, pre);
         }
         r->jobs[k].sla = &r->slas[k];
     }
@@ -865,12 +852,12 @@ static int load_jobs(struct q_run *r, const bool *seen, bool *usage, struct lt_e
     else
         rc = load_file(r, given_cores, usage, err);
     if (rc < 0)
-        return r->format == SIM_QFORMAT_GEN ? err_prefix(err, "--workload: ") : rc;
+        return r->format == SIM_QFORMAT_GEN ? sim_err_prefix(err, "--workload: ") : rc;
     *usage = false;
     if (r->n == 0)
         return lt_err_set(err, LT_EINVAL, 0, 0, "%s: no job to schedule", r->o->workload);
     if ((rc = sim_qestimate(r->jobs, r->n, &r->est, r->o->seed, err)) < 0)
-        return err_prefix(err, "--estimate: ");
+        return sim_err_prefix(err, "--estimate: ");
     return r->has_sla ? sla_resolve(r, usage, err) : 0;
 }
 
@@ -1360,7 +1347,7 @@ static int queue_run(struct q_run *r, struct lt_err *err)
         if ((rc = col_run(r, &r->cols[k], err)) < 0) {
             char pre[NAME_CAP + 16];
             snprintf(pre, sizeof(pre), "order %s: ", r->cols[k].name);
-            return err_prefix(err, pre);
+            return sim_err_prefix(err, pre);
         }
         if (bar)
             fprintf(stderr, " %.3f s\n", r->cols[k].wall_s);
@@ -1418,36 +1405,6 @@ static int queue_run(struct q_run *r, struct lt_err *err)
     return 0;
 }
 
-/* The whole command line, each argument that holds more than [A-Za-z0-9_./=,:%+-] in single
- * quotes (' as '\''), so it can be pasted into a shell; NULL when out of memory. */
-static char *command_line(int argc, char **argv)
-{
-    size_t cap = 16;
-    for (int k = 0; k < argc; k++)
-        cap += 4 * strlen(argv[k]) + 3;
-    char *s = lt_malloc(cap), *p = s;
-    if (s == NULL)
-        return NULL;
-    p += sprintf(p, "lotus-sim");
-    for (int k = 0; k < argc; k++) {
-        const char *a = argv[k];
-        bool plain =
-            a[0] != '\0' && strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                      "0123456789_./=,:%+-") == strlen(a);
-        *p++ = ' ';
-        if (plain) {
-            p += sprintf(p, "%s", a);
-            continue;
-        }
-        *p++ = '\'';
-        for (; *a; a++)
-            p += *a == '\'' ? sprintf(p, "'\\''") : sprintf(p, "%c", *a);
-        *p++ = '\'';
-    }
-    *p = '\0';
-    return s;
-}
-
 /* --out without its trailing slashes ("out/queue/" would stage inside itself). */
 static void trim_out(struct q_opts *o, char *buf, size_t cap)
 {
@@ -1492,7 +1449,7 @@ int sim_cmd_queue(int argc, char **argv)
     sim_out_signals(SIM_SIG_FLAG);
     if ((rc = load_jobs(&r, seen, &usage, &err)) < 0) {
         status = usage ? sim_usage_error(q_spec.name, &err) : (sim_err_print(&err), SIM_EXIT_INPUT);
-    } else if ((r.cmdline = command_line(argc, argv)) == NULL) {
+    } else if ((r.cmdline = sim_command_line(argc, argv)) == NULL) {
         fprintf(stderr, "lotus-sim: out of memory\n");
         status = SIM_EXIT_INPUT;
     } else if (queue_run(&r, &err) < 0) {

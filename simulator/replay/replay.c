@@ -379,6 +379,9 @@ struct engine {
     uint32_t inj_started;       /* its tasks started */
     int64_t inj_first;          /* its first task's start, -1 none */
     int64_t inj_last;           /* the start that made inj_need, -1 none */
+    bool inj_until;             /* halt when every injected task has finished, not at start */
+    uint32_t inj_n, inj_done;   /* its tasks; those finished (FINISH) */
+    int64_t inj_end;            /* the end that finished the last of them, -1 none */
     uint8_t *dropped;           /* by incarnation: taken out by sim_snap_shrink; NULL none */
     int64_t *runs[SIM_N_BANDS]; /* completed runs (FINISH), microseconds, by band */
     size_t n_runs[SIM_N_BANDS], cap_runs[SIM_N_BANDS];
@@ -1482,7 +1485,16 @@ static void inj_on_start(struct engine *e)
         e->inj_first = e->now;
     if (e->inj_started == e->inj_need) {
         e->inj_last = e->now;
-        e->halt = true;
+        e->halt = !e->inj_until;
+    }
+}
+
+/* A task of the injected job finishes now (--until-complete). */
+static void inj_on_end(struct engine *e)
+{
+    if (++e->inj_done == e->inj_n) {
+        e->inj_end = e->now;
+        e->halt = e->inj_until;
     }
 }
 
@@ -2583,6 +2595,8 @@ static int on_completion(struct engine *e)
         }
         e->res->tasks_completed++;
         job_done(e, l);
+        if (t->rec >= e->inj_rec0) /* a task of the injected job (NIL: none) */
+            inj_on_end(e);
         e->res->flow_time_s += (double)(e->now - t->arrival) / (double)US;
         e->res->useful_work_s += (double)(e->now - t->start) / (double)US;
     } else {
@@ -3908,7 +3922,7 @@ int sim_snap_inject(struct sim_snap *s, const struct sim_inject *inj, struct sim
     struct engine *e = &s->e;
     size_t n = 0;
     memset(out, 0, sizeof(*out));
-    out->first_start_us = out->start_us = -1;
+    out->first_start_us = out->start_us = out->end_us = -1;
     if (e->inj_rec0 != NIL || inj->n_groups == 0 || inj->priority < 0 ||
         inj->priority >= SIM_N_PRIO || inj->sched_class < 0 || inj->sched_class > 3 ||
         inj->horizon_us <= 0 || inj->rank < SIM_RANK_ARRIVAL || inj->rank > SIM_RANK_FIRST)
@@ -3934,7 +3948,10 @@ int sim_snap_inject(struct sim_snap *s, const struct sim_inject *inj, struct sim
     e->inj_need = inj->start_all ? (uint32_t)n : 1;
     e->inj_rank = inj->rank;
     e->inj_prio = inj->priority;
-    e->inj_first = e->inj_last = -1;
+    e->inj_first = e->inj_last = e->inj_end = -1;
+    e->inj_until = inj->until_complete;
+    e->inj_n = (uint32_t)n;
+    e->inj_done = 0;
     uint32_t unplaceable = 0, index = 0;
     for (size_t g = 0; g < inj->n_groups && rc == 0; g++) {
         for (uint32_t k = 0; k < inj->groups[g].count && rc == 0; k++) {
@@ -3966,7 +3983,8 @@ int sim_snap_inject(struct sim_snap *s, const struct sim_inject *inj, struct sim
         return rc;
     out->started = e->inj_started;
     out->first_start_us = e->inj_first;
-    if (e->halt) {
+    out->end_us = e->inj_until ? e->inj_end : -1;
+    if (e->inj_last >= 0) {
         out->reason = SIM_INJ_STARTED;
         out->start_us = e->inj_last;
     } else if (n - unplaceable < e->inj_need) {

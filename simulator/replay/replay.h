@@ -297,12 +297,14 @@ enum sim_inject_rank { SIM_RANK_ARRIVAL = 0, SIM_RANK_FIRST_IN_PRIORITY, SIM_RAN
 struct sim_inject {
     const struct sim_inject_group *groups;
     size_t n_groups;
-    int priority;       /* 0 .. 11 */
-    int sched_class;    /* 0 .. 3 */
-    bool start_all;     /* started = every task started (gang); false: the first one */
-    int64_t horizon_us; /* give up this long after the injection (> 0) */
-    bool no_arrivals;   /* drop every trace arrival from the injection on */
-    int rank;           /* enum sim_inject_rank */
+    int priority;        /* 0 .. 11 */
+    int sched_class;     /* 0 .. 3 */
+    bool start_all;      /* started = every task started (gang); false: the first one */
+    int64_t horizon_us;  /* give up this long after the injection (> 0) */
+    bool no_arrivals;    /* drop every trace arrival from the injection on */
+    int rank;            /* enum sim_inject_rank */
+    bool until_complete; /* replay on after the start until every task has finished (or the
+                          * horizon): sim_inject_result.end_us */
 };
 
 enum sim_inject_reason {
@@ -320,13 +322,17 @@ struct sim_inject_result {
     int64_t first_start_us;  /* its first task's start, -1 none */
     uint64_t queued_at_inj;  /* trace tasks queued and running at the injection, after the */
     uint64_t running_at_inj; /* perturbations */
+    int64_t end_us;          /* until_complete: its last task's end (every task finished),
+                              * -1 when not asked, or not finished by the horizon or the
+                              * window's end */
     uint32_t tasks, started, unplaceable;
     int32_t reason; /* enum sim_inject_reason */
 };
 
 /* Injects the job at the instant reached (its tasks arrive after the trace's events before
  * it, ahead of those at it, through the queue and policy of every task) and replays on until
- * the job has started, the horizon has passed, or the window ends. */
+ * the job has started (with until_complete: every one of its tasks has finished), the horizon
+ * has passed, or the window ends. */
 LT_MUST_CHECK int sim_snap_inject(struct sim_snap *s, const struct sim_inject *inj,
                                   struct sim_inject_result *out, struct lt_err *err);
 

@@ -2,8 +2,8 @@
  * temporary directory, its SVG inlined, text escaped for HTML and for gnuplot strings, the
  * page's style sheet, files written whole.
  *
- * Used by report.c (lotus-sim replay), tx_report.c (lotus-sim tx) and slots_report.c
- * (lotus-sim slots).
+ * Used by report.c (lotus-sim replay), tx_report.c (lotus-sim tx), slots_report.c
+ * (lotus-sim slots), queue_report.c and whatif_report.c.
  *
  * SPDX-License-Identifier: MIT
  */

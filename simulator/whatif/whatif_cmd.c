@@ -2,10 +2,10 @@
  * job (--job FILE) injected into the trace replay at --at, --replicas times with Betser's
  * sources of variance (docs/whatif.md), the start delay's distribution per --shrink level.
  *
- * Writes DIR/replicas.csv, DIR/cdf_start.csv and DIR/summary.json (whole or not at all: a
- * staging directory swapped in at the end; --force replaces an earlier whatif result only) and
- * prints a short table. The SLA rewards, cdf_reward.csv and report.html come later (issue 23):
- * outputs_write is where they join, each a loop over the records (sim_whatif_delay).
+ * Writes DIR/replicas.csv, DIR/cdf_start.csv, DIR/cdf_reward.csv (with --sla),
+ * DIR/summary.json and DIR/report.html (whole or not at all: a staging directory swapped in at
+ * the end; --force replaces an earlier whatif result only) and prints a short table. The SLA
+ * rewards (reward.h) are a loop over the records: every --sla setting on the same replicas.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -21,16 +21,20 @@
 #include "cli/outfile.h"
 #include "cli/policies.h"
 #include "lt_mem.h"
+#include "lt_queue.h"
 #include "sim.h"
+#include "report/whatif_report.h"
+#include "whatif/reward.h"
 #include "whatif/whatif.h"
 
 #define DEFAULT_OUT "out/whatif"
 #define PATH_CAP_W  4096
 
 struct w_opts {
-    const char *trace, *job, *at, *start, *shrink, *policy, *preempt, *out;
+    const char *trace, *job, *at, *start, *shrink, *policy, *preempt, *out, *order, *sla_scope;
+    struct sim_args sla; /* --sla, repeatable */
     uint64_t replicas, seed, horizon_s, jobs, cache_mb;
-    bool shrink_from_start, resample, no_arrivals, no_snapshot, force, quiet;
+    bool shrink_from_start, resample, no_arrivals, no_snapshot, force, quiet, until_complete;
 };
 
 #define OPT(name, kind, field, arg, help, def)                                                     \
@@ -62,6 +66,18 @@ static const struct sim_opt w_rows[] = {
         "Method III: new remaining lives for the tasks\nrunning at the injection", NULL),
     OPT("--no-arrivals", SIM_OPT_FLAG, no_arrivals, NULL,
         "drop every trace arrival after the injection\n(Betser's exact Method III)", NULL),
+    OPT("--until-complete", SIM_OPT_FLAG, until_complete, NULL,
+        "replay on until every task of the job has\nfinished: its completion delay too", NULL),
+    OPT("--sla", SIM_OPT_MULTI, sla, "[NAME=]SPEC",
+        "an SLA setting to price (repeatable): KIND[:K=V,...]\nas lotus-sim queue --sla; Nx = N "
+        "times the job's\nlongest task; every setting on the same replicas",
+        NULL),
+    OPT("--order", SIM_OPT_STR, order, "NAME",
+        "priority (the replay's queue), or sla-reward,\nsla-deadline, sla-slope[:H]: the job, "
+        "the only\none with an SLA, ranks first (--sla-scope)",
+        "priority"),
+    OPT("--sla-scope", SIM_OPT_STR, sla_scope, "within-priority|sla-first",
+        "with an SLA order: first within its priority, or\nfirst of all", "within-priority"),
     OPT("--policy", SIM_OPT_STR, policy, "NAME", "placement policy", "bestfit1"),
     OPT("--preempt", SIM_OPT_STR, preempt, "none|bands|priority",
         "priority preemption, as in replay", "none"),
@@ -82,17 +98,22 @@ static const struct sim_cmd_spec w_spec = {
     "--trace DIR --job FILE --at S|random[:A:B]|day-random[:S]\n"
     "       [--replicas N] [--seed N] [--horizon DURATION] [--start first|all]\n"
     "       [--shrink PCT[,PCT...]] [--shrink-from-start] [--resample-running]\n"
-    "       [--no-arrivals] [--policy NAME] [--preempt MODE] [-j N] [--out DIR] [--force]",
+    "       [--no-arrivals] [--until-complete] [--sla [NAME=]SPEC]...\n"
+    "       [--order priority|sla-reward|sla-deadline|sla-slope[:H]]\n"
+    "       [--sla-scope within-priority|sla-first] [--policy NAME] [--preempt MODE]\n"
+    "       [-j N] [--out DIR] [--force]",
     "When would this job start? Injects one job into the replay of the Google 2011\n"
     "trace at --at and replays until it starts, --replicas times, each replica with\n"
     "its own seed (from --seed) for Betser's sources of variance: a random instant\n"
     "(I), a random day (II), new remaining lives of the running tasks (III), a random\n"
     "subset of the machines (--shrink). The prefix before the injection is replayed\n"
     "once and forked per replica. A replica not started by --horizon, or by the end\n"
-    "of the trace, is censored and stays in the denominator. Writes DIR/replicas.csv,\n"
-    "DIR/cdf_start.csv and DIR/summary.json (docs/whatif.md).",
+    "of the trace, is censored and stays in the denominator. Each --sla setting is\n"
+    "priced on the same replicas. Writes DIR/replicas.csv, DIR/cdf_start.csv,\n"
+    "DIR/cdf_reward.csv, DIR/summary.json and DIR/report.html (docs/whatif.md).",
     "lotus-sim whatif --trace ../shared/data/clusterdata-2011-2 --job bob.json --at random "
-    "--shrink 100,90",
+    "--shrink 100,90 --sla bob=by-deadline:pen=-1,d1=1h,d2=2h --sla "
+    "bob3=by-deadline:pen=-3,d1=1h,d2=2h",
     NULL,
     w_rows,
     sizeof(w_rows) / sizeof(w_rows[0]),
@@ -106,6 +127,11 @@ struct w_run {
     struct sim_whatif_config wc;
     struct sim_whatif_info info;
     struct sim_whatif_rec *recs;
+    struct sim_whatif_sla slas[SIM_WHATIF_MAX_SLAS];
+    size_t n_sla;
+    bool sla_order;       /* --order is an SLA order */
+    char *cmdline;        /* the whole command, owned */
+    char order_note[400]; /* "" none */
 };
 
 static int parse_shrink(const char *s, struct sim_whatif_config *wc, struct lt_err *err)
@@ -168,6 +194,60 @@ static int opts_check(struct w_run *r, struct lt_err *err)
     return 0;
 }
 
+/* --sla, --order and --sla-scope (usage errors; the Nx times are resolved once the job is
+ * read). seen: which options were given. */
+static int sla_opts_check(struct w_run *r, const bool *seen, struct lt_err *err)
+{
+    struct w_opts *o = r->o;
+    struct lt_qorder ord;
+    if (o->sla.n > SIM_WHATIF_MAX_SLAS)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "--sla: at most %d settings", SIM_WHATIF_MAX_SLAS);
+    for (size_t k = 0; k < o->sla.n; k++) {
+        int rc = sim_whatif_sla_parse(o->sla.v[k], k, &r->slas[k], err);
+        if (rc < 0)
+            return rc;
+        for (size_t i = 0; i < k; i++)
+            if (strcmp(r->slas[i].name, r->slas[k].name) == 0)
+                return lt_err_set(err, LT_EINVAL, 0, 0, "--sla: the name '%s' is given twice",
+                                  r->slas[k].name);
+    }
+    r->n_sla = o->sla.n;
+    if (strcmp(o->order, "priority") != 0) {
+        struct lt_err e2;
+        lt_err_init(&e2, NULL);
+        if (lt_qorder_find(o->order, &ord, &e2) < 0 || !lt_qorder_uses_sla(&ord))
+            return lt_err_set(err, LT_EINVAL, 0, 0,
+                              "--order: '%.60s' is not priority, sla-reward, sla-deadline or "
+                              "sla-slope[:H]",
+                              o->order);
+        r->sla_order = true;
+        if (r->n_sla == 0)
+            return lt_err_set(err, LT_EINVAL, 0, 0,
+                              "--order %.60s needs --sla SPEC: without it the job has no SLA "
+                              "(e.g. --sla by-deadline:d1=1h,d2=2h)",
+                              o->order);
+    }
+    if (strcmp(o->sla_scope, "within-priority") != 0 && strcmp(o->sla_scope, "sla-first") != 0)
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "--sla-scope: '%.40s' is not within-priority or sla-first", o->sla_scope);
+    if (!r->sla_order)
+        sim_opt_warn_unused(&w_spec, seen, "--sla-scope",
+                            "without an SLA order (--order sla-reward|sla-deadline|sla-slope)");
+    r->wc.inject.rank = !r->sla_order                            ? SIM_RANK_ARRIVAL
+                        : strcmp(o->sla_scope, "sla-first") == 0 ? SIM_RANK_FIRST
+                                                                 : SIM_RANK_FIRST_IN_PRIORITY;
+    if (r->sla_order)
+        snprintf(r->order_note, sizeof(r->order_note),
+                 "--order %s: the injected job is the only job with an SLA, so sla-reward, "
+                 "sla-deadline and sla-slope rank it alike (%s) and one simulation serves every "
+                 "--sla setting; without SLAs on the trace's jobs (--sla-annotate, not built) the "
+                 "three orders cannot be told apart",
+                 o->order,
+                 r->wc.inject.rank == SIM_RANK_FIRST ? "first of all queued tasks"
+                                                     : "first among the tasks of its priority");
+    return 0;
+}
+
 /* An existing --out: refused without --force; with it, only an empty directory or an earlier
  * whatif result is replaced. */
 static int out_check(const struct w_opts *o, struct lt_err *err)
@@ -197,6 +277,39 @@ static double tsec(int64_t us)
     return (double)(us - SIM_TRACE_ZERO_US) / 1e6;
 }
 
+/* Replica x's reward under setting k (reward.h). */
+static void reward_of(const struct w_run *r, size_t k, const struct sim_whatif_rec *x,
+                      struct sim_whatif_reward *w)
+{
+    sim_whatif_reward(&r->slas[k].sla, &r->job, x, (double)r->o->horizon_s, r->info.t_end_us, w);
+}
+
+/* One row of replicas.csv: the replica's columns, then its completion and setting k's reward
+ * (k == n_sla: no setting). */
+static void replica_row(FILE *f, const struct w_run *r, uint64_t i, const struct sim_whatif_rec *x,
+                        size_t k)
+{
+    double d;
+    bool ok = sim_whatif_delay(x, &d);
+    fprintf(f, "%" PRIu64 ",%" PRIu64 ",%.6f,%g,%" PRIu64 ",", i, x->seed, tsec(x->r.t_inj_us),
+            x->shrink_pct, x->machines_kept);
+    if (ok)
+        fprintf(f, "%.6f,0,", d);
+    else
+        fprintf(f, ",1,");
+    fprintf(f, "%s,%" PRIu64 ",%" PRIu64 ",%" PRIu32 ",", sim_inject_reason_name(x->r.reason),
+            x->r.queued_at_inj, x->r.running_at_inj, x->r.started);
+    if (x->r.end_us >= 0)
+        fprintf(f, "%.6f", (double)(x->r.end_us - x->r.t_inj_us) / 1e6);
+    if (k < r->n_sla) {
+        struct sim_whatif_reward w;
+        reward_of(r, k, x, &w);
+        fprintf(f, ",%s,%.9g,%d\n", r->slas[k].name, w.value, w.censored ? 1 : 0);
+    } else {
+        fputs(",,,\n", f);
+    }
+}
+
 static int write_replicas(const struct w_run *r, const char *dir, struct lt_err *err)
 {
     char path[PATH_CAP_W + 64], *tmp;
@@ -205,22 +318,38 @@ static int write_replicas(const struct w_run *r, const char *dir, struct lt_err 
     if (!f)
         return err->code;
     fprintf(f, "replica,seed,t_inj_s,shrink_pct,machines_kept,start_delay_s,censored,reason,"
-               "queued_at_inj,running_at_inj,tasks_started\n");
-    size_t nl = r->wc.n_shrink;
+               "queued_at_inj,running_at_inj,tasks_started,completion_delay_s,sla,reward,"
+               "reward_censored\n");
+    size_t nl = r->wc.n_shrink, ns = r->n_sla ? r->n_sla : 1;
     for (uint64_t i = 0; i < r->wc.replicas; i++)
-        for (size_t lv = 0; lv < nl; lv++) {
-            const struct sim_whatif_rec *x = &r->recs[i * nl + lv];
-            double d;
-            bool ok = sim_whatif_delay(x, &d);
-            fprintf(f, "%" PRIu64 ",%" PRIu64 ",%.6f,%g,%" PRIu64 ",", i, x->seed,
-                    tsec(x->r.t_inj_us), x->shrink_pct, x->machines_kept);
-            if (ok)
-                fprintf(f, "%.6f,0,", d);
-            else
-                fprintf(f, ",1,");
-            fprintf(f, "%s,%" PRIu64 ",%" PRIu64 ",%" PRIu32 "\n",
-                    sim_inject_reason_name(x->r.reason), x->r.queued_at_inj, x->r.running_at_inj,
-                    x->r.started);
+        for (size_t lv = 0; lv < nl; lv++)
+            for (size_t k = 0; k < ns; k++)
+                replica_row(f, r, i, &r->recs[i * nl + lv], r->n_sla ? k : r->n_sla);
+    return sim_tmp_commit(f, tmp, path, 0, err);
+}
+
+static void rewards_of(const struct w_run *r, size_t k, size_t lv, double *buf,
+                       struct sim_whatif_rstats *st)
+{
+    sim_whatif_rewards(&r->slas[k].sla, &r->job, r->recs, r->wc.replicas, r->wc.n_shrink, lv,
+                       (double)r->o->horizon_s, r->info.t_end_us, buf, st);
+}
+
+static int write_cdf_reward(const struct w_run *r, const char *dir, double *buf, struct lt_err *err)
+{
+    char path[PATH_CAP_W + 64], *tmp;
+    snprintf(path, sizeof(path), "%s/cdf_reward.csv", dir);
+    FILE *f = sim_tmp_open(path, &tmp, err);
+    if (!f)
+        return err->code;
+    fprintf(f, "shrink_pct,sla,quantile,value\n");
+    for (size_t lv = 0; lv < r->wc.n_shrink; lv++)
+        for (size_t k = 0; k < r->n_sla; k++) {
+            struct sim_whatif_rstats st;
+            rewards_of(r, k, lv, buf, &st);
+            for (int q = 0; q <= 100; q++)
+                fprintf(f, "%g,%s,%.2f,%.9g\n", r->wc.shrink[lv], r->slas[k].name, q / 100.0,
+                        sim_whatif_quantile(buf, r->wc.replicas, q / 100.0));
         }
     return sim_tmp_commit(f, tmp, path, 0, err);
 }
@@ -251,8 +380,144 @@ static json_t *num_or_null(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* The resolved parameters of a setting. */
+static json_t *sla_params_json(const struct lt_sla *s)
+{
+    switch (s->kind) {
+    case LT_SLA_BY_DEADLINE:
+        return json_pack("{s:f, s:f, s:f, s:f}", "rmax", s->r_max, "pen", s->r_pen, "d1_s", s->d1_s,
+                         "d2_s", s->d2_s);
+    case LT_SLA_CHEAP_AND_SIMPLE:
+        return json_pack("{s:f, s:f, s:f, s:f}", "rmax", s->r_max, "rmin", s->r_min, "d0_s",
+                         s->d0_s, "k_per_s", s->k_per_s);
+    case LT_SLA_EXAMPLE1:
+        return json_pack("{s:f, s:f, s:f}", "target_s", s->target_s, "peak", s->price_peak,
+                         "offpeak", s->price_offpeak);
+    }
+    return json_null();
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* --until-complete: the level's completion delays (not completed: +inf), sorted into buf. */
+static json_t *completion_json(const struct w_run *r, size_t lv, double *buf)
+{
+    uint64_t n = r->wc.replicas, done = 0;
+    double sum = 0;
+    json_t *q = json_object();
+    for (uint64_t i = 0; i < n; i++) {
+        const struct sim_whatif_rec *x = &r->recs[i * r->wc.n_shrink + lv];
+        buf[i] = x->r.end_us >= 0 ? (double)(x->r.end_us - x->r.t_inj_us) / 1e6 : INFINITY;
+        if (x->r.end_us >= 0) {
+            done++;
+            sum += buf[i];
+        }
+    }
+    qsort(buf, n, sizeof(*buf), cmp_dbl);
+    for (int k = 0; q && k < SIM_WHATIF_N_Q; k++) {
+        char key[16];
+        snprintf(key, sizeof(key), "p%g", SIM_WHATIF_Q[k] * 100);
+        json_object_set_new(q, key, num_or_null(sim_whatif_quantile(buf, n, SIM_WHATIF_Q[k])));
+    }
+    return json_pack("{s:I, s:I, s:o, s:o}", "completed", (json_int_t)done, "not_completed",
+                     (json_int_t)(n - done), "mean_completion_delay_s",
+                     num_or_null(done ? sum / (double)done : NAN), "completion_delay_quantiles_s",
+                     q ? q : json_null());
+}
+
+#define HINT_NEGATIVE "expected reward negative: do not offer this SLA"
+
+/* Setting k at level lv. */
+static json_t *sla_level_json(const struct w_run *r, size_t k, size_t lv, double *buf)
+{
+    struct sim_whatif_rstats st;
+    const struct lt_sla *s = &r->slas[k].sla;
+    json_t *q = json_object(), *o;
+    rewards_of(r, k, lv, buf, &st);
+    for (int i = 0; q && i < SIM_WHATIF_N_Q; i++) {
+        char key[16];
+        snprintf(key, sizeof(key), "p%g", SIM_WHATIF_Q[i] * 100);
+        json_object_set_new(q, key, json_real(st.q[i]));
+    }
+    o = json_pack("{s:s, s:f, s:f, s:f, s:b, s:f, s:I, s:I, s:o}", "sla", r->slas[k].name, "knee_s",
+                  sim_whatif_sla_knee(s), "p_start_within_knee", st.p_knee, "expected_reward",
+                  st.mean, "expected_reward_is_upper_bound", st.bounds > 0, "p_reward_negative",
+                  st.p_negative, "censored", (json_int_t)st.censored,
+                  "censored_rewards_upper_bound", (json_int_t)st.bounds, "reward_quantiles",
+                  q ? q : json_null());
+    if (o != NULL && st.mean < 0)
+        json_object_set_new(o, "hint", json_string(HINT_NEGATIVE));
+    return o;
+}
+
+/* The settings as given and resolved. */
+static json_t *slas_json(const struct w_run *r)
+{
+    json_t *a = json_array();
+    for (size_t k = 0; a && k < r->n_sla; k++)
+        json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:b, s:o}", "name", r->slas[k].name,
+                                           "spec", r->o->sla.v[k], "kind",
+                                           lt_sla_kind_name(r->slas[k].sla.kind), "relative_times",
+                                           r->slas[k].spec.relative != 0, "parameters",
+                                           sla_params_json(&r->slas[k].sla)));
+    return a;
+}
+
 /* The delays P(start <= d) is given at (those within the horizon). */
 static const double PROBE_S[] = {0, 60, 300, 900, 1800, 3600, 7200, 14400, 43200, 86400};
+
+/* Level lv's entry of summary.json. */
+static json_t *level_json(const struct w_run *r, size_t lv, double *buf)
+{
+    const struct w_opts *o = r->o;
+    struct sim_whatif_stats st;
+    json_t *l = json_object(), *p = json_object(), *q = json_object();
+    sim_whatif_level(r->recs, r->wc.replicas, r->wc.n_shrink, lv, buf, &st);
+    json_object_set_new(l, "shrink_pct", json_real(r->wc.shrink[lv]));
+    json_object_set_new(l, "n", json_integer((json_int_t)st.n));
+    json_object_set_new(l, "started", json_integer((json_int_t)st.started));
+    json_object_set_new(l, "censored", json_integer((json_int_t)st.censored));
+    for (int k = 1; k < 4; k++) {
+        char key[32];
+        snprintf(key, sizeof(key), "censored_%s", sim_inject_reason_name(k));
+        json_object_set_new(l, key, json_integer((json_int_t)st.by_reason[k]));
+    }
+    for (size_t k = 0; k < sizeof(PROBE_S) / sizeof(PROBE_S[0]); k++) {
+        if (PROBE_S[k] > (double)o->horizon_s)
+            break;
+        char key[32];
+        size_t c = 0;
+        while (c < st.n && buf[c] <= PROBE_S[k])
+            c++;
+        snprintf(key, sizeof(key), "%.0f", PROBE_S[k]);
+        json_object_set_new(p, key, json_real((double)c / (double)st.n));
+    }
+    json_object_set_new(l, "p_start_within_s", p);
+    json_object_set_new(l, "p_not_started_by_horizon",
+                        json_real((double)st.censored / (double)st.n));
+    json_object_set_new(l, "mean_delay_started_s", num_or_null(st.mean_s));
+    for (int k = 0; k < SIM_WHATIF_N_Q; k++) {
+        char key[16];
+        snprintf(key, sizeof(key), "p%g", SIM_WHATIF_Q[k] * 100);
+        json_object_set_new(q, key, num_or_null(st.q[k]));
+    }
+    json_object_set_new(l, "delay_quantiles_s", q);
+    if (st.all_same)
+        json_object_set_new(l, "warning",
+                            json_string("every replica gave the same answer: no source of "
+                                        "variance is on (docs/whatif.md)"));
+    if (o->until_complete)
+        json_object_set_new(l, "completion", completion_json(r, lv, buf));
+    json_t *sl = json_array();
+    for (size_t k = 0; sl && k < r->n_sla; k++)
+        json_array_append_new(sl, sla_level_json(r, k, lv, buf));
+    json_object_set_new(l, "sla", sl ? sl : json_null());
+    return l;
+}
 
 static json_t *summary_json(const struct w_run *r, double *buf, const uint64_t *seeds)
 {
@@ -283,7 +548,15 @@ static json_t *summary_json(const struct w_run *r, double *buf, const uint64_t *
     json_object_set_new(opts, "no_arrivals", json_boolean(o->no_arrivals));
     json_object_set_new(opts, "policy", json_string(o->policy));
     json_object_set_new(opts, "preempt", json_string(o->preempt));
+    json_object_set_new(opts, "until_complete", json_boolean(o->until_complete));
+    json_object_set_new(opts, "order", json_string(o->order));
+    json_object_set_new(opts, "sla_scope", json_string(o->sla_scope));
     json_object_set_new(j, "options", opts);
+    json_object_set_new(j, "command_line", json_string(r->cmdline ? r->cmdline : ""));
+    json_object_set_new(j, "slas", slas_json(r));
+    json_object_set_new(j, "sla_times_relative_to_s", json_real(sim_whatif_job_longest_s(&r->job)));
+    if (r->order_note[0] != '\0')
+        json_object_set_new(j, "order_note", json_string(r->order_note));
     json_object_set_new(job, "name", json_string(r->job.name));
     json_object_set_new(job, "priority", json_integer(r->job.priority));
     json_object_set_new(job, "sched_class", json_integer(r->job.sched_class));
@@ -304,45 +577,8 @@ static json_t *summary_json(const struct w_run *r, double *buf, const uint64_t *
         json_array_append_new(seedv, json_string(d));
     }
     json_object_set_new(j, "replica_seeds", seedv);
-    for (size_t lv = 0; lv < r->wc.n_shrink; lv++) {
-        struct sim_whatif_stats st;
-        json_t *l = json_object(), *p = json_object(), *q = json_object();
-        sim_whatif_level(r->recs, r->wc.replicas, r->wc.n_shrink, lv, buf, &st);
-        json_object_set_new(l, "shrink_pct", json_real(r->wc.shrink[lv]));
-        json_object_set_new(l, "n", json_integer((json_int_t)st.n));
-        json_object_set_new(l, "started", json_integer((json_int_t)st.started));
-        json_object_set_new(l, "censored", json_integer((json_int_t)st.censored));
-        for (int k = 1; k < 4; k++) {
-            char key[32];
-            snprintf(key, sizeof(key), "censored_%s", sim_inject_reason_name(k));
-            json_object_set_new(l, key, json_integer((json_int_t)st.by_reason[k]));
-        }
-        for (size_t k = 0; k < sizeof(PROBE_S) / sizeof(PROBE_S[0]); k++) {
-            if (PROBE_S[k] > (double)o->horizon_s)
-                break;
-            char key[32];
-            size_t c = 0;
-            while (c < st.n && buf[c] <= PROBE_S[k])
-                c++;
-            snprintf(key, sizeof(key), "%.0f", PROBE_S[k]);
-            json_object_set_new(p, key, json_real((double)c / (double)st.n));
-        }
-        json_object_set_new(l, "p_start_within_s", p);
-        json_object_set_new(l, "p_not_started_by_horizon",
-                            json_real((double)st.censored / (double)st.n));
-        json_object_set_new(l, "mean_delay_started_s", num_or_null(st.mean_s));
-        for (int k = 0; k < SIM_WHATIF_N_Q; k++) {
-            char key[16];
-            snprintf(key, sizeof(key), "p%g", SIM_WHATIF_Q[k] * 100);
-            json_object_set_new(q, key, num_or_null(st.q[k]));
-        }
-        json_object_set_new(l, "delay_quantiles_s", q);
-        if (st.all_same)
-            json_object_set_new(l, "warning",
-                                json_string("every replica gave the same answer: no source of "
-                                            "variance is on (docs/whatif.md)"));
-        json_array_append_new(levels, l);
-    }
+    for (size_t lv = 0; lv < r->wc.n_shrink; lv++)
+        json_array_append_new(levels, level_json(r, lv, buf));
     json_object_set_new(j, "levels", levels);
     json_object_set_new(j, "quantile_note",
                         json_string("censored replicas count as +inf: a null quantile lies "
@@ -350,7 +586,155 @@ static json_t *summary_json(const struct w_run *r, double *buf, const uint64_t *
     return j;
 }
 
-/* The files. The SLA rewards join here (cdf_reward.csv, report.html), from the records. */
+#define CURVE_N 401 /* r(d) sampled on [0, H], plus the knees */
+
+/* Setting k's curve r(d) on [0, H] (example1: at the first replica's injection instant). */
+static size_t curve_fill(const struct w_run *r, size_t k, double *d, double *v)
+{
+    const struct lt_sla *s = &r->slas[k].sla;
+    double h = (double)r->o->horizon_s;
+    size_t n = 0;
+    for (; n < CURVE_N; n++)
+        d[n] = h * (double)n / (CURVE_N - 1);
+    double knees[2] = {sim_whatif_sla_knee(s), s->kind == LT_SLA_BY_DEADLINE ? s->d2_s : NAN};
+    for (int i = 0; i < 2; i++)
+        if (knees[i] > 0 && knees[i] < h)
+            d[n++] = knees[i];
+    qsort(d, n, sizeof(*d), cmp_dbl);
+    struct sim_whatif_rec x = r->recs[0];
+    x.r.reason = SIM_INJ_STARTED;
+    for (size_t i = 0; i < n; i++) {
+        struct sim_whatif_reward w;
+        x.r.start_us = x.r.t_inj_us + (int64_t)llround(d[i] * 1e6);
+        reward_of(r, k, &x, &w);
+        v[i] = w.value;
+    }
+    return n;
+}
+
+/* The report's facts. */
+struct w_facts {
+    char val[10][300];
+    const char *key[10], *v[10];
+    size_t n;
+};
+
+static void wfact(struct w_facts *fs, const char *key, const char *val)
+{
+    if (fs->n == 10)
+        return;
+    snprintf(fs->val[fs->n], sizeof(fs->val[fs->n]), "%s", val);
+    fs->key[fs->n] = key;
+    fs->v[fs->n] = fs->val[fs->n];
+    fs->n++;
+}
+
+static void facts_fill(const struct w_run *r, struct w_facts *fs)
+{
+    char b[300];
+    wfact(fs, "trace", r->o->trace);
+    snprintf(b, sizeof(b), "%s: %" PRIu64 " task(s), priority %d, longest task %.0f s", r->job.name,
+             r->job.n_tasks, r->job.priority, sim_whatif_job_longest_s(&r->job));
+    wfact(fs, "job", b);
+    snprintf(b, sizeof(b), "%s; %" PRIu64 " replicas from --seed %" PRIu64, r->o->at,
+             r->wc.replicas, r->o->seed);
+    wfact(fs, "injected at", b);
+    snprintf(b, sizeof(b), "%zu machine IDs; --shrink %s%s", r->info.machines, r->o->shrink,
+             r->wc.resample ? "; --resample-running (Method III)" : "");
+    wfact(fs, "cell", b);
+    snprintf(b, sizeof(b), "%" PRIu64 " s; started = its %s task%s", r->o->horizon_s,
+             r->wc.inject.start_all ? "last" : "first",
+             r->o->until_complete ? "; replayed until complete" : "");
+    wfact(fs, "horizon", b);
+    snprintf(b, sizeof(b), "%s%s%s; placement %s", r->o->order,
+             r->sla_order ? ", --sla-scope " : "", r->sla_order ? r->o->sla_scope : "",
+             r->o->policy);
+    wfact(fs, "order", b);
+    if (r->n_sla > 0) {
+        snprintf(b, sizeof(b), "Nx = N x %.0f s (the longest task)",
+                 sim_whatif_job_longest_s(&r->job));
+        wfact(fs, "SLA times", b);
+    }
+}
+
+/* report.html: the delays and rewards sorted, the curves sampled. */
+static int report_write(const struct w_run *r, const char *dir, struct lt_err *err)
+{
+    size_t nl = r->wc.n_shrink, ns = r->n_sla;
+    uint64_t n = r->wc.replicas;
+    struct sim_wreport_level lv[SIM_WHATIF_MAX_LEVELS];
+    struct sim_wreport_sla sl[SIM_WHATIF_MAX_SLAS];
+    double *delays = lt_calloc(nl * n, sizeof(double));
+    double *rw = lt_calloc(ns * nl * n + 1, sizeof(double));
+    double *cd = lt_calloc(ns * (CURVE_N + 2) + 1, sizeof(double));
+    double *cv = lt_calloc(ns * (CURVE_N + 2) + 1, sizeof(double));
+    double *stats = lt_calloc(3 * ns * nl + 1, sizeof(double));
+    const double **rp = lt_calloc(ns * nl + 1, sizeof(*rp));
+    bool *ub = lt_calloc(ns * nl + 1, sizeof(bool));
+    struct w_facts fs;
+    bool all_same = false, plotted;
+    int rc = 0;
+    if (!delays || !rw || !cd || !cv || !stats || !rp || !ub)
+        rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
+    for (size_t l = 0; rc == 0 && l < nl; l++) {
+        struct sim_whatif_stats st;
+        sim_whatif_level(r->recs, n, nl, l, delays + l * n, &st);
+        lv[l] = (struct sim_wreport_level){r->wc.shrink[l], delays + l * n, st.censored};
+        all_same = all_same || st.all_same;
+    }
+    for (size_t k = 0; rc == 0 && k < ns; k++) {
+        double *m = stats + 3 * k * nl;
+        for (size_t l = 0; l < nl; l++) {
+            struct sim_whatif_rstats st;
+            rewards_of(r, k, l, rw + (k * nl + l) * n, &st);
+            rp[k * nl + l] = rw + (k * nl + l) * n;
+            m[l] = st.mean;
+            m[nl + l] = st.p_knee;
+            m[2 * nl + l] = st.p_negative;
+            ub[k * nl + l] = st.bounds > 0;
+        }
+        size_t nc = curve_fill(r, k, cd + k * (CURVE_N + 2), cv + k * (CURVE_N + 2));
+        sl[k] = (struct sim_wreport_sla){.name = r->slas[k].name,
+                                         .spec = r->o->sla.v[k],
+                                         .knee_s = sim_whatif_sla_knee(&r->slas[k].sla),
+                                         .curve_d = cd + k * (CURVE_N + 2),
+                                         .curve_r = cv + k * (CURVE_N + 2),
+                                         .n_curve = nc,
+                                         .rewards = rp + k * nl,
+                                         .mean = m,
+                                         .p_knee = m + nl,
+                                         .p_negative = m + 2 * nl,
+                                         .upper_bound = ub + k * nl};
+    }
+    if (rc == 0) {
+        memset(&fs, 0, sizeof(fs));
+        facts_fill(r, &fs);
+        struct sim_wreport w = {.n = n,
+                                .horizon_s = (double)r->o->horizon_s,
+                                .levels = lv,
+                                .n_levels = nl,
+                                .slas = sl,
+                                .n_slas = ns,
+                                .fact_key = fs.key,
+                                .fact_val = fs.v,
+                                .n_facts = fs.n,
+                                .note = r->order_note[0] ? r->order_note : NULL,
+                                .all_same = all_same,
+                                .title = r->cmdline,
+                                .version = SIM_VERSION};
+        rc = sim_wreport_write(dir, &w, &plotted, err);
+    }
+    lt_free(delays);
+    lt_free(rw);
+    lt_free(cd);
+    lt_free(cv);
+    lt_free(stats);
+    lt_free(rp);
+    lt_free(ub);
+    return rc;
+}
+
+/* The files, each a loop over the records. */
 static int outputs_write(const struct w_run *r, const char *dir, const uint64_t *seeds,
                          struct lt_err *err)
 {
@@ -361,6 +745,8 @@ static int outputs_write(const struct w_run *r, const char *dir, const uint64_t 
     rc = write_replicas(r, dir, err);
     if (rc == 0)
         rc = write_cdf(r, dir, buf, err);
+    if (rc == 0 && r->n_sla > 0)
+        rc = write_cdf_reward(r, dir, buf, err);
     if (rc == 0) {
         char path[PATH_CAP_W + 64];
         snprintf(path, sizeof(path), "%s/summary.json", dir);
@@ -380,6 +766,8 @@ static int outputs_write(const struct w_run *r, const char *dir, const uint64_t 
             json_decref(j);
         }
     }
+    if (rc == 0)
+        rc = report_write(r, dir, err);
     lt_free(buf);
     return rc;
 }
@@ -419,6 +807,20 @@ static void print_table(const struct w_run *r)
             warn_same(r, lv);
     }
     printf("(p50/p90: inf = not started by the horizon for that share of replicas)\n");
+    if (r->n_sla > 0) {
+        printf("\n%-12s %-8s %11s %12s %10s %9s  %s\n", "sla", "shrink", "P(<=knee)", "E[reward]",
+               "P(r<0)", "censored", "hint");
+        for (size_t k = 0; k < r->n_sla; k++)
+            for (size_t lv = 0; lv < r->wc.n_shrink; lv++) {
+                struct sim_whatif_rstats st;
+                rewards_of(r, k, lv, buf, &st);
+                printf("%-12s %-7g%% %11.3f %s%11.4f %10.3f %9" PRIu64 "  %s\n", r->slas[k].name,
+                       r->wc.shrink[lv], st.p_knee, st.bounds ? "<=" : "  ", st.mean, st.p_negative,
+                       st.censored, st.mean < 0 ? HINT_NEGATIVE : "");
+            }
+        printf("(knee: d1, d0 or the target; a censored replica pays r(H_eff), an upper bound "
+               "while r still falls: E[reward] is then marked <=)\n");
+    }
     lt_free(buf);
 }
 
@@ -469,7 +871,8 @@ static int whatif_run(struct w_run *r, struct lt_err *err)
     }
     lt_free(seeds);
     if (rc == 0 && !r->o->quiet)
-        printf("outputs: %s/{replicas.csv,cdf_start.csv,summary.json}\n", r->o->out);
+        printf("outputs: %s/{replicas.csv,cdf_start.csv,%ssummary.json,report.html}\n", r->o->out,
+               r->n_sla ? "cdf_reward.csv," : "");
     return rc;
 }
 
@@ -479,6 +882,8 @@ int sim_cmd_whatif(int argc, char **argv)
                        .shrink = "100",
                        .policy = "bestfit1",
                        .preempt = "none",
+                       .order = "priority",
+                       .sla_scope = "within-priority",
                        .out = DEFAULT_OUT,
                        .replicas = 100,
                        .seed = 1,
@@ -487,16 +892,19 @@ int sim_cmd_whatif(int argc, char **argv)
                        .cache_mb = 1024};
     struct w_run r;
     struct lt_err err;
+    bool seen[sizeof(w_rows) / sizeof(w_rows[0])];
     int rc;
 
     memset(&r, 0, sizeof(r));
     r.o = &o;
     lt_err_init(&err, NULL);
-    rc = sim_opt_parse(&w_spec, argc, argv, &o, NULL, &err);
+    rc = sim_opt_parse(&w_spec, argc, argv, &o, seen, &err);
     if (rc == 1)
         return SIM_EXIT_OK;
     if (rc == 0)
         rc = opts_check(&r, &err);
+    if (rc == 0)
+        rc = sla_opts_check(&r, seen, &err);
     if (rc == 0)
         rc = out_check(&o, &err);
     if (rc < 0)
@@ -505,6 +913,17 @@ int sim_cmd_whatif(int argc, char **argv)
     sim_out_signals(SIM_SIG_CLEANUP);
     if (sim_whatif_job_load(o.job, &r.job, &err) < 0) {
         sim_err_print(&err);
+        return SIM_EXIT_INPUT;
+    }
+    for (size_t k = 0; k < r.n_sla; k++)
+        if (sim_whatif_sla_resolve(&r.slas[k], sim_whatif_job_longest_s(&r.job), &err) < 0) {
+            sim_err_print(&err);
+            return SIM_EXIT_INPUT;
+        }
+    if (r.order_note[0] != '\0' && !o.quiet)
+        printf("note: %s\n", r.order_note);
+    if ((r.cmdline = sim_command_line(argc, argv)) == NULL) {
+        fprintf(stderr, "lotus-sim: out of memory\n");
         return SIM_EXIT_INPUT;
     }
     r.rc = (struct sim_replay_config){.trace_dir = o.trace,
@@ -523,7 +942,9 @@ int sim_cmd_whatif(int argc, char **argv)
                                       .sched_class = r.job.sched_class,
                                       .start_all = strcmp(o.start, "all") == 0,
                                       .horizon_us = (int64_t)o.horizon_s * 1000000,
-                                      .no_arrivals = o.no_arrivals};
+                                      .no_arrivals = o.no_arrivals,
+                                      .rank = r.wc.inject.rank,
+                                      .until_complete = o.until_complete};
     r.wc.replicas = o.replicas;
     r.wc.seed = o.seed;
     r.wc.shrink_from_start = o.shrink_from_start;
@@ -534,6 +955,7 @@ int sim_cmd_whatif(int argc, char **argv)
     r.wc.check_ctx = &r;
     rc = whatif_run(&r, &err);
     lt_free(r.recs);
+    lt_free(r.cmdline);
     if (rc < 0) {
         sim_err_print(&err);
         return SIM_EXIT_INPUT;

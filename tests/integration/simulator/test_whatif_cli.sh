@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # test_whatif_cli.sh -- `lotus-sim whatif` (docs/whatif.md): every usage error with its exit
 # status and message, a job file error naming the file and JSON path, a run on the demo trace
-# and its three files (censored replicas in the denominator), determinism by --seed, --out and
-# --force, and Method II's refusal on a 3-hour trace. The last line is "N passed, M failed".
+# and its files (censored replicas in the denominator), determinism by --seed, --out and
+# --force, Method II's refusal on a 3-hour trace; SLA rewards by hand (started and censored),
+# common random numbers, the hint, cdf_reward.csv, --until-complete, --order sla-reward against
+# priority, report.html. The last line is "N passed, M failed".
 #
 # Usage: test_whatif_cli.sh LOTUS_SIM SOURCE_DIR
 #
@@ -47,6 +49,14 @@ usage "bad -j" "-j: 0" "${base[@]}" --at 10 -j 0
 usage "bad --preempt" "--preempt: 'all'" "${base[@]}" --at 10 --preempt all
 usage "bad --policy" "unknown policy 'bestfit9'" "${base[@]}" --at 10 --policy bestfit9
 usage "unknown option" "--replica" whatif --replica 3
+usage "bad --sla kind" "--sla: unknown SLA kind 'soon'" "${base[@]}" --at 10 --sla soon
+usage "bad --sla knees" "--sla: " "${base[@]}" --at 10 --sla a=by-deadline:d1=2h,d2=1h
+check "bad --sla knees: the text" contains "$err" "d1=2h,d2=1h"
+usage "bad --sla name" "--sla: 'a b=by-deadline'" "${base[@]}" --at 10 --sla 'a b=by-deadline'
+usage "--sla name twice" "the name 'a' is given twice" "${base[@]}" --at 10 --sla a=by-deadline --sla a=cheap-and-simple
+usage "SLA order without --sla" "--order sla-reward needs --sla" "${base[@]}" --at 10 --order sla-reward
+usage "bad --order" "--order: 'sjf'" "${base[@]}" --at 10 --order sjf --sla by-deadline
+usage "bad --sla-scope" "--sla-scope: 'all'" "${base[@]}" --at 10 --order sla-reward --sla by-deadline --sla-scope all
 
 # Input errors: exit 1, file and JSON path.
 run whatif --trace "$demo" --job bad.json --at 10 --out o0
@@ -64,7 +74,10 @@ run "${base[@]}" --at random --shrink 100,50 --resample-running --out o1
 check "run: exit 0" [ "$rc" -eq 0 ]
 check "run: table" contains "$out" "P(<=1h)"
 check "replicas.csv rows" [ "$(wc -l <o1/replicas.csv)" -eq 13 ]
-check "replicas.csv header" [ "$(head -1 o1/replicas.csv)" = "replica,seed,t_inj_s,shrink_pct,machines_kept,start_delay_s,censored,reason,queued_at_inj,running_at_inj,tasks_started" ]
+check "replicas.csv header" [ "$(head -1 o1/replicas.csv)" = "replica,seed,t_inj_s,shrink_pct,machines_kept,start_delay_s,censored,reason,queued_at_inj,running_at_inj,tasks_started,completion_delay_s,sla,reward,reward_censored" ]
+check "no --sla: no reward" [ "$(tail -n +2 o1/replicas.csv | cut -d, -f12- | sort -u)" = ",,," ]
+check "no --sla: no cdf_reward.csv" [ ! -e o1/cdf_reward.csv ]
+check "report.html" grep -q '<svg' o1/report.html
 check "cdf_start.csv header" [ "$(head -1 o1/cdf_start.csv)" = "shrink_pct,quantile,value" ]
 check "summary.json" python3 -c '
 import json, sys
@@ -100,5 +113,89 @@ check "censored: empty CDF" [ "$(wc -l <o4/cdf_start.csv)" -eq 1 ]
 # No source of variance: the warning.
 run "${base[@]}" --at 100 --out o5
 check "all equal: warning" contains "$err" "every replica gave the same answer; no source of variance is on"
+
+# SLA rewards by hand: a fixed instant (the job starts within a second there once the running
+# tasks get new lives); d read back, r(d) computed here.
+# a: by-deadline with d1 = 0, d2 = 10 s: r = 1 - 0.2 d on the slope;
+# b: cheap-and-simple d0 = 0, k = 1/s: r = 0.1 + 0.9 exp(-d); e: example1 target 2x = 1200 s,
+# prices 2 and 1: 3 tasks x 0.02 cpu x 600 s = 0.01 cpu-h off peak (Sunday evening) = 0.01.
+run "${base[@]}" --at 1000 --resample-running --out s1 --sla a=by-deadline:d1=0,d2=10 --sla b=cheap-and-simple:d0=0,k=1 --sla e=example1:target=2x,peak=2,offpeak=1 --until-complete
+check "sla run: exit 0" [ "$rc" -eq 0 ]
+check "sla run: table" contains "$out" "E[reward]"
+check "sla rows: 6 x 3" [ "$(wc -l <s1/replicas.csv)" -eq 19 ]
+check "rewards by hand" python3 -c '
+import csv, math
+for r in csv.DictReader(open("s1/replicas.csv")):
+    d = float(r["start_delay_s"]); v = float(r["reward"])
+    assert r["censored"] == "0" and r["reward_censored"] == "0" and 0 < d < 10, r
+    want = {"a": 1 - 0.2 * d, "b": 0.1 + 0.9 * math.exp(-d), "e": 0.01}[r["sla"]]
+    assert abs(v - want) < 1e-6, (r, want)
+    c = float(r["completion_delay_s"])
+    assert c >= d + 600 - 1e-6, r
+'
+check "sla run: Nx resolved" python3 -c '
+import json
+j = json.load(open("s1/summary.json"))
+assert j["sla_times_relative_to_s"] == 600 and j["slas"][2]["parameters"]["target_s"] == 1200
+assert all("hint" not in s for l in j["levels"] for s in l["sla"])
+'
+check "cdf_reward.csv: 101 rows per setting" [ "$(grep -c ',a,' s1/cdf_reward.csv)" -eq 101 ]
+# Censored rewards: not started within 60 s, so r(60): a = 1 - 2 (30 / 90) = 1/3, an upper
+# bound (r still falls until 120 s); p = by-deadline d2 = 50 s: exactly -1, and the hint.
+run whatif --trace "$demo" --job wait.json --replicas 3 --at 100 --horizon 60 --start all --out s2 --sla a=by-deadline:d1=30,d2=120 --sla p=by-deadline:d1=10,d2=50
+check "censored sla: exit 0" [ "$rc" -eq 0 ]
+check "censored sla: hint on stdout" contains "$out" "expected reward negative: do not offer this SLA"
+check "censored rewards: r(H)" python3 -c '
+import csv, json
+rows = list(csv.DictReader(open("s2/replicas.csv")))
+assert len(rows) == 6
+for r in rows:
+    assert r["censored"] == "1" and r["reward_censored"] == "1" and r["completion_delay_s"] == ""
+    want = {"a": 1 / 3, "p": -1.0}[r["sla"]]
+    assert abs(float(r["reward"]) - want) < 1e-6, r
+j = json.load(open("s2/summary.json"))
+a, p = j["levels"][0]["sla"]
+assert a["expected_reward_is_upper_bound"] and not p["expected_reward_is_upper_bound"]
+assert "hint" not in a and p["hint"] == "expected reward negative: do not offer this SLA"
+assert abs(p["p_reward_negative"] - 1) < 1e-12 and p["p_start_within_knee"] == 0
+'
+# Common random numbers, cdf_reward.csv, and sla-reward against priority, replica by replica.
+cat >mid.json <<'J'
+{"priority":9,"tasks":[{"count":4,"cpu":0.3,"mem":0.2,"disk":0,"duration_s":600}]}
+J
+crn=(whatif --trace "$demo" --job mid.json --replicas 8 -j 2 --at random --shrink 50 --resample-running --sla x=by-deadline:d1=1,d2=60 --sla y=by-deadline:pen=-3,d1=1,d2=60 --horizon 1h)
+run "${crn[@]}" --out c1
+check "crn: exit 0" [ "$rc" -eq 0 ]
+run "${crn[@]}" --out c2 --order sla-reward
+check "sla order: exit 0" [ "$rc" -eq 0 ]
+check "sla order: the note" contains "$out" "sla-reward, sla-deadline and sla-slope rank it alike"
+run "${crn[@]}" --out c3 --sla-scope sla-first
+check "--sla-scope without SLA order: warning" contains "$err" "--sla-scope does not apply"
+check "crn and orders" python3 -c '
+import csv
+def rows(d):
+    return list(csv.DictReader(open(d + "/replicas.csv")))
+def delay(r):
+    return float(r["start_delay_s"]) if r["start_delay_s"] else float("inf")
+p, s = rows("c1"), rows("c2")
+assert len(p) == 16 and len(s) == 16
+for k in range(0, 16, 2):  # the two settings of one replica: same start
+    assert p[k]["sla"] == "x" and p[k + 1]["sla"] == "y"
+    assert p[k]["start_delay_s"] == p[k + 1]["start_delay_s"] and p[k]["seed"] == p[k + 1]["seed"]
+for a, b in zip(p, s):
+    assert a["seed"] == b["seed"] and a["t_inj_s"] == b["t_inj_s"]
+    assert delay(b) <= delay(a), (a, b)
+assert any(delay(b) < delay(a) for a, b in zip(p, s))  # ranking first matters here
+cdf = {}
+for r in csv.DictReader(open("c1/cdf_reward.csv")):
+    cdf.setdefault(r["sla"], []).append(float(r["value"]))
+for name, v in cdf.items():
+    assert len(v) == 101 and all(x <= y for x, y in zip(v, v[1:])), name
+    assert v[-1] == max(float(r["reward"]) for r in p if r["sla"] == name)
+'
+check "report: reward panels" python3 -c '
+h = open("c1/report.html").read()
+assert h.count("<svg") == 4 and "P(not started by H)" in h and "mock-up" in h
+'
 
 finish

@@ -2,7 +2,8 @@
  * docs/whatif.md): Eq. 4.1-4.2 and the residual life, the quantiles with censoring, --at, the
  * job file's errors, determinism per controller seed, censoring kept in the denominator,
  * Method II's refusal, and the key property: a replica forked from the snapshot gives what a
- * fresh replay of the whole prefix with the same perturbation gives.
+ * fresh replay of the whole prefix with the same perturbation gives; --until-complete; the SLA
+ * settings (reward.h): names, censoring delays and rewards by hand, bounds.
  *
  * The replays run on the bundled demo trace (tests/data/clusterdata-2011-2-demo, ~3 h).
  *
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "lt_mem.h"
+#include "whatif/reward.h"
 #include "whatif/whatif.h"
 
 #define US    1000000LL
@@ -510,6 +512,115 @@ static void test_censoring(void **state)
     assert_int_equal(recs[0].r.reason, SIM_INJ_UNPLACEABLE);
 }
 
+/* --until-complete: the same start as without, and every task's end at least its duration
+ * after it; without it no end. */
+static void test_until_complete(void **state)
+{
+    (void)state;
+    struct sim_replay_config rc = demo_cfg(SIM_PREEMPT_NONE);
+    struct sim_whatif_config c = wcfg(&rc, 9);
+    struct sim_whatif_rec a[5], b[5];
+    struct sim_whatif_info info;
+    c.resample = true;
+    run_ok(&c, a, &info);
+    c.inject.until_complete = true;
+    run_ok(&c, b, &info);
+    size_t done = 0;
+    for (size_t k = 0; k < 5; k++) {
+        assert_int_equal(a[k].r.end_us, -1);
+        assert_int_equal(a[k].r.start_us, b[k].r.start_us);
+        assert_int_equal(a[k].r.reason, b[k].r.reason);
+        if (b[k].r.end_us >= 0) {
+            done++;
+            assert_true(b[k].r.end_us >= b[k].r.start_us + SMALL.duration_us);
+        }
+    }
+    assert_true(done > 0);
+}
+
+static struct sim_whatif_rec rec_at(int reason, int64_t t_inj_s, double d_s)
+{
+    struct sim_whatif_rec r;
+    memset(&r, 0, sizeof(r));
+    r.r.reason = reason;
+    r.r.t_inj_us = TS(t_inj_s);
+    r.r.start_us = reason == SIM_INJ_STARTED ? r.r.t_inj_us + (int64_t)(d_s * US) : -1;
+    return r;
+}
+
+static void sla_ok(const char *text, size_t index, double longest_s, struct sim_whatif_sla *s)
+{
+    struct lt_err err;
+    lt_err_init(&err, NULL);
+    assert_int_equal(sim_whatif_sla_parse(text, index, s, &err), 0);
+    assert_int_equal(sim_whatif_sla_resolve(s, longest_s, &err), 0);
+}
+
+static void test_sla_settings_and_rewards(void **state)
+{
+    (void)state;
+    struct sim_whatif_sla a, b, e;
+    struct sim_whatif_reward w;
+    struct sim_whatif_job job;
+    struct lt_err err;
+    memset(&job, 0, sizeof(job));
+    job.groups[0] = (struct sim_inject_group){{0.5, 0.1, 0}, 1800 * US, 2};
+    job.n_groups = 1;
+    lt_assert_near(sim_whatif_job_longest_s(&job), 1800, 1e-9);
+    sla_ok("bob=by-deadline:pen=-3,d1=1x,d2=2x", 0, 1800, &a); /* d1 30 min, d2 1 h */
+    assert_string_equal(a.name, "bob");
+    lt_assert_near(a.sla.d1_s, 1800, 1e-9);
+    lt_assert_near(a.sla.d2_s, 3600, 1e-9);
+    sla_ok("cheap-and-simple:rmin=0,d0=0,k=0.001", 1, 1800, &b);
+    assert_string_equal(b.name, "s2");
+    /* started at 45 min: a on its slope, 1 - 4 * 900 / 1800 = -1 */
+    struct sim_whatif_rec r = rec_at(SIM_INJ_STARTED, 100, 2700);
+    sim_whatif_reward(&a.sla, &job, &r, 86400, TS(10000), &w);
+    lt_assert_near(w.value, -1.0, 1e-9);
+    assert_false(w.censored);
+    sim_whatif_reward(&b.sla, &job, &r, 86400, TS(10000), &w);
+    lt_assert_near(w.value, exp(-2.7), 1e-9);
+    /* censored at the horizon 40 min (a bound: r still falls to 1 h), then at 2 h (exact) */
+    r = rec_at(SIM_INJ_HORIZON, 100, 0);
+    lt_assert_near(sim_whatif_censor_s(&r, 2400, TS(10000)), 2400, 1e-9);
+    sim_whatif_reward(&a.sla, &job, &r, 2400, TS(10000), &w);
+    lt_assert_near(w.value, 1 - 4.0 * 600 / 1800, 1e-9);
+    assert_true(w.censored && w.bound);
+    sim_whatif_reward(&a.sla, &job, &r, 7200, TS(10000), &w);
+    lt_assert_near(w.value, -3, 1e-9);
+    assert_true(w.censored && !w.bound);
+    /* censored at the trace's end: H_eff = end - injection */
+    r = rec_at(SIM_INJ_TRACE_END, 100, 0);
+    lt_assert_near(sim_whatif_censor_s(&r, 86400, TS(1000)), 900, 1e-9);
+    sim_whatif_reward(&b.sla, &job, &r, 86400, TS(1000), &w);
+    lt_assert_near(w.value, exp(-0.9), 1e-9);
+    assert_true(w.bound);
+    r = rec_at(SIM_INJ_UNPLACEABLE, 100, 0);
+    assert_true(isinf(sim_whatif_censor_s(&r, 86400, TS(1000))));
+    sim_whatif_reward(&a.sla, &job, &r, 86400, TS(1000), &w);
+    lt_assert_near(w.value, -3, 1e-9);
+    assert_false(w.bound);
+    /* example1 off peak (trace second 100 = Sunday 19:01 EDT): 2 x 0.5 cpu x 0.5 h x 1 */
+    sla_ok("e=example1:target=10m,peak=4,offpeak=1", 2, 1800, &e);
+    r = rec_at(SIM_INJ_STARTED, 100, 60);
+    sim_whatif_reward(&e.sla, &job, &r, 86400, TS(10000), &w);
+    lt_assert_near(w.value, 0.5, 1e-9);
+    r = rec_at(SIM_INJ_STARTED, 100, 601);
+    sim_whatif_reward(&e.sla, &job, &r, 86400, TS(10000), &w);
+    lt_assert_near(w.value, 0, 1e-12);
+    r = rec_at(SIM_INJ_HORIZON, 100, 0); /* censored before the target: at most 4 x 0.5 */
+    sim_whatif_reward(&e.sla, &job, &r, 300, TS(10000), &w);
+    lt_assert_near(w.value, 2.0, 1e-9);
+    assert_true(w.bound);
+    /* errors name the flag */
+    lt_err_init(&err, NULL);
+    assert_int_equal(sim_whatif_sla_parse("x y=by-deadline", 0, &a, &err), LT_EINVAL);
+    assert_non_null(strstr(err.text, "--sla: 'x y=by-deadline'"));
+    lt_err_init(&err, NULL);
+    assert_int_equal(sim_whatif_sla_parse("by-deadline:d1=3h,d2=1h", 0, &a, &err), LT_EINVAL);
+    assert_true(strncmp(err.text, "--sla: ", 7) == 0);
+}
+
 static void test_day_random_needs_two_days(void **state)
 {
     (void)state;
@@ -544,6 +655,8 @@ int main(void)
         cmocka_unit_test(test_rank_first_starts_no_later),
         cmocka_unit_test(test_censoring),
         cmocka_unit_test(test_day_random_needs_two_days),
+        cmocka_unit_test(test_until_complete),
+        cmocka_unit_test(test_sla_settings_and_rewards),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
