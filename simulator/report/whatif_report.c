@@ -21,8 +21,9 @@ struct wr {
     const struct sim_wreport *r;
     char gnuplot[SIM_MAX_PATH];
     char *tmpdir;
-    double unit_s;    /* the delay axis' unit: 60 or 3600 s */
-    const char *unit; /* "min" or "h" */
+    double x_max_s;   /* the delay axes' end (axis_pick) */
+    double unit_s;    /* their unit: 1, 60 or 3600 s */
+    const char *unit; /* "s", "min" or "h" */
     bool made;        /* gnuplot ran */
     struct lt_err *err;
 };
@@ -101,14 +102,14 @@ static int gp_start(struct wr *q, FILE *f)
     int rc = 0;
     snprintf(xl, sizeof(xl), "start delay (%s)", q->unit);
     gp_head(f, "w_start", 960, xl, "share of replicas started", "start-delay CDF per level");
-    fprintf(f,
-            "set xrange [0:%.9g]\nset yrange [0:1.05]\nset arrow from %.9g,0 to %.9g,1.05 "
-            "nohead dt 3\n",
-            r->horizon_s / q->unit_s, r->horizon_s / q->unit_s, r->horizon_s / q->unit_s);
+    fprintf(f, "set xrange [0:%.9g]\nset yrange [0:1.05]\n", q->x_max_s / q->unit_s);
+    if (r->horizon_s <= q->x_max_s)
+        fprintf(f, "set arrow from %.9g,0 to %.9g,1.05 nohead dt 3\n", r->horizon_s / q->unit_s,
+                r->horizon_s / q->unit_s);
     for (size_t lv = 0; lv < r->n_levels && rc == 0; lv++) {
         char name[32];
         snprintf(name, sizeof(name), "start_%zu.dat", lv);
-        rc = cdf_write(q, name, r->levels[lv].delays, r->n, q->unit_s, 0, r->horizon_s);
+        rc = cdf_write(q, name, r->levels[lv].delays, r->n, q->unit_s, 0, q->x_max_s);
         fprintf(f, "%s'%s' using 1:2 with steps ", lv ? ", \\\n     " : "plot ", name);
         sim_gp_line_style(f, lv);
         level_title(f, r, lv);
@@ -190,7 +191,7 @@ static int gp_sla(struct wr *q, FILE *f, size_t s)
     fprintf(f,
             "set xrange [0:%.9g]\nset yrange [%.9g:%.9g]\nset key top right\n"
             "set arrow from %.9g,graph 0 to %.9g,graph 1 nohead dt 3\n",
-            r->horizon_s / q->unit_s, lo - (double)(r->n_levels + 1) * step, hi + step,
+            q->x_max_s / q->unit_s, lo - (double)(r->n_levels + 1) * step, hi + step,
             a->knee_s / q->unit_s, a->knee_s / q->unit_s);
     fprintf(f, "plot '%s' index 0 using 1:2 with lines lw 2 lc rgb '#000000' title 'r(d)'", name);
     for (size_t lv = 0; lv < r->n_levels; lv++) {
@@ -400,6 +401,34 @@ static int html_write(struct wr *q)
     return rc;
 }
 
+/* The delay axes: from 0 to 1.15 x the largest of the delays that started, the knees, and
+ * the delay after which every reward curve is flat (within 0.1 % of its span), at least 1 s
+ * and at most the horizon (no start is later); in s, min or h by that end. */
+static void axis_pick(struct wr *q)
+{
+    const struct sim_wreport *r = q->r;
+    double x = 1.0;
+    for (size_t lv = 0; lv < r->n_levels; lv++)
+        for (uint64_t k = 0; k < r->n; k++)
+            if (isfinite(r->levels[lv].delays[k]))
+                x = fmax(x, r->levels[lv].delays[k]);
+    for (size_t s = 0; s < r->n_slas; s++) {
+        const struct sim_wreport_sla *a = &r->slas[s];
+        double lo = INFINITY, hi = -INFINITY, last = a->curve_r[a->n_curve - 1];
+        for (size_t k = 0; k < a->n_curve; k++) {
+            lo = fmin(lo, a->curve_r[k]);
+            hi = fmax(hi, a->curve_r[k]);
+        }
+        size_t k = a->n_curve - 1;
+        while (k > 0 && fabs(a->curve_r[k - 1] - last) <= 1e-3 * (hi - lo))
+            k--;
+        x = fmax(x, fmax(a->knee_s, a->curve_d[k]));
+    }
+    q->x_max_s = fmin(1.15 * x, r->horizon_s);
+    q->unit_s = q->x_max_s > 7200.0 ? 3600.0 : q->x_max_s > 120.0 ? 60.0 : 1.0;
+    q->unit = q->x_max_s > 7200.0 ? "h" : q->x_max_s > 120.0 ? "min" : "s";
+}
+
 static int check_args(const char *dir, const struct sim_wreport *r, struct lt_err *err)
 {
     if (dir == NULL || r == NULL || r->n == 0 || r->n_levels == 0 || !(r->horizon_s > 0))
@@ -428,8 +457,7 @@ int sim_wreport_write(const char *dir, const struct sim_wreport *r, bool *plotte
     q.dir = dir;
     q.r = r;
     q.err = err;
-    q.unit_s = r->horizon_s > 7200.0 ? 3600.0 : 60.0;
-    q.unit = r->horizon_s > 7200.0 ? "h" : "min";
+    axis_pick(&q);
     if (sim_gnuplot_find(q.gnuplot, sizeof(q.gnuplot)))
         rc = sim_tmpdir_make(dir, &q.tmpdir, err);
     if (rc == 0 && q.tmpdir != NULL)
