@@ -111,7 +111,8 @@ static const struct sim_cmd_spec w_spec = {
     "of the trace, is censored and stays in the denominator. Each --sla setting is\n"
     "priced on the same replicas. Writes DIR/replicas.csv, DIR/cdf_start.csv,\n"
     "DIR/cdf_reward.csv, DIR/summary.json and DIR/report.html (docs/whatif.md).",
-    "lotus-sim whatif --trace ../shared/data/clusterdata-2011-2 --job bob.json --at random "
+    "lotus-sim whatif --trace ../shared/data/clusterdata-2011-2 --job tests/data/whatif/bob.json "
+    "--at random "
     "--shrink 100,90 --sla bob=by-deadline:pen=-1,d1=1h,d2=2h --sla "
     "bob3=by-deadline:pen=-3,d1=1h,d2=2h",
     NULL,
