@@ -101,6 +101,16 @@ struct lt_sla_run {
  * *out is untouched on failure. */
 LT_MUST_CHECK int lt_sla_parse(const char *text, struct lt_sla_spec *out, struct lt_err *err);
 
+/* As lt_sla_parse, from a kind name and n (key, value) texts (an SLA file's object, simulator/
+ * cli/slafile.c): the same keys, values, defaults and checks, label naming the SLA in messages
+ * ("SLA 'LABEL': ...") and kept as out->text. *bad says what an error is about: the index of
+ * the offending item (a bad key or value, a key given twice, the key a range check names:
+ * d2 for d1 > d2), n for an unknown kind, SIZE_MAX for the SLA as a whole (a required key
+ * missing). *out untouched on failure. */
+LT_MUST_CHECK int lt_sla_parse_kv(const char *label, const char *kind, const char *const *k,
+                                  const char *const *v, size_t n, struct lt_sla_spec *out,
+                                  size_t *bad, struct lt_err *err);
+
 /* The SLA of a job whose estimated run time is estimate_s (> 0): each relative time times the
  * estimate, then lt_sla_check (a mixed d1 = 2x, d2 = 1h can fail for a long job). LT_EINVAL
  * quoting the spec's text and the estimate; *out untouched then. */

@@ -68,8 +68,9 @@ static const struct sim_opt w_rows[] = {
         "drop every trace arrival after the injection\n(Betser's exact Method III)", NULL),
     OPT("--until-complete", SIM_OPT_FLAG, until_complete, NULL,
         "replay on until every task of the job has\nfinished: its completion delay too", NULL),
-    OPT("--sla", SIM_OPT_MULTI, sla, "[NAME=]SPEC",
-        "an SLA setting to price (repeatable): KIND[:K=V,...]\nas lotus-sim queue --sla; Nx = N "
+    OPT("--sla", SIM_OPT_MULTI, sla, "[NAME=]SPEC|@FILE",
+        "an SLA setting to price (repeatable): KIND[:K=V,...]\nas lotus-sim queue --sla, or @FILE: "
+        "an SLA file's\nsettings (docs/formats.md); Nx = N "
         "times the job's\nlongest task; every setting on the same replicas",
         NULL),
     OPT("--order", SIM_OPT_STR, order, "NAME",
@@ -194,24 +195,60 @@ static int opts_check(struct w_run *r, struct lt_err *err)
     return 0;
 }
 
+/* Appends s to r's settings: at most SIM_WHATIF_MAX_SLAS, names unique. */
+static int sla_add(struct w_run *r, const struct sim_whatif_sla *s, struct lt_err *err)
+{
+    if (r->n_sla == SIM_WHATIF_MAX_SLAS)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "--sla: at most %d settings", SIM_WHATIF_MAX_SLAS);
+    for (size_t i = 0; i < r->n_sla; i++)
+        if (strcmp(r->slas[i].name, s->name) == 0)
+            return lt_err_set(err, LT_EINVAL, 0, 0, "--sla: the name '%s' is given twice", s->name);
+    r->slas[r->n_sla++] = *s;
+    return 0;
+}
+
+/* --sla [NAME=]SPEC (unnamed: s<position among the settings>). */
+static int sla_text_add(struct w_run *r, const char *text, struct lt_err *err)
+{
+    struct sim_whatif_sla s;
+    int rc = sim_whatif_sla_parse(text, r->n_sla, &s, err);
+    if (rc < 0)
+        return rc;
+    s.given = text;
+    return sla_add(r, &s, err);
+}
+
+/* --sla @FILE: every SLA of the file, in its order (slafile.h). */
+static int sla_file_add(struct w_run *r, const char *arg, struct lt_err *err)
+{
+    struct sim_sla_named *f = NULL;
+    size_t n = 0;
+    int rc = sim_sla_file_load(arg + 1, &f, &n, err);
+    for (size_t k = 0; rc == 0 && k < n; k++) {
+        struct sim_whatif_sla s;
+        memset(&s, 0, sizeof(s));
+        snprintf(s.name, sizeof(s.name), "%s", f[k].name);
+        s.spec = f[k].spec;
+        s.sla = s.spec.sla;
+        s.given = arg;
+        rc = sla_add(r, &s, err);
+    }
+    lt_free(f);
+    return rc;
+}
+
 /* --sla, --order and --sla-scope (usage errors; the Nx times are resolved once the job is
  * read). seen: which options were given. */
 static int sla_opts_check(struct w_run *r, const bool *seen, struct lt_err *err)
 {
     struct w_opts *o = r->o;
     struct lt_qorder ord;
-    if (o->sla.n > SIM_WHATIF_MAX_SLAS)
-        return lt_err_set(err, LT_EINVAL, 0, 0, "--sla: at most %d settings", SIM_WHATIF_MAX_SLAS);
     for (size_t k = 0; k < o->sla.n; k++) {
-        int rc = sim_whatif_sla_parse(o->sla.v[k], k, &r->slas[k], err);
+        int rc = o->sla.v[k][0] == '@' ? sla_file_add(r, o->sla.v[k], err)
+                                       : sla_text_add(r, o->sla.v[k], err);
         if (rc < 0)
             return rc;
-        for (size_t i = 0; i < k; i++)
-            if (strcmp(r->slas[i].name, r->slas[k].name) == 0)
-                return lt_err_set(err, LT_EINVAL, 0, 0, "--sla: the name '%s' is given twice",
-                                  r->slas[k].name);
     }
-    r->n_sla = o->sla.n;
     if (strcmp(o->order, "priority") != 0) {
         struct lt_err e2;
         lt_err_init(&e2, NULL);
@@ -460,7 +497,7 @@ static json_t *slas_json(const struct w_run *r)
     json_t *a = json_array();
     for (size_t k = 0; a && k < r->n_sla; k++)
         json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:b, s:o}", "name", r->slas[k].name,
-                                           "spec", r->o->sla.v[k], "kind",
+                                           "spec", r->slas[k].given, "kind",
                                            lt_sla_kind_name(r->slas[k].sla.kind), "relative_times",
                                            r->slas[k].spec.relative != 0, "parameters",
                                            sla_params_json(&r->slas[k].sla)));

@@ -170,10 +170,10 @@ static void test_job_file_errors_name_the_file_and_path(void **state)
     static const struct {
         const char *json, *want;
     } cases[] = {
-        {"[]", "$: must be an object"},
+        {"[]", "$: expected an object, got an array"},
         {"{\"priority\":2,\"tasks\":[{\"cpu\":0.1,\"mem\":0.1,\"disk\":0,\"duration_s\":1}],"
          "\"colour\":1}",
-         "$.colour: unknown key"},
+         "$: unknown key 'colour' (known: name, priority, sched_class, tasks)"},
         {"{\"tasks\":[{\"cpu\":0.1,\"mem\":0.1,\"disk\":0,\"duration_s\":1}]}",
          "$.priority: missing"},
         {"{\"priority\":12,\"tasks\":[]}", "$.priority: must be an integer in 0..11"},
@@ -182,7 +182,7 @@ static void test_job_file_errors_name_the_file_and_path(void **state)
          "$.tasks[0].cpu: must be a number > 0"},
         {"{\"priority\":2,\"tasks\":[{\"cpu\":0.1,\"mem\":0.1,\"disk\":0,\"duration_s\":1},"
          "{\"cpu\":0.1,\"mem\":0.1,\"disk\":0,\"duration_s\":1,\"cpuu\":1}]}",
-         "$.tasks[1].cpuu: unknown key"},
+         "$.tasks[1]: unknown key 'cpuu'"},
         {"{\"priority\":2,\"tasks\":[{\"cpu\":0.1,\"mem\":\"x\",\"disk\":0,\"duration_s\":1}]}",
          "$.tasks[0].mem: must be a number"},
         {"{\"priority\":2,\"tasks\":[{\"count\":0,\"cpu\":0.1,\"mem\":0.1,\"disk\":0,"
