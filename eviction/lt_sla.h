@@ -121,6 +121,10 @@ LT_MUST_CHECK int lt_sla_resolve(const struct lt_sla_spec *spec, double estimate
  * parameter. */
 LT_MUST_CHECK int lt_sla_check(const struct lt_sla *s, struct lt_err *err);
 
+/* The knee P(start <= knee) is read at: by-deadline d1, cheap-and-simple d0, example1 target
+ * (the last delay of the SLA's full reward). */
+double lt_sla_knee(const struct lt_sla *s);
+
 /* The kind's name: "by-deadline", "cheap-and-simple" or "example1". */
 const char *lt_sla_kind_name(enum lt_sla_kind kind);
 

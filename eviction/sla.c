@@ -42,6 +42,19 @@ const char *lt_sla_kind_name(enum lt_sla_kind kind)
     return (unsigned)kind < 3 ? names[kind] : "(bad kind)";
 }
 
+double lt_sla_knee(const struct lt_sla *s)
+{
+    switch (s->kind) {
+    case LT_SLA_BY_DEADLINE:
+        return s->d1_s;
+    case LT_SLA_CHEAP_AND_SIMPLE:
+        return s->d0_s;
+    case LT_SLA_EXAMPLE1:
+        return s->target_s;
+    }
+    return NAN;
+}
+
 /* ---- the reward functions ---- */
 
 static double by_deadline(const struct lt_sla *s, double d)

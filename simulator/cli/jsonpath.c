@@ -105,8 +105,7 @@ static bool key_known(const char *key, const char *const *known, size_t n)
 }
 
 /* Checks that v is an object whose keys are all in known[0..n-1]. */
-int sim_jp_object(json_t *v, const char *at, const char *const *known, size_t n,
-                        struct lt_err *err)
+int sim_jp_object(json_t *v, const char *at, const char *const *known, size_t n, struct lt_err *err)
 {
     const char *key;
     json_t *member;
@@ -123,7 +122,8 @@ int sim_jp_object(json_t *v, const char *at, const char *const *known, size_t n,
         for (size_t k = 0; k < n && used < sizeof(list); k++)
             used +=
                 (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", k ? ", " : "", known[k]);
-        return sim_jp_bad(err, LT_EINVAL, at, "unknown key '%.*s' (known: %s)", SIM_JP_QUOTE, key, list);
+        return sim_jp_bad(err, LT_EINVAL, at, "unknown key '%.*s' (known: %s)", SIM_JP_QUOTE, key,
+                          list);
     }
     return 0;
 }
@@ -199,4 +199,3 @@ int sim_jp_load(const char *path, json_t **out, struct lt_err *err)
     fclose(f);
     return rc;
 }
-

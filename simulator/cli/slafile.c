@@ -125,8 +125,8 @@ static int one_sla(json_t *a, size_t i, struct sim_sla_named *s, struct lt_err *
     snprintf(s->name, sizeof(s->name), "%s", json_string_value(name));
     for (size_t k = 0; k < i; k++)
         if (strcmp(s[-(ptrdiff_t)(i - k)].name, s->name) == 0)
-            return sim_jp_bad(err, LT_EINVAL, sub, "the name '%s' is given twice (also $.slas[%zu])",
-                              s->name, k);
+            return sim_jp_bad(err, LT_EINVAL, sub,
+                              "the name '%s' is given twice (also $.slas[%zu])", s->name, k);
     return sim_sla_from_json(o, at, s->name, extra, 1, &s->spec, err);
 }
 

@@ -49,7 +49,6 @@ int sim_sla_value(json_t *v, const char *at, const char *label, struct lt_sla_sp
 
 /* Reads the SLA file at path: *out (owned, lt_free) gets its *n >= 1 SLAs in file order.
  * Errors name the file (err's source) and the JSON path. */
-int sim_sla_file_load(const char *path, struct sim_sla_named **out, size_t *n,
-                      struct lt_err *err);
+int sim_sla_file_load(const char *path, struct sim_sla_named **out, size_t *n, struct lt_err *err);
 
 #endif

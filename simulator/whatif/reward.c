@@ -78,15 +78,7 @@ double sim_whatif_censor_s(const struct sim_whatif_rec *r, double horizon_s, int
 
 double sim_whatif_sla_knee(const struct lt_sla *s)
 {
-    switch (s->kind) {
-    case LT_SLA_BY_DEADLINE:
-        return s->d1_s;
-    case LT_SLA_CHEAP_AND_SIMPLE:
-        return s->d0_s;
-    case LT_SLA_EXAMPLE1:
-        return s->target_s;
-    }
-    return NAN;
+    return lt_sla_knee(s);
 }
 
 /* Example 1 for a start delay d: each task group from the job's start for its duration. */
