@@ -80,8 +80,8 @@ static int one_rule(json_t *o, size_t i, struct sim_annot *a, struct lt_err *err
         snprintf(r->name, sizeof(r->name), "r%zu", i + 1);
     for (size_t k = 0; k < i; k++)
         if (strcmp(a->rules[k].name, r->name) == 0)
-            return sim_jp_bad(err, LT_EINVAL, sub, "the name '%s' is given twice (also $.rules[%zu])",
-                              r->name, k);
+            return sim_jp_bad(err, LT_EINVAL, sub,
+                              "the name '%s' is given twice (also $.rules[%zu])", r->name, k);
     if ((rc = selector(o, at, "band", true, 2, ALL_PRIO, &band, err)) < 0 ||
         (rc = selector(o, at, "priority", false, 11, ALL_PRIO, &prio, err)) < 0 ||
         (rc = selector(o, at, "sched_class", false, 3, ALL_CLASS, &cls, err)) < 0)

@@ -223,6 +223,7 @@ struct oq_live {
 /* Per live entry with --sla-annotate: the task's SLA, resolved with its estimate. */
 struct asla {
     struct lt_sla sla;
+    bool has;     /* sla holds the task's SLA (an annotation rule's, or the injected job's) */
     int64_t est;  /* the run-time estimate Nx times were resolved with, microseconds */
     int32_t rule; /* the annotation rule, -1: no SLA */
 };
@@ -382,22 +383,23 @@ struct engine {
     size_t cap_asla;
 
     /* The what-if snapshot and injection (sim_snap_*, docs/whatif.md). */
-    bool opened;                /* engine_open got past the configuration and its first maps */
-    bool halt;                  /* pass 2 stops: the injected job started (as asked) */
-    bool no_arrivals;           /* trace tasks arriving from now on are dropped (--no-arrivals) */
-    bool collect;               /* completed runs are kept by band (runs), for --resample-running */
-    uint32_t inj_rec0;          /* the injected job's first task record; NIL: none */
-    uint32_t inj_need;          /* its tasks that must start for the job to have started */
-    int inj_rank;               /* enum sim_inject_rank: its place in the queue */
-    int inj_prio;               /* its priority */
-    uint32_t inj_started;       /* its tasks started */
-    int64_t inj_first;          /* its first task's start, -1 none */
-    int64_t inj_last;           /* the start that made inj_need, -1 none */
-    bool inj_until;             /* halt when every injected task has finished, not at start */
-    uint32_t inj_n, inj_done;   /* its tasks; those finished (FINISH) */
-    int64_t inj_end;            /* the end that finished the last of them, -1 none */
-    uint8_t *dropped;           /* by incarnation: taken out by sim_snap_shrink; NULL none */
-    int64_t *runs[SIM_N_BANDS]; /* completed runs (FINISH), microseconds, by band */
+    bool opened;       /* engine_open got past the configuration and its first maps */
+    bool halt;         /* pass 2 stops: the injected job started (as asked) */
+    bool no_arrivals;  /* trace tasks arriving from now on are dropped (--no-arrivals) */
+    bool collect;      /* completed runs are kept by band (runs), for --resample-running */
+    uint32_t inj_rec0; /* the injected job's first task record; NIL: none */
+    uint32_t inj_need; /* its tasks that must start for the job to have started */
+    int inj_rank;      /* enum sim_inject_rank: its place in the queue */
+    const struct lt_sla *inj_sla; /* its SLA in an SLA order's key, NULL none */
+    int inj_prio;                 /* its priority */
+    uint32_t inj_started;         /* its tasks started */
+    int64_t inj_first;            /* its first task's start, -1 none */
+    int64_t inj_last;             /* the start that made inj_need, -1 none */
+    bool inj_until;               /* halt when every injected task has finished, not at start */
+    uint32_t inj_n, inj_done;     /* its tasks; those finished (FINISH) */
+    int64_t inj_end;              /* the end that finished the last of them, -1 none */
+    uint8_t *dropped;             /* by incarnation: taken out by sim_snap_shrink; NULL none */
+    int64_t *runs[SIM_N_BANDS];   /* completed runs (FINISH), microseconds, by band */
     size_t n_runs[SIM_N_BANDS], cap_runs[SIM_N_BANDS];
     bool runs_sorted;
 
@@ -1487,6 +1489,14 @@ static int sla_live_init(struct engine *e, uint32_t l, bool counted)
     struct asla *a = &e->asla[l];
     const struct live *t = &e->live[l];
     a->rule = -1;
+    a->has = false;
+    if (e->inj_rec0 != NIL && t->rec >= e->inj_rec0) { /* the injected job: its --sla setting */
+        a->has = e->inj_sla != NULL;
+        if (a->has)
+            a->sla = *e->inj_sla;
+        a->est = e->om ? e->ol[l].est : live_estimate(e, l);
+        return 0;
+    }
     if (!counted)
         return 0;
     int r = sim_annot_match(e->cfg->annot, t->prio, t->sched_class);
@@ -1504,6 +1514,7 @@ static int sla_live_init(struct engine *e, uint32_t l, bool counted)
         return lt_err_set(e->err, e2.code, 0, 0, "--sla-annotate rule '%s': %s", rule->name,
                           e2.text);
     a->rule = r;
+    a->has = true;
     e->res->sla[r].tasks++;
     return 0;
 }
@@ -1875,7 +1886,7 @@ static void oq_key(const struct engine *e, uint32_t l, struct oq_item *it)
                         .runtime_s = est,
                         .estimate_s = est,
                         .cls = -1,
-                        .sla = a->rule >= 0 ? &a->sla : NULL};
+                        .sla = a->has ? &a->sla : NULL};
     struct lt_qkey k = lt_qorder_key_job(&e->order, &x, secs(e->now));
     it->pr = e->cfg->sla_first ? 0.0 : (double)t->prio;
     it->cls = k.cls;
@@ -3904,10 +3915,10 @@ int sim_snap_open(const struct sim_replay_config *cfg, bool collect_runs, struct
                   struct lt_err *err)
 {
     *out = NULL;
-    if (cfg->out_dir || cfg->order || cfg->backfill != SIM_BACKFILL_GREEDY)
+    if (cfg->out_dir || cfg->backfill != SIM_BACKFILL_GREEDY)
         return lt_err_set(err, LT_EINVAL, 0, 0,
-                          "what-if: no output directory, queue order or backfill in the "
-                          "replay configuration");
+                          "what-if: no output directory or backfill in the replay "
+                          "configuration");
     struct sim_snap *s = lt_calloc(1, sizeof(*s));
     if (!s)
         return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
@@ -4140,7 +4151,8 @@ int sim_snap_inject(struct sim_snap *s, const struct sim_inject *inj, struct sim
     e->collect = false;
     e->inj_rec0 = (uint32_t)e->n_rec;
     e->inj_need = inj->start_all ? (uint32_t)n : 1;
-    e->inj_rank = inj->rank;
+    e->inj_rank = e->om ? SIM_RANK_ARRIVAL : inj->rank; /* ordered queue: its key decides */
+    e->inj_sla = inj->sla;
     e->inj_prio = inj->priority;
     e->inj_first = e->inj_last = e->inj_end = -1;
     e->inj_until = inj->until_complete;

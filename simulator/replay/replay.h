@@ -262,7 +262,8 @@ struct json_t *sim_replay_summary_json(const struct sim_replay_config *cfg,
 struct sim_snap;
 
 /* Opens a snapshot at the start of pass 2. cfg (kept by reference until sim_snap_free) must
- * have no out_dir, order or backfill, and its cache_bytes must hold every row of the window
+ * have no out_dir and no backfill (an order is fine: the ordered queue's state is the
+ * engine's, copied with it), and its cache_bytes must hold every row of the window
  * (the copies then read nothing from the trace again); collect_runs keeps every completed run
  * (FINISH) by band for sim_snap_resample. Errors as sim_replay_run's; LT_EINVAL for those. */
 LT_MUST_CHECK int sim_snap_open(const struct sim_replay_config *cfg, bool collect_runs,
@@ -332,6 +333,9 @@ struct sim_inject {
     int rank;            /* enum sim_inject_rank */
     bool until_complete; /* replay on after the start until every task has finished (or the
                           * horizon): sim_inject_result.end_us */
+    /* The job's SLA in the ordered queue's key (an SLA order with cfg->annot: it competes
+     * with the annotated trace tasks; rank is then unused); NULL: none. Borrowed. */
+    const struct lt_sla *sla;
 };
 
 enum sim_inject_reason {
