@@ -101,6 +101,16 @@ struct lt_sla_run {
  * *out is untouched on failure. */
 LT_MUST_CHECK int lt_sla_parse(const char *text, struct lt_sla_spec *out, struct lt_err *err);
 
+/* As lt_sla_parse, from a kind name and n (key, value) texts (an SLA file's object, simulator/
+ * cli/slafile.c): the same keys, values, defaults and checks, label naming the SLA in messages
+ * ("SLA 'LABEL': ...") and kept as out->text. *bad says what an error is about: the index of
+ * the offending item (a bad key or value, a key given twice, the key a range check names:
+ * d2 for d1 > d2), n for an unknown kind, SIZE_MAX for the SLA as a whole (a required key
+ * missing). *out untouched on failure. */
+LT_MUST_CHECK int lt_sla_parse_kv(const char *label, const char *kind, const char *const *k,
+                                  const char *const *v, size_t n, struct lt_sla_spec *out,
+                                  size_t *bad, struct lt_err *err);
+
 /* The SLA of a job whose estimated run time is estimate_s (> 0): each relative time times the
  * estimate, then lt_sla_check (a mixed d1 = 2x, d2 = 1h can fail for a long job). LT_EINVAL
  * quoting the spec's text and the estimate; *out untouched then. */
@@ -110,6 +120,10 @@ LT_MUST_CHECK int lt_sla_resolve(const struct lt_sla_spec *spec, double estimate
 /* Checks every parameter of the kind against its range (as lt_sla_parse). LT_EINVAL naming the
  * parameter. */
 LT_MUST_CHECK int lt_sla_check(const struct lt_sla *s, struct lt_err *err);
+
+/* The knee P(start <= knee) is read at: by-deadline d1, cheap-and-simple d0, example1 target
+ * (the last delay of the SLA's full reward). */
+double lt_sla_knee(const struct lt_sla *s);
 
 /* The kind's name: "by-deadline", "cheap-and-simple" or "example1". */
 const char *lt_sla_kind_name(enum lt_sla_kind kind);

@@ -20,6 +20,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,19 @@ const char *lt_sla_kind_name(enum lt_sla_kind kind)
 {
     static const char *const names[] = {"by-deadline", "cheap-and-simple", "example1"};
     return (unsigned)kind < 3 ? names[kind] : "(bad kind)";
+}
+
+double lt_sla_knee(const struct lt_sla *s)
+{
+    switch (s->kind) {
+    case LT_SLA_BY_DEADLINE:
+        return s->d1_s;
+    case LT_SLA_CHEAP_AND_SIMPLE:
+        return s->d0_s;
+    case LT_SLA_EXAMPLE1:
+        return s->target_s;
+    }
+    return NAN;
 }
 
 /* ---- the reward functions ---- */
@@ -211,6 +225,13 @@ double lt_sla_zero_crossing(const struct lt_sla *s)
 
 /* ---- checks ---- */
 
+/* Who is checked: "SLA 'TEXT'" and any context, for messages; key: the key a failed check
+ * names (NULL before). */
+struct who {
+    const char *text;
+    const char *key;
+};
+
 /* A parameter as the text wrote it: "7200 s" or "2x" (relative). */
 static void show(char *buf, size_t len, double v, bool relative)
 {
@@ -219,15 +240,16 @@ static void show(char *buf, size_t len, double v, bool relative)
 
 /* One rule: v must satisfy ok, else the message "WHAT: key must be rule, not v", WHAT being
  * "SLA 'TEXT'" and any context. */
-static int rule(bool ok, const char *what, const char *key, const char *must, double v,
+static int rule(bool ok, struct who *what, const char *key, const char *must, double v,
                 struct lt_err *err)
 {
     if (ok)
         return 0;
-    return lt_err_set(err, LT_EINVAL, 0, 0, "%s: %s must be %s, not %g", what, key, must, v);
+    what->key = key;
+    return lt_err_set(err, LT_EINVAL, 0, 0, "%s: %s must be %s, not %g", what->text, key, must, v);
 }
 
-static int check_by_deadline(const struct lt_sla *s, unsigned rel, const char *what,
+static int check_by_deadline(const struct lt_sla *s, unsigned rel, struct who *what,
                              struct lt_err *err)
 {
     char a[40], b[40];
@@ -244,11 +266,13 @@ static int check_by_deadline(const struct lt_sla *s, unsigned rel, const char *w
         return 0;
     show(a, sizeof(a), s->d1_s, rel & LT_SLA_T_D1);
     show(b, sizeof(b), s->d2_s, rel & LT_SLA_T_D2);
+    what->key = "d2";
     return lt_err_set(err, LT_EINVAL, 0, 0,
-                      "%s: d1 (%s) must be <= d2 (%s): the reward drops from d1 to d2", what, a, b);
+                      "%s: d1 (%s) must be <= d2 (%s): the reward drops from d1 to d2", what->text,
+                      a, b);
 }
 
-static int check_cheap(const struct lt_sla *s, const char *what, struct lt_err *err)
+static int check_cheap(const struct lt_sla *s, struct who *what, struct lt_err *err)
 {
     char must[64];
     int rc;
@@ -263,7 +287,7 @@ static int check_cheap(const struct lt_sla *s, const char *what, struct lt_err *
     return rule(isfinite(s->k_per_s) && s->k_per_s > 0, what, "k", "> 0 (1/s)", s->k_per_s, err);
 }
 
-static int check_example1(const struct lt_sla *s, unsigned rel, const char *what,
+static int check_example1(const struct lt_sla *s, unsigned rel, struct who *what,
                           struct lt_err *err)
 {
     /* a relative target is a multiple: > 0 is enough there */
@@ -279,7 +303,7 @@ static int check_example1(const struct lt_sla *s, unsigned rel, const char *what
                 s->price_offpeak, err);
 }
 
-static int check(const struct lt_sla *s, unsigned rel, const char *what, struct lt_err *err)
+static int check(const struct lt_sla *s, unsigned rel, struct who *what, struct lt_err *err)
 {
     switch (s->kind) {
     case LT_SLA_BY_DEADLINE:
@@ -294,12 +318,13 @@ static int check(const struct lt_sla *s, unsigned rel, const char *what, struct 
 
 int lt_sla_check(const struct lt_sla *s, struct lt_err *err)
 {
-    char what[64];
+    char text[64];
+    struct who what = {text, NULL};
 
     if (s == NULL)
         return lt_err_set(err, LT_EINVAL, 0, 0, "no SLA given");
-    snprintf(what, sizeof(what), "SLA '%s'", lt_sla_kind_name(s->kind));
-    return check(s, 0, what, err);
+    snprintf(text, sizeof(text), "SLA '%s'", lt_sla_kind_name(s->kind));
+    return check(s, 0, &what, err);
 }
 
 /* ---- the parser ---- */
@@ -389,47 +414,44 @@ static bool value(const char *v, size_t len, bool time_ok, double *out, bool *re
     return isfinite(*out);
 }
 
-/* One "key=value" item (item[0..len-1]) of kind into *s; seen marks the keys given. */
-static int item(const char *text, enum lt_sla_kind kind, const char *it, size_t len,
-                struct lt_sla_spec *s, bool *seen, struct lt_err *err)
+/* One item of kind: key k[0..klen-1], value v[0..vlen-1], into *s; seen marks the keys
+ * given. text names the SLA in messages. */
+static int item(const char *text, enum lt_sla_kind kind, const char *k, size_t klen, const char *v,
+                size_t vlen, struct lt_sla_spec *s, bool *seen, struct lt_err *err)
 {
-    const char *eq = memchr(it, '=', len);
-    size_t klen = eq != NULL ? (size_t)(eq - it) : len;
     char known[96];
-    double v;
+    double x;
     bool rel;
 
-    if (eq == NULL)
-        return lt_err_set(err, LT_EINVAL, 0, 0, "SLA '%s': item '%.*s' is not KEY=VALUE", text,
-                          (int)len, it);
-    for (size_t k = 0; k < N_KEYS; k++) {
-        const struct key *ky = &keys[k];
+    for (size_t j = 0; j < N_KEYS; j++) {
+        const struct key *ky = &keys[j];
 
-        if (ky->kind != kind || strlen(ky->name) != klen || strncmp(ky->name, it, klen) != 0)
+        if (ky->kind != kind || strlen(ky->name) != klen || strncmp(ky->name, k, klen) != 0)
             continue;
-        if (seen[k])
+        if (seen[j])
             return lt_err_set(err, LT_EINVAL, 0, 0, "SLA '%s': key '%s' given twice", text,
                               ky->name);
-        if (!value(eq + 1, len - klen - 1, ky->time_bit != 0, &v, &rel))
+        if (!value(v, vlen, ky->time_bit != 0, &x, &rel))
             return lt_err_set(err, LT_EINVAL, 0, 0, "SLA '%s': key '%s' needs %s, not '%.*s'", text,
                               ky->name,
                               ky->time_bit ? "a finite time (seconds, 90s, 5m, 1h, 2d, or 2x "
                                              "the job's estimated run time)"
                                            : "a finite number",
-                              (int)(len - klen - 1), eq + 1);
-        seen[k] = true;
-        *field(&s->sla, ky) = v;
+                              (int)vlen, v);
+        seen[j] = true;
+        *field(&s->sla, ky) = x;
         if (rel)
             s->relative |= ky->time_bit;
         return 0;
     }
     known_keys(kind, known, sizeof(known));
     return lt_err_set(err, LT_EINVAL, 0, 0, "SLA '%s': unknown key '%.*s' for %s (known: %s)", text,
-                      (int)klen, it, lt_sla_kind_name(kind), known);
+                      (int)klen, k, lt_sla_kind_name(kind), known);
 }
 
-/* The kind named by text[0..len-1]. */
-static int kind_of(const char *text, size_t len, enum lt_sla_kind *kind, struct lt_err *err)
+/* The kind named by text[0..len-1]; whole names the SLA in the message. */
+static int kind_of(const char *text, size_t len, const char *whole, enum lt_sla_kind *kind,
+                   struct lt_err *err)
 {
     for (int k = 0; k < 3; k++) {
         const char *name = lt_sla_kind_name((enum lt_sla_kind)k);
@@ -441,15 +463,37 @@ static int kind_of(const char *text, size_t len, enum lt_sla_kind *kind, struct 
     return lt_err_set(err, LT_ENOTFOUND, 0, 0,
                       "unknown SLA kind '%.*s' in '%s' (known: by-deadline, cheap-and-simple, "
                       "example1)",
-                      (int)len, text, text);
+                      (int)len, text, whole);
+}
+
+/* The defaults of the keys not seen, the required ones' absence, and the ranges (the one place
+ * every SLA, text or file, is checked). *bad_key: the key a range check names. */
+static int finish(struct lt_sla_spec *s, const bool *seen, const char **bad_key, struct lt_err *err)
+{
+    char text[LT_SLA_TEXT + 8];
+    struct who what = {text, NULL};
+    int rc;
+
+    for (size_t k = 0; k < N_KEYS; k++) {
+        if (keys[k].kind != s->sla.kind || seen[k])
+            continue;
+        if (keys[k].required)
+            return lt_err_set(err, LT_EINVAL, 0, 0,
+                              "SLA '%s': key '%s' is required (%s has no default for it)", s->text,
+                              keys[k].name, lt_sla_kind_name(s->sla.kind));
+        *field(&s->sla, &keys[k]) = keys[k].def;
+    }
+    snprintf(text, sizeof(text), "SLA '%s'", s->text);
+    rc = check(&s->sla, s->relative, &what, err);
+    *bad_key = what.key;
+    return rc;
 }
 
 int lt_sla_parse(const char *text, struct lt_sla_spec *out, struct lt_err *err)
 {
     struct lt_sla_spec s;
     bool seen[N_KEYS] = {false};
-    char what[LT_SLA_TEXT + 8];
-    const char *colon, *p;
+    const char *colon, *p, *bad_key;
     int rc;
 
     if (text == NULL)
@@ -457,30 +501,59 @@ int lt_sla_parse(const char *text, struct lt_sla_spec *out, struct lt_err *err)
     memset(&s, 0, sizeof(s));
     snprintf(s.text, sizeof(s.text), "%s", text);
     colon = strchr(text, ':');
-    if ((rc = kind_of(text, colon ? (size_t)(colon - text) : strlen(text), &s.sla.kind, err)) < 0)
+    if ((rc = kind_of(text, colon ? (size_t)(colon - text) : strlen(text), text, &s.sla.kind,
+                      err)) < 0)
         return rc;
     for (p = colon; p != NULL;) {
-        const char *it = p + 1, *comma = strchr(it, ',');
-        size_t len = comma ? (size_t)(comma - it) : strlen(it);
+        const char *it = p + 1, *comma = strchr(it, ','), *eq;
+        size_t len = comma ? (size_t)(comma - it) : strlen(it), klen;
 
         if (len == 0)
             return lt_err_set(err, LT_EINVAL, 0, 0, "SLA '%s': an empty item", text);
-        if ((rc = item(text, s.sla.kind, it, len, &s, seen, err)) < 0)
+        if ((eq = memchr(it, '=', len)) == NULL)
+            return lt_err_set(err, LT_EINVAL, 0, 0, "SLA '%s': item '%.*s' is not KEY=VALUE", text,
+                              (int)len, it);
+        klen = (size_t)(eq - it);
+        if ((rc = item(text, s.sla.kind, it, klen, eq + 1, len - klen - 1, &s, seen, err)) < 0)
             return rc;
         p = comma;
     }
-    for (size_t k = 0; k < N_KEYS; k++) {
-        if (keys[k].kind != s.sla.kind || seen[k])
-            continue;
-        if (keys[k].required)
-            return lt_err_set(err, LT_EINVAL, 0, 0,
-                              "SLA '%s': key '%s' is required (%s has no default for it)", text,
-                              keys[k].name, lt_sla_kind_name(s.sla.kind));
-        *field(&s.sla, &keys[k]) = keys[k].def;
-    }
-    snprintf(what, sizeof(what), "SLA '%s'", text);
-    if ((rc = check(&s.sla, s.relative, what, err)) < 0)
+    if ((rc = finish(&s, seen, &bad_key, err)) < 0)
         return rc;
+    *out = s;
+    return 0;
+}
+
+int lt_sla_parse_kv(const char *label, const char *kind, const char *const *k, const char *const *v,
+                    size_t n, struct lt_sla_spec *out, size_t *bad, struct lt_err *err)
+{
+    struct lt_sla_spec s;
+    bool seen[N_KEYS] = {false};
+    const char *bad_key = NULL;
+    int rc;
+
+    *bad = SIZE_MAX;
+    if (label == NULL || kind == NULL)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "no SLA label or kind given");
+    memset(&s, 0, sizeof(s));
+    snprintf(s.text, sizeof(s.text), "%s", label);
+    if ((rc = kind_of(kind, strlen(kind), label, &s.sla.kind, err)) < 0) {
+        *bad = n;
+        return rc;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if ((rc = item(label, s.sla.kind, k[i], strlen(k[i]), v[i], strlen(v[i]), &s, seen, err)) <
+            0) {
+            *bad = i;
+            return rc;
+        }
+    }
+    if ((rc = finish(&s, seen, &bad_key, err)) < 0) {
+        for (size_t i = 0; bad_key != NULL && i < n; i++)
+            if (strcmp(k[i], bad_key) == 0)
+                *bad = i;
+        return rc;
+    }
     *out = s;
     return 0;
 }
@@ -489,7 +562,8 @@ int lt_sla_resolve(const struct lt_sla_spec *spec, double estimate_s, struct lt_
                    struct lt_err *err)
 {
     struct lt_sla s = spec->sla;
-    char what[LT_SLA_TEXT + 64];
+    char text[LT_SLA_TEXT + 64];
+    struct who what = {text, NULL};
     int rc;
 
     if (!isfinite(estimate_s) || !(estimate_s > 0))
@@ -499,9 +573,9 @@ int lt_sla_resolve(const struct lt_sla_spec *spec, double estimate_s, struct lt_
     for (size_t k = 0; k < N_KEYS; k++)
         if (keys[k].kind == s.kind && (spec->relative & keys[k].time_bit))
             *field(&s, &keys[k]) *= estimate_s;
-    snprintf(what, sizeof(what), "SLA '%s' for a job of estimated run time %g s", spec->text,
+    snprintf(text, sizeof(text), "SLA '%s' for a job of estimated run time %g s", spec->text,
              estimate_s);
-    if ((rc = check(&s, 0, what, err)) < 0)
+    if ((rc = check(&s, 0, &what, err)) < 0)
         return rc;
     *out = s;
     return 0;

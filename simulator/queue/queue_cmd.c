@@ -39,6 +39,7 @@
 #include "lt_qsim.h"
 #include "lt_qtune.h"
 #include "lt_sla.h"
+#include "cli/slafile.h"
 
 #include <sys/wait.h>
 #include "lt_queue.h"
@@ -99,8 +100,8 @@ static const struct sim_opt q_opt_rows[] = {
         "exact, lognormal noise of mean 1 and CV, or the\n"
         "file's (CSV estimate_s, SWF field 9)",
         "exact"),
-    OPT("--sla", SIM_OPT_STR, sla, "SPEC",
-        "give every job this SLA and report its rewards:\n"
+    OPT("--sla", SIM_OPT_STR, sla, "SPEC|@FILE",
+        "give every job this SLA (or an SLA file's one SLA)\nand report its rewards:\n"
         "by-deadline:rmax=1,pen=-1,d1=1h,d2=2h,\n"
         "cheap-and-simple:rmax=1,rmin=0.1,d0=0,k=0.000192 or\n"
         "example1:target=T,peak=P,offpeak=Q; times in s, m, h,\n"
@@ -708,7 +709,21 @@ static bool any_kind(const struct q_run *r, enum q_col_kind kind)
 static int sla_check(struct q_run *r, struct lt_err *err)
 {
     r->has_sla = r->o->sla != NULL;
-    if (r->has_sla && lt_sla_parse(r->o->sla, &r->sla, err) < 0)
+    if (r->has_sla && r->o->sla[0] == '@') { /* an SLA file of one SLA (slafile.h) */
+        struct sim_sla_named *f = NULL;
+        size_t n = 0;
+        int rc = sim_sla_file_load(r->o->sla + 1, &f, &n, err);
+        if (rc == 0 && n != 1) {
+            lt_err_set_source(err, r->o->sla + 1);
+            rc = lt_err_set(err, LT_EINVAL, 0, 0,
+                            "$.slas: %zu SLAs, but --sla gives every job one: keep one", n);
+        }
+        if (rc == 0)
+            r->sla = f[0].spec;
+        lt_free(f);
+        if (rc < 0)
+            return rc;
+    } else if (r->has_sla && lt_sla_parse(r->o->sla, &r->sla, err) < 0)
         return sim_err_prefix(err, "--sla: ");
     for (size_t k = 0; !r->has_sla && k < r->n_cols; k++)
         if (r->cols[k].kind == Q_COL_FIXED && lt_qorder_uses_sla(&r->cols[k].order))

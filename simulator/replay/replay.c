@@ -34,6 +34,7 @@
 #include "lt_mem.h"
 #include "lt_rng.h"
 #include "lt_vec.h"
+#include "lt_sla.h"
 #include "replay/squeue.h"
 
 #define NIL           UINT32_MAX
@@ -197,7 +198,10 @@ LT_HEAP_DEFINE(comp_heap, struct heap_item, struct engine, heap_less, heap_moved
 /* The ordered queue (--order, --backfill): queued tasks by key (higher first), then arrival,
  * then arrival order; each live task keeps its position in struct oq_live. */
 struct oq_item {
+    double pr;  /* SLA orders within priority: the priority; else 0 */
+    double cls; /* SLA orders: struct lt_qkey's cls (with an SLA first); else 0 */
     double key;
+    double tie; /* SLA orders: struct lt_qkey's tie; else 0 */
     int64_t arrival;
     uint32_t seq;
     uint32_t live;
@@ -214,6 +218,14 @@ struct oq_live {
     uint32_t mark; /* candidate stamp of the last dispatch that collected it */
     uint32_t any;  /* ... as one that may fit any machine (new, or held back by EASY) */
     int64_t est;   /* the scheduler's run-time estimate, microseconds (> 0) */
+};
+
+/* Per live entry with --sla-annotate: the task's SLA, resolved with its estimate. */
+struct asla {
+    struct lt_sla sla;
+    bool has;     /* sla holds the task's SLA (an annotation rule's, or the injected job's) */
+    int64_t est;  /* the run-time estimate Nx times were resolved with, microseconds */
+    int32_t rule; /* the annotation rule, -1: no SLA */
 };
 
 /* A running task's predicted end and request (the EASY reservation's scratch). */
@@ -366,24 +378,28 @@ struct engine {
     bool oq_pending; /* a dispatch is due before time moves on */
     int64_t last_rekey;
     struct lt_rng qrng; /* --estimate noisy:CV */
+    bool sla_order;     /* cfg->order is an SLA order (keys from e->asla) */
+    struct asla *asla;  /* cfg->annot: by live entry */
+    size_t cap_asla;
 
     /* The what-if snapshot and injection (sim_snap_*, docs/whatif.md). */
-    bool opened;                /* engine_open got past the configuration and its first maps */
-    bool halt;                  /* pass 2 stops: the injected job started (as asked) */
-    bool no_arrivals;           /* trace tasks arriving from now on are dropped (--no-arrivals) */
-    bool collect;               /* completed runs are kept by band (runs), for --resample-running */
-    uint32_t inj_rec0;          /* the injected job's first task record; NIL: none */
-    uint32_t inj_need;          /* its tasks that must start for the job to have started */
-    int inj_rank;               /* enum sim_inject_rank: its place in the queue */
-    int inj_prio;               /* its priority */
-    uint32_t inj_started;       /* its tasks started */
-    int64_t inj_first;          /* its first task's start, -1 none */
-    int64_t inj_last;           /* the start that made inj_need, -1 none */
-    bool inj_until;             /* halt when every injected task has finished, not at start */
-    uint32_t inj_n, inj_done;   /* its tasks; those finished (FINISH) */
-    int64_t inj_end;            /* the end that finished the last of them, -1 none */
-    uint8_t *dropped;           /* by incarnation: taken out by sim_snap_shrink; NULL none */
-    int64_t *runs[SIM_N_BANDS]; /* completed runs (FINISH), microseconds, by band */
+    bool opened;       /* engine_open got past the configuration and its first maps */
+    bool halt;         /* pass 2 stops: the injected job started (as asked) */
+    bool no_arrivals;  /* trace tasks arriving from now on are dropped (--no-arrivals) */
+    bool collect;      /* completed runs are kept by band (runs), for --resample-running */
+    uint32_t inj_rec0; /* the injected job's first task record; NIL: none */
+    uint32_t inj_need; /* its tasks that must start for the job to have started */
+    int inj_rank;      /* enum sim_inject_rank: its place in the queue */
+    const struct lt_sla *inj_sla; /* its SLA in an SLA order's key, NULL none */
+    int inj_prio;                 /* its priority */
+    uint32_t inj_started;         /* its tasks started */
+    int64_t inj_first;            /* its first task's start, -1 none */
+    int64_t inj_last;             /* the start that made inj_need, -1 none */
+    bool inj_until;               /* halt when every injected task has finished, not at start */
+    uint32_t inj_n, inj_done;     /* its tasks; those finished (FINISH) */
+    int64_t inj_end;              /* the end that finished the last of them, -1 none */
+    uint8_t *dropped;             /* by incarnation: taken out by sim_snap_shrink; NULL none */
+    int64_t *runs[SIM_N_BANDS];   /* completed runs (FINISH), microseconds, by band */
     size_t n_runs[SIM_N_BANDS], cap_runs[SIM_N_BANDS];
     bool runs_sorted;
 
@@ -1450,6 +1466,116 @@ static uint32_t live_alloc(struct engine *e)
     return (uint32_t)e->n_live++;
 }
 
+/* Live entry l's run-time estimate before any noise (see oq_live_init). */
+static int64_t live_estimate(const struct engine *e, uint32_t l)
+{
+    const struct live *t = &e->live[l];
+    if (has_demand(t))
+        return t->demand;
+    if (t->outcome == TR_KILL || t->outcome == TR_LOST)
+        return t->end_time - t->arrival;
+    return e->t_end - t->arrival;
+}
+
+/* ---- SLA annotation (--sla-annotate; docs/simulator.md "SLA annotation") ---------------- */
+
+/* Live entry l (just arrived) gets the SLA of the first rule that selects it, its Nx times
+ * resolved with its estimate r-hat (the ordered queue's, noise included, when in use).
+ * counted false: a task running at the window's start (no start delay of its own): no SLA. */
+static int sla_live_init(struct engine *e, uint32_t l, bool counted)
+{
+    if (LT_VEC_RESERVE(e->asla, e->cap_asla, (size_t)l + 1) != 0)
+        return oom(e);
+    struct asla *a = &e->asla[l];
+    const struct live *t = &e->live[l];
+    a->rule = -1;
+    a->has = false;
+    if (e->inj_rec0 != NIL && t->rec >= e->inj_rec0) { /* the injected job: its --sla setting */
+        a->has = e->inj_sla != NULL;
+        if (a->has)
+            a->sla = *e->inj_sla;
+        a->est = e->om ? e->ol[l].est : live_estimate(e, l);
+        return 0;
+    }
+    if (!counted)
+        return 0;
+    int r = sim_annot_match(e->cfg->annot, t->prio, t->sched_class);
+    if (r < 0) {
+        e->res->sla_none++;
+        return 0;
+    }
+    const struct sim_annot_rule *rule = &e->cfg->annot->rules[r];
+    struct lt_err e2;
+    lt_err_init(&e2, NULL);
+    a->est = e->om ? e->ol[l].est : live_estimate(e, l);
+    if (a->est < 1)
+        a->est = 1;
+    if (lt_sla_resolve(&rule->spec, (double)a->est / (double)US, &a->sla, &e2) < 0)
+        return lt_err_set(e->err, e2.code, 0, 0, "--sla-annotate rule '%s': %s", rule->name,
+                          e2.text);
+    a->rule = r;
+    a->has = true;
+    e->res->sla[r].tasks++;
+    return 0;
+}
+
+/* Task l's reward for a start at delay d_s (example1: running r-hat on its CPU request). */
+static double sla_reward(const struct engine *e, uint32_t l, double d_s)
+{
+    const struct asla *a = &e->asla[l];
+    const struct live *t = &e->live[l];
+    struct lt_sla_run run = {secs(t->arrival) + d_s, (double)a->est / (double)US, t->ask.cpu};
+    return lt_sla_reward(&a->sla, d_s, &run);
+}
+
+/* Task l (with an SLA) started for the first time now. */
+static void sla_on_start(struct engine *e, uint32_t l)
+{
+    const struct asla *a = &e->asla[l];
+    struct sim_sla_stats *st = &e->res->sla[a->rule];
+    double d = (double)(e->now - e->live[l].arrival) / (double)US, r = sla_reward(e, l, d);
+    st->started++;
+    st->reward_sum += r;
+    st->negative += r < 0;
+    if (d <= lt_sla_knee(&a->sla)) {
+        st->by_knee++;
+    } else {
+        st->late++;
+        st->late_wait_s += d;
+    }
+}
+
+/* Task l (with an SLA) leaves at end never started: censored at h = end - arrival. Its reward
+ * is at most r(h); exact where r is flat from h on (by-deadline from d2, cheap-and-simple with
+ * r_min = r_max, example1 past its target: 0). */
+static void sla_on_censor(struct engine *e, uint32_t l, int64_t end)
+{
+    const struct asla *a = &e->asla[l];
+    const struct lt_sla *s = &a->sla;
+    struct sim_sla_stats *st = &e->res->sla[a->rule];
+    double h = (double)(end - e->live[l].arrival) / (double)US, r = sla_reward(e, l, h);
+    bool bound = false;
+    switch (s->kind) {
+    case LT_SLA_BY_DEADLINE:
+        bound = h < s->d2_s;
+        break;
+    case LT_SLA_CHEAP_AND_SIMPLE:
+        bound = s->r_min < s->r_max;
+        break;
+    case LT_SLA_EXAMPLE1: /* before the target: at most the dearer price on every hour */
+        bound = h < s->target_s;
+        if (bound)
+            r = fmax(s->price_peak, s->price_offpeak) * e->live[l].ask.cpu * (double)a->est /
+                (double)US / 3600.0;
+        break;
+    }
+    st->censored++;
+    st->bounds += bound;
+    st->reward_sum += r;
+    st->negative += r < 0;
+    st->censored_wait_s += h;
+}
+
 /* Task l leaves the simulation now with outcome o (a TR_* end type, or TR_N_TYPES for a task
  * still running or queued at T_end; name then says which): its tasks.csv row, its time in
  * the system, and its live entry back. machine: the machine it ran on last, or "". Names are
@@ -1466,6 +1592,8 @@ static void task_leave(struct engine *e, uint32_t l, uint8_t o, const char *name
         e->res->wait[t->prio].never_started++;
         e->res->wait[t->prio].waiting_at_end += o == TR_N_TYPES;
         sim_hist_add(&e->res->wait[t->prio].censored, (uint64_t)(end - t->arrival));
+        if (e->asla != NULL && e->asla[l].rule >= 0)
+            sla_on_censor(e, l, end);
     }
     task_csv_row(e, r, t->prio, t->sched_class, &t->ask, t->arrival, t->first_start,
                  o == TR_N_TYPES ? -1 : e->now, name ? name : outcome_name(o), t->requeues,
@@ -1534,6 +1662,8 @@ static int start(struct engine *e, uint32_t l, size_t m, unsigned flags)
     if (t->first_start < 0) {
         t->first_start = e->now;
         sim_hist_add(&e->res->wait[t->prio].hist, (uint64_t)(e->now - t->arrival));
+        if (e->asla != NULL && e->asla[l].rule >= 0)
+            sla_on_start(e, l);
         if (t->rec >= e->inj_rec0) /* a task of the injected job (NIL: none) */
             inj_on_start(e);
     }
@@ -1716,8 +1846,14 @@ static int retry_queue(struct engine *e, size_t m)
 static bool oq_less(const struct engine *e, const struct oq_item *a, const struct oq_item *b)
 {
     (void)e;
+    if (a->pr > b->pr || a->pr < b->pr)
+        return a->pr > b->pr;
+    if (a->cls > b->cls || a->cls < b->cls)
+        return a->cls > b->cls;
     if (a->key > b->key || a->key < b->key)
         return a->key > b->key;
+    if (a->tie > b->tie || a->tie < b->tie)
+        return a->tie > b->tie;
     return a->arrival < b->arrival || (a->arrival == b->arrival && a->seq < b->seq);
 }
 
@@ -1726,15 +1862,36 @@ static void oq_moved(struct engine *e, const struct oq_item *it, size_t k)
     e->ol[it->live].pos = (uint32_t)k;
 }
 
-/* Task l's key now: its priority, or the order's key of (accounted CPU request, wait,
- * estimated run time). */
-static double oq_key(const struct engine *e, uint32_t l)
+/* Task l's key now, into it: its priority; or the order's key of (accounted CPU request,
+ * wait, estimated run time); or, for an SLA order, the priority (within-priority), then
+ * lt_qorder_key_job's fields of its SLA (none: after those with one), d = now - arrival. */
+static void oq_key(const struct engine *e, uint32_t l, struct oq_item *it)
 {
     const struct live *t = &e->live[l];
-    if (e->cfg->order == NULL)
-        return (double)t->prio;
-    return lt_qorder_key(&e->order, t->req.cpu, (double)(e->now - t->arrival) / (double)US,
-                         (double)e->ol[l].est / (double)US);
+    it->pr = it->cls = it->tie = 0;
+    if (e->cfg->order == NULL) {
+        it->key = (double)t->prio;
+        return;
+    }
+    if (!e->sla_order) {
+        it->key = lt_qorder_key(&e->order, t->req.cpu, (double)(e->now - t->arrival) / (double)US,
+                                (double)e->ol[l].est / (double)US);
+        return;
+    }
+    const struct asla *a = &e->asla[l];
+    double est = (double)e->ol[l].est / (double)US;
+    struct lt_qjob x = {.id = t->seq,
+                        .arrival_s = secs(t->arrival),
+                        .tasks = 1,
+                        .runtime_s = est,
+                        .estimate_s = est,
+                        .cls = -1,
+                        .sla = a->has ? &a->sla : NULL};
+    struct lt_qkey k = lt_qorder_key_job(&e->order, &x, secs(e->now));
+    it->pr = e->cfg->sla_first ? 0.0 : (double)t->prio;
+    it->cls = k.cls;
+    it->key = k.key;
+    it->tie = k.tie;
 }
 
 /* A standard normal draw (Box-Muller; one of the pair). */
@@ -1754,14 +1911,7 @@ static int oq_live_init(struct engine *e, uint32_t l)
 {
     if (LT_VEC_RESERVE(e->ol, e->cap_ol, (size_t)l + 1) != 0)
         return oom(e);
-    const struct live *t = &e->live[l];
-    int64_t est;
-    if (has_demand(t))
-        est = t->demand;
-    else if (t->outcome == TR_KILL || t->outcome == TR_LOST)
-        est = t->end_time - t->arrival;
-    else
-        est = e->t_end - t->arrival;
+    int64_t est = live_estimate(e, l);
     if (e->cfg->estimate_cv > 0.0) {
         double s2 = log1p(e->cfg->estimate_cv * e->cfg->estimate_cv);
         double f = exp(-0.5 * s2 + sqrt(s2) * oq_normal(&e->qrng));
@@ -1785,7 +1935,8 @@ static int oq_enqueue(struct engine *e, uint32_t l)
 {
     const struct live *t = &e->live[l];
     queue_insert(e, l);
-    struct oq_item it = {.key = oq_key(e, l), .arrival = t->arrival, .seq = t->seq, .live = l};
+    struct oq_item it = {.arrival = t->arrival, .seq = t->seq, .live = l};
+    oq_key(e, l, &it);
     if (oq_heap_push(e, &e->oq, it) != 0)
         return oom(e);
     e->oq_pending = true;
@@ -2061,7 +2212,7 @@ static void oq_rekey(struct engine *e)
         return;
     e->last_rekey = e->now;
     for (size_t k = 0; k < e->oq.n; k++)
-        e->oq.a[k].key = oq_key(e, e->oq.a[k].live);
+        oq_key(e, e->oq.a[k].live, &e->oq.a[k]);
     for (size_t k = e->oq.n / 2; k-- > 0;)
         oq_heap_down(e, &e->oq, k);
 }
@@ -2095,7 +2246,11 @@ static int oq_setup(struct engine *e)
     if (cfg->order != NULL) {
         e->order = *cfg->order;
         e->order.n_min = 0x1p-10; /* the trace's granularity (spec 1.4 rule 4) */
+        e->sla_order = lt_qorder_uses_sla(cfg->order);
     }
+    if (e->sla_order && cfg->annot == NULL)
+        return lt_err_set(e->err, LT_EINVAL, 0, 0,
+                          "bad replay configuration: an SLA order without SLAs (annot)");
     e->last_rekey = T_INF;
     lt_rng_init(&e->qrng, cfg->seed, LT_RNG_ESTIMATE);
     size_t n = lt_cluster_size(e->cluster);
@@ -2707,6 +2862,10 @@ static int arrive(struct engine *e, size_t h, const struct crow *row, const stru
     r->u.live = l;
     if (e->om && oq_live_init(e, l) < 0)
         return LT_ENOMEM;
+    int rc_sla =
+        e->cfg->annot != NULL ? sla_live_init(e, l, !(t0_trace && m0 != LT_NO_MACHINE)) : 0;
+    if (rc_sla < 0)
+        return rc_sla;
     if (sq_add(&e->q, t->prio, l, &t->slot) != 0)
         return oom(e);
     if (t0_trace && m0 != LT_NO_MACHINE) { /* where the trace ran it, even beyond its room */
@@ -3325,6 +3484,49 @@ static json_t *queue_json(const struct sim_replay_config *cfg)
     return q;
 }
 
+/* A ratio, null when the denominator is 0. */
+static json_t *ratio_json(double num, uint64_t den)
+{
+    return den > 0 ? json_real(num / (double)den) : json_null();
+}
+
+/* --sla-annotate: the rules and their tasks' rewards (docs/simulator.md "SLA annotation"). */
+static json_t *sla_annot_json(const struct sim_replay_config *cfg,
+                              const struct sim_replay_result *res)
+{
+    const struct sim_annot *a = cfg->annot;
+    json_t *j = json_object(), *rules = json_array();
+    json_object_set_new(j, "file_sha", json_string(a->sha));
+    json_object_set_new(j, "scope", json_string(cfg->sla_first ? "sla-first" : "within-priority"));
+    json_object_set_new(j, "times_relative_to", json_string("the task's run-time estimate r-hat"));
+    json_object_set_new(j, "tasks_without_sla", json_integer((json_int_t)res->sla_none));
+    for (size_t r = 0; r < a->n; r++) {
+        const struct sim_sla_stats *st = &res->sla[r];
+        json_t *o = json_object();
+        json_object_set_new(o, "rule", json_string(a->rules[r].name));
+        json_object_set_new(o, "sla", json_string(a->rules[r].spec.text));
+        json_object_set_new(o, "kind", json_string(lt_sla_kind_name(a->rules[r].spec.sla.kind)));
+        json_object_set_new(o, "relative_times", json_boolean(a->rules[r].spec.relative != 0));
+        json_object_set_new(o, "tasks", json_integer((json_int_t)st->tasks));
+        json_object_set_new(o, "started", json_integer((json_int_t)st->started));
+        json_object_set_new(o, "censored", json_integer((json_int_t)st->censored));
+        json_object_set_new(o, "censored_upper_bounds", json_integer((json_int_t)st->bounds));
+        json_object_set_new(o, "total_reward", json_real(st->reward_sum));
+        json_object_set_new(o, "mean_reward", ratio_json(st->reward_sum, st->tasks));
+        json_object_set_new(o, "reward_is_upper_bound", json_boolean(st->bounds > 0));
+        json_object_set_new(o, "p_negative", ratio_json((double)st->negative, st->tasks));
+        json_object_set_new(o, "started_by_knee", json_integer((json_int_t)st->by_knee));
+        json_object_set_new(o, "p_started_by_knee", ratio_json((double)st->by_knee, st->tasks));
+        json_object_set_new(o, "late", json_integer((json_int_t)st->late));
+        json_object_set_new(o, "late_wait_mean_s", ratio_json(st->late_wait_s, st->late));
+        json_object_set_new(o, "censored_wait_mean_s",
+                            ratio_json(st->censored_wait_s, st->censored));
+        json_array_append_new(rules, o);
+    }
+    json_object_set_new(j, "rules", rules);
+    return j;
+}
+
 json_t *sim_replay_summary_json(const struct sim_replay_config *cfg,
                                 const struct sim_replay_result *res)
 {
@@ -3360,6 +3562,8 @@ json_t *sim_replay_summary_json(const struct sim_replay_config *cfg,
         json_object_set_new(root, "preemption", preempt_json(cfg, res));
     if (cfg->order != NULL || cfg->backfill != SIM_BACKFILL_GREEDY) /* absent: the default */
         json_object_set_new(root, "queue", queue_json(cfg));
+    if (cfg->annot != NULL) /* absent: no annotation */
+        json_object_set_new(root, "sla_annotation", sla_annot_json(cfg, res));
     if (cfg->overcommit && !sim_overcommit_is_none(cfg->overcommit))
         json_object_set_new(root, "overcommit", overcommit_json(cfg->overcommit));
 
@@ -3567,6 +3771,7 @@ static void engine_free(struct engine *e)
     sq_free(&e->q);
     oq_heap_free(&e->oq);
     lt_free(e->ol);
+    lt_free(e->asla);
     lt_free(e->oq_new);
     lt_free(e->oq_blocked);
     lt_free(e->gained);
@@ -3710,10 +3915,10 @@ int sim_snap_open(const struct sim_replay_config *cfg, bool collect_runs, struct
                   struct lt_err *err)
 {
     *out = NULL;
-    if (cfg->out_dir || cfg->order || cfg->backfill != SIM_BACKFILL_GREEDY)
+    if (cfg->out_dir || cfg->backfill != SIM_BACKFILL_GREEDY)
         return lt_err_set(err, LT_EINVAL, 0, 0,
-                          "what-if: no output directory, queue order or backfill in the "
-                          "replay configuration");
+                          "what-if: no output directory or backfill in the replay "
+                          "configuration");
     struct sim_snap *s = lt_calloc(1, sizeof(*s));
     if (!s)
         return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
@@ -3946,7 +4151,8 @@ int sim_snap_inject(struct sim_snap *s, const struct sim_inject *inj, struct sim
     e->collect = false;
     e->inj_rec0 = (uint32_t)e->n_rec;
     e->inj_need = inj->start_all ? (uint32_t)n : 1;
-    e->inj_rank = inj->rank;
+    e->inj_rank = e->om ? SIM_RANK_ARRIVAL : inj->rank; /* ordered queue: its key decides */
+    e->inj_sla = inj->sla;
     e->inj_prio = inj->priority;
     e->inj_first = e->inj_last = e->inj_end = -1;
     e->inj_until = inj->until_complete;

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "replay/annotate.h"
 #include "replay/hist.h"
 #include "lt_err.h"
 #include "lt_evict.h"
@@ -134,7 +135,14 @@ struct sim_replay_config {
     double estimate_cv;            /* 0: oracle run times */
     int64_t reprioritise_us;       /* time-varying orders: re-key at most this often; 0: at
                                     * every dispatch instant */
-    sim_reserve_fn on_reserve;     /* tests: NULL */
+    /* SLAs for the trace's tasks (--sla-annotate; docs/simulator.md "SLA annotation"): each
+     * task gets the first matching rule's SLA (Nx times its run-time estimate), the SLA orders
+     * rank by it, and the rewards of the start delays are reported per rule (res->sla). NULL:
+     * no task has an SLA (the SLA orders are then refused). */
+    const struct sim_annot *annot;
+    bool sla_first;            /* SLA orders: every task with an SLA before every task without one
+                                * (--sla-scope sla-first); false: within each priority (within-priority) */
+    sim_reserve_fn on_reserve; /* tests: NULL */
     void *reserve_ctx;
     bool check_index; /* tests: every preemption search is checked against a scan of every
                        * machine (LT_EINVAL on a difference); the sanitizer build always */
@@ -148,6 +156,22 @@ struct sim_wait_stats {
                                * min(leave, T_end) - arrival (left: killed or lost while
                                * waiting); never_started values */
     uint64_t waiting_at_end;  /* of the never-started, those still waiting at T_end */
+};
+
+/* The rewards of one annotation rule's tasks (docs/simulator.md "SLA annotation"): the tasks
+ * that arrived in the window (not those running at its start) and got the rule's SLA; delay d
+ * = first start - arrival. A task never started (still queued at the window's end, or killed
+ * or lost while queued) is censored at h = min(leave, T_end) - arrival: its reward is r(h),
+ * a strict upper bound while r still decreases past h (counted in bounds). */
+struct sim_sla_stats {
+    uint64_t tasks, started, censored;
+    uint64_t bounds;        /* censored tasks whose reward is a strict upper bound */
+    uint64_t negative;      /* tasks with reward < 0 */
+    uint64_t by_knee;       /* started with d <= knee (lt_sla_knee) */
+    uint64_t late;          /* started with d > knee */
+    double reward_sum;      /* every task's reward (censored ones at their value) */
+    double late_wait_s;     /* the late tasks' delays, summed */
+    double censored_wait_s; /* the censored tasks' h, summed */
 };
 
 /* Feitelson's bound of the bounded slowdown (docs/simulator.md, "Metrics"). */
@@ -201,6 +225,9 @@ struct sim_replay_result {
     double unused_mean;
     uint64_t samples;
     struct sim_wait_stats wait[SIM_N_PRIO];
+    /* --sla-annotate: per rule (cfg->annot->rules), and the tasks no rule gave an SLA. */
+    struct sim_sla_stats sla[SIM_ANNOT_MAX_RULES];
+    uint64_t sla_none;
     /* Memory, for benchmarks (not in summary.json): bytes the task records and their key map
      * held at the end of pass 1, bytes of the row cache, and the window rows it covered. */
     uint64_t task_bytes, cache_bytes, cache_rows;
@@ -235,7 +262,8 @@ struct json_t *sim_replay_summary_json(const struct sim_replay_config *cfg,
 struct sim_snap;
 
 /* Opens a snapshot at the start of pass 2. cfg (kept by reference until sim_snap_free) must
- * have no out_dir, order or backfill, and its cache_bytes must hold every row of the window
+ * have no out_dir and no backfill (an order is fine: the ordered queue's state is the
+ * engine's, copied with it), and its cache_bytes must hold every row of the window
  * (the copies then read nothing from the trace again); collect_runs keeps every completed run
  * (FINISH) by band for sim_snap_resample. Errors as sim_replay_run's; LT_EINVAL for those. */
 LT_MUST_CHECK int sim_snap_open(const struct sim_replay_config *cfg, bool collect_runs,
@@ -305,6 +333,9 @@ struct sim_inject {
     int rank;            /* enum sim_inject_rank */
     bool until_complete; /* replay on after the start until every task has finished (or the
                           * horizon): sim_inject_result.end_us */
+    /* The job's SLA in the ordered queue's key (an SLA order with cfg->annot: it competes
+     * with the annotated trace tasks; rank is then unused); NULL: none. Borrowed. */
+    const struct lt_sla *sla;
 };
 
 enum sim_inject_reason {

@@ -69,7 +69,12 @@ struct opts {
     bool has_order;
     enum sim_backfill backfill;
     double estimate_cv;
-    uint64_t reprioritise_s; /* --reprioritise */
+    uint64_t reprioritise_s;       /* --reprioritise */
+    const char *annot_path;        /* --sla-annotate (replay), loaded into annot */
+    const char *sla_scope;         /* --sla-scope within-priority|sla-first */
+    const struct sim_annot *annot; /* annot_store when --sla-annotate, else NULL */
+    struct sim_annot annot_store;
+    bool sla_first;
     const struct lt_policy *policy[MAX_POLICIES];
     size_t n_policy;
     uint64_t jobs;
@@ -181,6 +186,13 @@ static const struct sim_opt replay_opts[] = {
         "100"),
     OPT("--no-task-csv", SIM_OPT_FLAG, no_task_csv, NULL, "do not write tasks.csv", NULL),
     OPT("--no-report", SIM_OPT_FLAG, no_report, NULL, "do not write report.html", NULL),
+    OPT("--sla-annotate", SIM_OPT_STR, annot_path, "FILE",
+        "give the trace's tasks SLAs by band, priority and\nclass (docs/simulator.md \"SLA "
+        "annotation\") and\nreport their rewards; needed by --order sla-*",
+        NULL),
+    OPT("--sla-scope", SIM_OPT_STR, sla_scope, "within-priority|sla-first",
+        "SLA orders: tasks with an SLA first within their\npriority, or before all others",
+        "within-priority"),
 };
 
 static const struct sim_opt tx_opts[] = {
@@ -306,13 +318,18 @@ static int parse_queue(struct opts *o, struct lt_err *err)
         if (lt_qorder_find(o->order_s, &o->order, &e2) < 0)
             return lt_err_set(err, LT_EINVAL, 0, 0, "--order: %s%s", e2.text,
                               e2.code == LT_ENOTFOUND ? "; or priority" : "");
-        if (lt_qorder_uses_sla(&o->order))
+        if (lt_qorder_uses_sla(&o->order) && o->annot_path == NULL)
             return lt_err_set(err, LT_EINVAL, 0, 0,
-                              "--order %s: the replay's tasks carry no SLA; the SLA orders "
-                              "run in lotus-sim queue --sla",
+                              "--order %s: the trace's tasks carry no SLA unless --sla-annotate "
+                              "FILE gives them one (docs/simulator.md \"SLA annotation\")",
                               o->order_s);
         o->has_order = true;
     }
+    if (o->sla_scope != NULL && strcmp(o->sla_scope, "within-priority") != 0 &&
+        strcmp(o->sla_scope, "sla-first") != 0)
+        return lt_err_set(err, LT_EINVAL, 0, 0,
+                          "--sla-scope: '%.40s' is not within-priority or sla-first", o->sla_scope);
+    o->sla_first = o->sla_scope != NULL && strcmp(o->sla_scope, "sla-first") == 0;
     if (o->backfill_s != NULL) {
         if (strcmp(o->backfill_s, "greedy") == 0)
             o->backfill = SIM_BACKFILL_GREEDY;
@@ -405,6 +422,30 @@ static int opts_finish(struct opts *o, bool tx, struct lt_err *err)
     return parse_policies(o->policy_list, o, err);
 }
 
+/* --sla-annotate FILE: reads it (a bad file is a usage error naming the file and the JSON
+ * path), and warns when the order does not read the SLAs it gives; --sla-scope without an SLA
+ * order does not apply. */
+static int sla_annot_open(struct opts *o, bool tx, const bool *seen, struct lt_err *err)
+{
+    if (tx)
+        return 0;
+    bool sla_order = o->has_order && lt_qorder_uses_sla(&o->order);
+    if (!sla_order)
+        sim_opt_warn_unused(&replay_spec, seen, "--sla-scope",
+                            "without an SLA order (--order sla-reward|sla-deadline|sla-slope)");
+    if (o->annot_path == NULL)
+        return 0;
+    if (sim_annot_load(o->annot_path, &o->annot_store, err) < 0)
+        return err->code;
+    o->annot = &o->annot_store;
+    if (!sla_order)
+        fprintf(stderr,
+                "lotus-sim: warning: --order %s does not read the SLAs --sla-annotate gives; "
+                "their rewards are still reported\n",
+                o->order_s != NULL ? o->order_s : "priority");
+    return 0;
+}
+
 /* Returns 0 to run, 1 after --help or --list-policies, or SIM_EXIT_USAGE + 100 on a usage error
  * (printed). */
 static int parse_args(int argc, char **argv, bool tx, struct opts *o)
@@ -421,7 +462,7 @@ static int parse_args(int argc, char **argv, bool tx, struct opts *o)
         return 1;
     if (rc == 0 && o->list_policies && (rc = sim_policy_list_alone(spec, seen, true, &err)) == 0)
         return 1;
-    if (rc < 0 || opts_finish(o, tx, &err) < 0)
+    if (rc < 0 || opts_finish(o, tx, &err) < 0 || sla_annot_open(o, tx, seen, &err) < 0)
         return sim_policy_usage_error(spec->name, &err) + 100;
     return 0;
 }
@@ -575,6 +616,8 @@ static int child_run(const struct opts *o, struct run *r, struct sim_progress *p
                                     .backfill = o->backfill,
                                     .estimate_cv = o->estimate_cv,
                                     .reprioritise_us = (int64_t)o->reprioritise_s * US,
+                                    .annot = o->annot,
+                                    .sla_first = o->sla_first,
                                     .until_us = o->until_us,
                                     .interval_us = o->interval_us,
                                     .skip_bad_lines = o->skip_bad_lines,
@@ -871,6 +914,42 @@ static void print_wait_rows(json_t **sum, size_t n, int p)
     }
 }
 
+/* --sla-annotate: per rule, its tasks' rewards (summary.json's sla_annotation). A mean
+ * reward that includes censored upper bounds is printed "<=". */
+static void print_sla_rows(json_t **sum, size_t n)
+{
+    static const char *keys[] = {"tasks",      "started",           "mean_reward",
+                                 "p_negative", "p_started_by_knee", "late_wait_mean_s"};
+    static const char *lab[] = {"tasks",    "started",   "mean reward",
+                                "P(r<0) %", "by knee %", "late wait s"};
+    json_t *r0 = json_object_get(json_object_get(sum[0], "sla_annotation"), "rules");
+    for (size_t i = 0; i < json_array_size(r0); i++) {
+        const char *name = json_string_value(json_object_get(json_array_get(r0, i), "rule"));
+        for (size_t q = 0; q < sizeof(keys) / sizeof(keys[0]); q++) {
+            char label[64];
+            snprintf(label, sizeof(label), "sla %.12s %s", name ? name : "?", lab[q]);
+            printf("%-24s", label);
+            for (size_t k = 0; k < n; k++) {
+                json_t *ru = json_array_get(
+                    json_object_get(json_object_get(sum[k], "sla_annotation"), "rules"), i);
+                json_t *v = json_object_get(ru, keys[q]);
+                char cell[64] = "-";
+                if (json_is_integer(v))
+                    snprintf(cell, sizeof(cell), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+                else if (json_is_number(v) && q == 2)
+                    snprintf(cell, sizeof(cell), "%s%.4f",
+                             json_is_true(json_object_get(ru, "reward_is_upper_bound")) ? "<=" : "",
+                             json_number_value(v));
+                else if (json_is_number(v))
+                    snprintf(cell, sizeof(cell), "%.1f",
+                             json_number_value(v) * (q == 3 || q == 4 ? 100.0 : 1.0));
+                printf(" %12s", cell);
+            }
+            printf("\n");
+        }
+    }
+}
+
 static void print_table(json_t **sum, const struct run *runs, size_t n)
 {
     printf("%-24s", "");
@@ -893,6 +972,7 @@ static void print_table(json_t **sum, const struct run *runs, size_t n)
     }
     for (int p = SIM_N_PRIO - 1; p >= 0; p--)
         print_wait_rows(sum, n, p);
+    print_sla_rows(sum, n);
 }
 
 /* ---- commands ----------------------------------------------------------------------------- */
@@ -1380,6 +1460,11 @@ static int queue_json(const struct opts *o, json_t *j)
         json_object_set_new(j, "estimate_cv", json_real(o->estimate_cv));
     if (o->reprioritise_s != 0)
         json_object_set_new(j, "reprioritise_s", json_integer((json_int_t)o->reprioritise_s));
+    if (o->annot != NULL) { /* absent: none; the content, not the path, must agree */
+        json_object_set_new(j, "sla_annotate_sha", json_string(o->annot->sha));
+        json_object_set_new(j, "sla_scope",
+                            json_string(o->sla_first ? "sla-first" : "within-priority"));
+    }
     return 0;
 }
 
@@ -1772,7 +1857,7 @@ static int queue_from_sweep(json_t *sweep, const char *path, struct opts *o, str
         lt_err_init(&e2, NULL);
         if (lt_qorder_find(qo, &o->order, &e2) < 0)
             return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: %s", path, e2.text);
-        if (lt_qorder_uses_sla(&o->order))
+        if (lt_qorder_uses_sla(&o->order) && json_object_get(sweep, "sla_annotate_sha") == NULL)
             return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: order '%s' needs SLAs", path, qo);
         o->has_order = true;
     }
@@ -1886,7 +1971,7 @@ static int opts_from_sweep(json_t *sweep, const char *path, const char *out, str
 /* Copies the regular files of the run directory src into dst, staged (outfile.h). */
 static int run_copy(const char *src, const char *dst, struct lt_err *err)
 {
-    char stage[4200], from[4600], to[4600], buf[65536];
+    char stage[4200], from[5000], to[5000], buf[65536];
     struct dirent *de;
     DIR *d;
     int rc;

@@ -31,14 +31,13 @@
 
 #include <jansson.h>
 
+#include "cli/jsonpath.h"
 #include "lt_mem.h"
 
 /* Longest JSON path built here: "$.machines[16777215].tasks[<20 digits>].request.disk" is
- * 61 bytes; the rest is margin. */
-#define PATH_LEN 96
-
-/* Longest excerpt of a string value quoted in a message, so that messages fit LT_ERR_TEXT. */
-#define QUOTE_MAX 24
+ * 61 bytes, within SIM_JP_LEN. */
+#define PATH_LEN  SIM_JP_LEN
+#define QUOTE_MAX SIM_JP_QUOTE
 
 static const char *const res_keys[] = {"cpu", "mem", "disk"};
 static const char *const task_keys[] = {"id", "job", "priority", "class", "request"};
@@ -47,160 +46,6 @@ static const char *const cluster_keys[] = {"ref", "seed", "machines"};
 
 #define N_KEYS(a) (sizeof(a) / sizeof((a)[0]))
 
-/* dst = at + "." + key (dst has PATH_LEN bytes). Paths are built from our own keys and
- * bounded indexes, so they always fit (see PATH_LEN). */
-static void path_key(char *dst, const char *at, const char *key)
-{
-    int w = snprintf(dst, PATH_LEN, "%s.%s", at, key);
-
-    assert(w > 0 && w < PATH_LEN);
-    if (w < 0 || w >= PATH_LEN) /* cannot happen (see PATH_LEN); keep the cut visible */
-        memcpy(dst + PATH_LEN - 4, "...", 4);
-}
-
-/* dst = at + "[" + i + "]" (dst has PATH_LEN bytes). */
-static void path_index(char *dst, const char *at, size_t i)
-{
-    int w = snprintf(dst, PATH_LEN, "%s[%zu]", at, i);
-
-    assert(w > 0 && w < PATH_LEN);
-    if (w < 0 || w >= PATH_LEN) /* cannot happen (see PATH_LEN); keep the cut visible */
-        memcpy(dst + PATH_LEN - 4, "...", 4);
-}
-
-/* Records "AT: message" as error code on err. */
-LT_PRINTF(4, 5)
-static int bad(struct lt_err *err, int code, const char *at, const char *fmt, ...)
-{
-    char msg[LT_ERR_TEXT];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    return lt_err_set(err, code, 0, 0, "%s: %s", at, msg);
-}
-
-/* A short description of v for "got ..." in messages: the value itself for scalars. */
-static void describe(json_t *v, char *buf, size_t size)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        snprintf(buf, size, "an object");
-        break;
-    case JSON_ARRAY:
-        snprintf(buf, size, "an array");
-        break;
-    case JSON_STRING:
-        snprintf(buf, size, "the string \"%.*s\"%s", QUOTE_MAX, json_string_value(v),
-                 json_string_length(v) > QUOTE_MAX ? "..." : "");
-        break;
-    case JSON_INTEGER:
-        snprintf(buf, size, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-        break;
-    case JSON_REAL:
-        snprintf(buf, size, "%.15g", json_real_value(v));
-        break;
-    case JSON_TRUE:
-        snprintf(buf, size, "true");
-        break;
-    case JSON_FALSE:
-        snprintf(buf, size, "false");
-        break;
-    case JSON_NULL:
-    default:
-        snprintf(buf, size, "null");
-        break;
-    }
-}
-
-/* Reports that the value at `at` is not what was expected. */
-static int bad_value(struct lt_err *err, const char *at, const char *expected, json_t *v)
-{
-    char got[QUOTE_MAX + 32];
-
-    describe(v, got, sizeof(got));
-    return bad(err, LT_EINVAL, at, "expected %s, got %s", expected, got);
-}
-
-static bool key_known(const char *key, const char *const *known, size_t n)
-{
-    for (size_t k = 0; k < n; k++) {
-        if (strcmp(key, known[k]) == 0)
-            return true;
-    }
-    return false;
-}
-
-/* Checks that v is an object whose keys are all in known[0..n-1]. */
-static int check_object(json_t *v, const char *at, const char *const *known, size_t n,
-                        struct lt_err *err)
-{
-    const char *key;
-    json_t *member;
-    char list[LT_ERR_TEXT / 2];
-    size_t used = 0;
-
-    if (!json_is_object(v))
-        return bad_value(err, at, "an object", v);
-    json_object_foreach(v, key, member)
-    {
-        if (key_known(key, known, n))
-            continue;
-        list[0] = '\0';
-        for (size_t k = 0; k < n && used < sizeof(list); k++)
-            used +=
-                (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", k ? ", " : "", known[k]);
-        return bad(err, LT_EINVAL, at, "unknown key '%.*s' (known: %s)", QUOTE_MAX, key, list);
-    }
-    return 0;
-}
-
-/* The member key of object obj into *out (borrowed; NULL if absent and optional). */
-static int member(json_t *obj, const char *at, const char *key, bool required, json_t **out,
-                  struct lt_err *err)
-{
-    *out = json_object_get(obj, key);
-    if (*out == NULL && required)
-        return bad(err, LT_EINVAL, at, "missing key '%s'", key);
-    return 0;
-}
-
-/* A finite number, > 0 if positive, else >= 0. */
-static int number(json_t *v, const char *at, bool positive, double *out, struct lt_err *err)
-{
-    const char *expected = positive ? "a number > 0" : "a number >= 0";
-    double x;
-
-    if (!json_is_number(v))
-        return bad_value(err, at, expected, v);
-    x = json_number_value(v);
-    if (!isfinite(x) || (positive ? !(x > 0.0) : !(x >= 0.0)))
-        return bad_value(err, at, expected, v);
-    *out = x;
-    return 0;
-}
-
-/* An integer in [lo, hi]. */
-static int integer(json_t *v, const char *at, json_int_t lo, json_int_t hi, json_int_t *out,
-                   struct lt_err *err)
-{
-    char expected[64];
-
-    if (json_is_integer(v) && json_integer_value(v) >= lo && json_integer_value(v) <= hi) {
-        *out = json_integer_value(v);
-        return 0;
-    }
-    if (lo == INT64_MIN && hi == INT64_MAX)
-        snprintf(expected, sizeof(expected), "an integer");
-    else if (hi == INT64_MAX)
-        snprintf(expected, sizeof(expected), "an integer >= %" JSON_INTEGER_FORMAT, lo);
-    else
-        snprintf(expected, sizeof(expected),
-                 "an integer in [%" JSON_INTEGER_FORMAT ", %" JSON_INTEGER_FORMAT "]", lo, hi);
-    return bad_value(err, at, expected, v);
-}
-
 /* A resource object at `at`: a capacity (cpu, mem, disk all required, > 0) or a request
  * (cpu, mem required, disk optional and 0 if absent, all >= 0). */
 static int parse_res(json_t *v, const char *at, bool capacity, struct lt_res *out,
@@ -208,16 +53,16 @@ static int parse_res(json_t *v, const char *at, bool capacity, struct lt_res *ou
 {
     double x[3] = {0.0, 0.0, 0.0};
     char sub[PATH_LEN];
-    int rc = check_object(v, at, res_keys, N_KEYS(res_keys), err);
+    int rc = sim_jp_object(v, at, res_keys, N_KEYS(res_keys), err);
 
     for (size_t d = 0; rc == 0 && d < 3; d++) {
         json_t *m;
 
-        rc = member(v, at, res_keys[d], capacity || d < 2, &m, err);
+        rc = sim_jp_member(v, at, res_keys[d], capacity || d < 2, &m, err);
         if (rc < 0 || m == NULL)
             continue;
-        path_key(sub, at, res_keys[d]);
-        rc = number(m, sub, capacity, &x[d], err);
+        sim_jp_key(sub, at, res_keys[d]);
+        rc = sim_jp_number(m, sub, capacity, &x[d], err);
     }
     if (rc < 0)
         return rc;
@@ -236,8 +81,8 @@ static int opt_integer(json_t *obj, const char *at, const char *key, json_int_t 
 
     if (m == NULL)
         return 0;
-    path_key(sub, at, key);
-    return integer(m, sub, lo, hi, out, err);
+    sim_jp_key(sub, at, key);
+    return sim_jp_integer(m, sub, lo, hi, out, err);
 }
 
 /* A TASK object at `at`. */
@@ -250,7 +95,7 @@ static int parse_task(json_t *v, const char *at, struct lt_task *out, struct lt_
     int rc;
 
     memset(&t, 0, sizeof(t));
-    rc = check_object(v, at, task_keys, N_KEYS(task_keys), err);
+    rc = sim_jp_object(v, at, task_keys, N_KEYS(task_keys), err);
     if (rc == 0)
         rc = opt_integer(v, at, "id", INT64_MIN, INT64_MAX, &id, err);
     if (rc == 0)
@@ -260,10 +105,10 @@ static int parse_task(json_t *v, const char *at, struct lt_task *out, struct lt_
     if (rc == 0)
         rc = opt_integer(v, at, "class", INT_MIN, INT_MAX, &cls, err);
     if (rc == 0)
-        rc = member(v, at, "request", true, &req, err);
+        rc = sim_jp_member(v, at, "request", true, &req, err);
     if (rc < 0)
         return rc;
-    path_key(sub, at, "request");
+    sim_jp_key(sub, at, "request");
     rc = parse_res(req, sub, false, &t.req, err);
     if (rc < 0)
         return rc;
@@ -283,17 +128,17 @@ static int parse_name(json_t *v, const char *at, const char **out, struct lt_err
     size_t len;
 
     if (!json_is_string(v))
-        return bad_value(err, at, "a string", v);
+        return sim_jp_bad_value(err, at, "a string", v);
     s = json_string_value(v);
     len = json_string_length(v);
     if (len == 0 || len > LT_MAX_NAME)
-        return bad(err, LT_EINVAL, at, "expected a name of 1..%d bytes, got %zu bytes", LT_MAX_NAME,
-                   len);
+        return sim_jp_bad(err, LT_EINVAL, at, "expected a name of 1..%d bytes, got %zu bytes",
+                          LT_MAX_NAME, len);
     for (size_t k = 0; k < len; k++) {
         unsigned char ch = (unsigned char)s[k];
         if (ch < 0x20 || ch == 0x7f)
-            return bad(err, LT_EINVAL, at, "control character 0x%02x in name \"%.*s\"", ch,
-                       QUOTE_MAX, s);
+            return sim_jp_bad(err, LT_EINVAL, at, "control character 0x%02x in name \"%.*s\"", ch,
+                              QUOTE_MAX, s);
     }
     *out = s;
     return 0;
@@ -308,33 +153,33 @@ static int parse_machine(json_t *v, size_t i, struct lt_machine_spec *ms, struct
     json_t *name, *cap, *online, *tasks;
     int rc;
 
-    path_index(at, "$.machines", i);
-    rc = check_object(v, at, machine_keys, N_KEYS(machine_keys), err);
+    sim_jp_index(at, "$.machines", i);
+    rc = sim_jp_object(v, at, machine_keys, N_KEYS(machine_keys), err);
     if (rc == 0)
-        rc = member(v, at, "name", true, &name, err);
+        rc = sim_jp_member(v, at, "name", true, &name, err);
     if (rc == 0)
-        rc = member(v, at, "capacity", true, &cap, err);
+        rc = sim_jp_member(v, at, "capacity", true, &cap, err);
     if (rc < 0)
         return rc;
-    path_key(sub, at, "name");
+    sim_jp_key(sub, at, "name");
     rc = parse_name(name, sub, &ms->name, err);
     if (rc < 0)
         return rc;
-    path_key(sub, at, "capacity");
+    sim_jp_key(sub, at, "capacity");
     rc = parse_res(cap, sub, true, &ms->cap, err);
     if (rc < 0)
         return rc;
     online = json_object_get(v, "online");
-    path_key(sub, at, "online");
+    sim_jp_key(sub, at, "online");
     if (online != NULL && !json_is_boolean(online))
-        return bad_value(err, sub, "true or false", online);
+        return sim_jp_bad_value(err, sub, "true or false", online);
     tasks = json_object_get(v, "tasks");
-    path_key(sub, at, "tasks");
+    sim_jp_key(sub, at, "tasks");
     if (tasks != NULL && !json_is_array(tasks))
-        return bad_value(err, sub, "an array", tasks);
+        return sim_jp_bad_value(err, sub, "an array", tasks);
     if (json_is_false(online) && json_array_size(tasks) > 0)
-        return bad(err, LT_EINVAL, sub, "offline machine '%.*s' cannot run tasks", QUOTE_MAX,
-                   ms->name);
+        return sim_jp_bad(err, LT_EINVAL, sub, "offline machine '%.*s' cannot run tasks", QUOTE_MAX,
+                          ms->name);
     return 0;
 }
 
@@ -376,10 +221,10 @@ static int check_unique_names(const struct lt_machine_spec *ms, size_t n, struct
     lt_free(sorted);
     if (dup == LT_NO_MACHINE)
         return 0;
-    path_index(m, "$.machines", dup);
-    path_key(at, m, "name");
-    return bad(err, LT_EINVAL, at, "duplicate machine name '%.*s' (also $.machines[%zu])",
-               QUOTE_MAX, ms[dup].name, first);
+    sim_jp_index(m, "$.machines", dup);
+    sim_jp_key(at, m, "name");
+    return sim_jp_bad(err, LT_EINVAL, at, "duplicate machine name '%.*s' (also $.machines[%zu])",
+                      QUOTE_MAX, ms[dup].name, first);
 }
 
 /* The cluster document's top level into spec. On success *out_ms is the machine array that
@@ -393,9 +238,9 @@ static int parse_cluster(json_t *root, struct lt_cluster_spec *spec,
     size_t n;
     int rc;
 
-    rc = check_object(root, "$", cluster_keys, N_KEYS(cluster_keys), err);
+    rc = sim_jp_object(root, "$", cluster_keys, N_KEYS(cluster_keys), err);
     if (rc == 0)
-        rc = member(root, "$", "machines", true, &machines, err);
+        rc = sim_jp_member(root, "$", "machines", true, &machines, err);
     if (rc == 0)
         rc = opt_integer(root, "$", "seed", 0, INT64_MAX, &seed, err);
     ref = json_object_get(root, "ref");
@@ -404,14 +249,14 @@ static int parse_cluster(json_t *root, struct lt_cluster_spec *spec,
     if (rc < 0)
         return rc;
     if (!json_is_array(machines))
-        return bad_value(err, "$.machines", "an array", machines);
+        return sim_jp_bad_value(err, "$.machines", "an array", machines);
     n = json_array_size(machines);
     if (n > LT_MAX_MACHINES)
-        return bad(err, LT_ERANGE, "$.machines", "too many machines: %zu (limit %lu)", n,
-                   (unsigned long)LT_MAX_MACHINES);
+        return sim_jp_bad(err, LT_ERANGE, "$.machines", "too many machines: %zu (limit %lu)", n,
+                          (unsigned long)LT_MAX_MACHINES);
     if (n == 0 && ref == NULL)
-        return bad(err, LT_EINVAL, "$.machines",
-                   "an empty cluster needs a reference capacity \"ref\"");
+        return sim_jp_bad(err, LT_EINVAL, "$.machines",
+                          "an empty cluster needs a reference capacity \"ref\"");
     ms = lt_calloc(n, sizeof(*ms));
     if (ms == NULL)
         return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory for %zu machines", n);
@@ -438,15 +283,15 @@ static int place_tasks(struct lt_cluster *c, size_t i, json_t *machine, struct s
     bool over = false;
     char m[PATH_LEN], list[PATH_LEN], at[PATH_LEN];
 
-    path_index(m, "$.machines", i);
-    path_key(list, m, "tasks");
+    sim_jp_index(m, "$.machines", i);
+    sim_jp_key(list, m, "tasks");
     for (size_t k = 0; k < json_array_size(tasks); k++) {
         struct lt_task t;
         unsigned flags = 0;
         size_t pid;
         int rc;
 
-        path_index(at, list, k);
+        sim_jp_index(at, list, k);
         rc = parse_task(json_array_get(tasks, k), at, &t, err);
         if (rc < 0)
             return rc;
@@ -488,33 +333,6 @@ static int build_cluster(json_t *root, const struct lt_cluster_spec *spec, struc
     return 0;
 }
 
-/* Parses the file at path; on failure err has the position (syntax) or the cause (I/O).
- * fopen + json_loadf rather than json_load_file, so that an unreadable file (a directory,
- * an I/O error) is reported with its errno instead of as malformed JSON. */
-static int load_file(const char *path, json_t **out, struct lt_err *err)
-{
-    json_error_t je;
-    FILE *f;
-    int rc = 0;
-
-    lt_err_set_source(err, path);
-    f = fopen(path, "rb");
-    if (f == NULL)
-        return lt_err_set(err, LT_EIO, 0, 0, "cannot open file: %s", strerror(errno));
-    *out = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
-    if (*out == NULL && ferror(f))
-        rc = lt_err_set(err, LT_EIO, 0, 0, "cannot read file: %s", strerror(errno));
-    else if (*out == NULL && json_error_code(&je) == json_error_out_of_memory)
-        rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory parsing JSON");
-    else if (*out == NULL)
-        /* Jansson's column is that of the last character read: 0 right after a newline,
-         * which lt_err would take for "no column". */
-        rc = lt_err_set(err, LT_EPARSE, je.line > 0 ? je.line : 0,
-                        je.line > 0 && je.column < 1 ? 1 : je.column, "%s", je.text);
-    fclose(f);
-    return rc;
-}
-
 /* Builds the cluster from a parsed document; takes the reference to root. */
 static int cluster_from_json(json_t *root, struct lt_cluster **out, struct sim_load_stats *stats,
                              struct lt_err *err)
@@ -544,7 +362,7 @@ int sim_cluster_load(const char *path, struct lt_cluster **out, struct sim_load_
     json_t *root;
     int rc;
 
-    rc = load_file(path, &root, err);
+    rc = sim_jp_load(path, &root, err);
     if (rc < 0)
         return rc;
     return cluster_from_json(root, out, stats, err);
@@ -572,7 +390,7 @@ int sim_task_load(const char *path, struct lt_task *out, struct lt_err *err)
     json_t *root;
     int rc;
 
-    rc = load_file(path, &root, err);
+    rc = sim_jp_load(path, &root, err);
     if (rc < 0)
         return rc;
     rc = parse_task(root, "$", out, err);
@@ -590,11 +408,11 @@ int sim_tasks_load(const char *path, struct lt_task **out, size_t *n_out, struct
 
     *out = NULL;
     *n_out = 0;
-    rc = load_file(path, &root, err);
+    rc = sim_jp_load(path, &root, err);
     if (rc < 0)
         return rc;
     if (!json_is_array(root)) {
-        rc = bad_value(err, "$", "an array of tasks", root);
+        rc = sim_jp_bad_value(err, "$", "an array of tasks", root);
         json_decref(root);
         return rc;
     }

@@ -1,6 +1,6 @@
 /* job.c -- the --job file of `lotus-sim whatif` (whatif.h; docs/whatif.md): one job, its
  * priority, scheduling class and groups of equal tasks. Every error names the file and the
- * JSON path of the value.
+ * JSON path of the value (cli/jsonpath.h).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -10,24 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/jsonpath.h"
 #include "whatif/whatif.h"
-
-/* LT_EINVAL naming the first key of o not in keys[0 .. n-1]. */
-static int unknown_keys(json_t *o, const char *const *keys, size_t n, const char *where,
-                        struct lt_err *err)
-{
-    const char *k;
-    json_t *v;
-    json_object_foreach(o, k, v)
-    {
-        size_t j = 0;
-        while (j < n && strcmp(k, keys[j]) != 0)
-            j++;
-        if (j == n)
-            return lt_err_set(err, LT_EINVAL, 0, 0, "%s.%.40s: unknown key", where, k);
-    }
-    return 0;
-}
 
 /* An integer in [lo, hi] at key of o (def when absent and has_def). */
 static int get_int(json_t *o, const char *key, const char *where, long long lo, long long hi,
@@ -70,9 +54,7 @@ static int job_from_json(json_t *root, struct sim_whatif_job *job, struct lt_err
     int rc;
 
     memset(job, 0, sizeof(*job));
-    if (!json_is_object(root))
-        return lt_err_set(err, LT_EINVAL, 0, 0, "$: must be an object");
-    if ((rc = unknown_keys(root, top, 4, "$", err)) < 0)
+    if ((rc = sim_jp_object(root, "$", top, 4, err)) < 0)
         return rc;
     json_t *name = json_object_get(root, "name");
     if (name && (!json_is_string(name) || json_string_length(name) >= sizeof(job->name) ||
@@ -99,9 +81,7 @@ static int job_from_json(json_t *root, struct sim_whatif_job *job, struct lt_err
         struct sim_inject_group *g = &job->groups[i];
         double d;
         snprintf(where, sizeof(where), "$.tasks[%zu]", i);
-        if (!json_is_object(t))
-            return lt_err_set(err, LT_EINVAL, 0, 0, "%s: must be an object", where);
-        if ((rc = unknown_keys(t, tkeys, 5, where, err)) < 0 ||
+        if ((rc = sim_jp_object(t, where, tkeys, 5, err)) < 0 ||
             (rc = get_int(t, "count", where, 1, 100000, true, 1, &v, err)) < 0)
             return rc;
         g->count = (uint32_t)v;
@@ -124,17 +104,12 @@ static int job_from_json(json_t *root, struct sim_whatif_job *job, struct lt_err
 
 int sim_whatif_job_load(const char *path, struct sim_whatif_job *job, struct lt_err *err)
 {
-    json_error_t je;
     struct sim_whatif_job tmp;
-    lt_err_set_source(err, path);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return lt_err_set(err, LT_EIO, 0, 0, "cannot open file: %s", strerror(errno));
-    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
-    fclose(f);
-    if (!root)
-        return lt_err_set(err, LT_EPARSE, je.line, je.column, "%s", je.text);
-    int rc = job_from_json(root, &tmp, err);
+    json_t *root;
+    int rc = sim_jp_load(path, &root, err);
+    if (rc < 0)
+        return rc;
+    rc = job_from_json(root, &tmp, err);
     json_decref(root);
     if (rc == 0) {
         *job = tmp;

@@ -14,12 +14,6 @@
 
 #define US 1000000.0
 
-static bool name_char(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '-' || c == '.';
-}
-
 int sim_whatif_sla_parse(const char *text, size_t index, struct sim_whatif_sla *out,
                          struct lt_err *err)
 {
@@ -29,10 +23,10 @@ int sim_whatif_sla_parse(const char *text, size_t index, struct sim_whatif_sla *
     memset(&s, 0, sizeof(s));
     if (eq != NULL && (colon == NULL || eq < colon)) { /* NAME=SPEC */
         size_t len = (size_t)(eq - text);
-        bool ok = len > 0 && len < SIM_WHATIF_SLA_NAME;
-        for (size_t k = 0; ok && k < len; k++)
-            ok = name_char(text[k]);
-        if (!ok)
+        char name[SIM_WHATIF_SLA_NAME] = "";
+        if (len < sizeof(name))
+            memcpy(name, text, len);
+        if (len >= sizeof(name) || !sim_sla_name_ok(name))
             return lt_err_set(err, LT_EINVAL, 0, 0,
                               "--sla: '%.80s': the name before '=' must be 1 to %d letters, "
                               "digits, '_', '-' or '.'",
@@ -84,15 +78,7 @@ double sim_whatif_censor_s(const struct sim_whatif_rec *r, double horizon_s, int
 
 double sim_whatif_sla_knee(const struct lt_sla *s)
 {
-    switch (s->kind) {
-    case LT_SLA_BY_DEADLINE:
-        return s->d1_s;
-    case LT_SLA_CHEAP_AND_SIMPLE:
-        return s->d0_s;
-    case LT_SLA_EXAMPLE1:
-        return s->target_s;
-    }
-    return NAN;
+    return lt_sla_knee(s);
 }
 
 /* Example 1 for a start delay d: each task group from the job's start for its duration. */

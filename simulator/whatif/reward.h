@@ -24,18 +24,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cli/slafile.h"
 #include "lt_err.h"
 #include "lt_sla.h"
 #include "whatif/whatif.h"
 
 #define SIM_WHATIF_MAX_SLAS 16
-#define SIM_WHATIF_SLA_NAME 32
+#define SIM_WHATIF_SLA_NAME SIM_SLA_NAME
 
 /* One --sla setting. */
 struct sim_whatif_sla {
     char name[SIM_WHATIF_SLA_NAME]; /* given, or "s1", "s2"... by position */
     struct lt_sla_spec spec;        /* as parsed */
     struct lt_sla sla;              /* resolved: Nx times the job's longest task duration */
+    const char *given;              /* the --sla argument it came from (borrowed) */
 };
 
 /* Parses text = "[NAME=]SPEC" (NAME: letters, digits, '_', '-', '.', at most 31, before any

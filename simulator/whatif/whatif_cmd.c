@@ -32,8 +32,9 @@
 
 struct w_opts {
     const char *trace, *job, *at, *start, *shrink, *policy, *preempt, *out, *order, *sla_scope;
-    struct sim_args sla; /* --sla, repeatable */
-    uint64_t replicas, seed, horizon_s, jobs, cache_mb;
+    const char *annotate; /* --sla-annotate FILE */
+    struct sim_args sla;  /* --sla, repeatable */
+    uint64_t replicas, seed, horizon_s, jobs, cache_mb, reprioritise_s;
     bool shrink_from_start, resample, no_arrivals, no_snapshot, force, quiet, until_complete;
 };
 
@@ -68,8 +69,9 @@ static const struct sim_opt w_rows[] = {
         "drop every trace arrival after the injection\n(Betser's exact Method III)", NULL),
     OPT("--until-complete", SIM_OPT_FLAG, until_complete, NULL,
         "replay on until every task of the job has\nfinished: its completion delay too", NULL),
-    OPT("--sla", SIM_OPT_MULTI, sla, "[NAME=]SPEC",
-        "an SLA setting to price (repeatable): KIND[:K=V,...]\nas lotus-sim queue --sla; Nx = N "
+    OPT("--sla", SIM_OPT_MULTI, sla, "[NAME=]SPEC|@FILE",
+        "an SLA setting to price (repeatable): KIND[:K=V,...]\nas lotus-sim queue --sla, or @FILE: "
+        "an SLA file's\nsettings (docs/formats.md); Nx = N "
         "times the job's\nlongest task; every setting on the same replicas",
         NULL),
     OPT("--order", SIM_OPT_STR, order, "NAME",
@@ -78,6 +80,12 @@ static const struct sim_opt w_rows[] = {
         "priority"),
     OPT("--sla-scope", SIM_OPT_STR, sla_scope, "within-priority|sla-first",
         "with an SLA order: first within its priority, or\nfirst of all", "within-priority"),
+    OPT("--sla-annotate", SIM_OPT_STR, annotate, "FILE",
+        "SLAs for the trace's tasks (as replay's); with an\nSLA order the job competes with "
+        "them, and each\n--sla setting is its own set of replicas",
+        NULL),
+    OPT("--reprioritise", SIM_OPT_SECS, reprioritise_s, "DURATION",
+        "with --sla-annotate: re-key the ordered queue at\nmost this often", "0: every dispatch"),
     OPT("--policy", SIM_OPT_STR, policy, "NAME", "placement policy", "bestfit1"),
     OPT("--preempt", SIM_OPT_STR, preempt, "none|bands|priority",
         "priority preemption, as in replay", "none"),
@@ -98,9 +106,10 @@ static const struct sim_cmd_spec w_spec = {
     "--trace DIR --job FILE --at S|random[:A:B]|day-random[:S]\n"
     "       [--replicas N] [--seed N] [--horizon DURATION] [--start first|all]\n"
     "       [--shrink PCT[,PCT...]] [--shrink-from-start] [--resample-running]\n"
-    "       [--no-arrivals] [--until-complete] [--sla [NAME=]SPEC]...\n"
+    "       [--no-arrivals] [--until-complete] [--sla [NAME=]SPEC|@FILE]...\n"
     "       [--order priority|sla-reward|sla-deadline|sla-slope[:H]]\n"
-    "       [--sla-scope within-priority|sla-first] [--policy NAME] [--preempt MODE]\n"
+    "       [--sla-scope within-priority|sla-first] [--sla-annotate FILE]\n"
+    "       [--reprioritise DURATION] [--policy NAME] [--preempt MODE]\n"
     "       [-j N] [--out DIR] [--force]",
     "When would this job start? Injects one job into the replay of the Google 2011\n"
     "trace at --at and replays until it starts, --replicas times, each replica with\n"
@@ -130,7 +139,11 @@ struct w_run {
     struct sim_whatif_rec *recs;
     struct sim_whatif_sla slas[SIM_WHATIF_MAX_SLAS];
     size_t n_sla;
-    bool sla_order;       /* --order is an SLA order */
+    bool sla_order; /* --order is an SLA order */
+    bool per_sla;   /* an SLA order over annotated trace tasks: every --sla setting is
+                     * its own set of replicas (recs holds n_sla sets) */
+    struct sim_annot annot;
+    struct lt_qorder order;
     char *cmdline;        /* the whole command, owned */
     char order_note[400]; /* "" none */
 };
@@ -195,24 +208,60 @@ static int opts_check(struct w_run *r, struct lt_err *err)
     return 0;
 }
 
+/* Appends s to r's settings: at most SIM_WHATIF_MAX_SLAS, names unique. */
+static int sla_add(struct w_run *r, const struct sim_whatif_sla *s, struct lt_err *err)
+{
+    if (r->n_sla == SIM_WHATIF_MAX_SLAS)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "--sla: at most %d settings", SIM_WHATIF_MAX_SLAS);
+    for (size_t i = 0; i < r->n_sla; i++)
+        if (strcmp(r->slas[i].name, s->name) == 0)
+            return lt_err_set(err, LT_EINVAL, 0, 0, "--sla: the name '%s' is given twice", s->name);
+    r->slas[r->n_sla++] = *s;
+    return 0;
+}
+
+/* --sla [NAME=]SPEC (unnamed: s<position among the settings>). */
+static int sla_text_add(struct w_run *r, const char *text, struct lt_err *err)
+{
+    struct sim_whatif_sla s;
+    int rc = sim_whatif_sla_parse(text, r->n_sla, &s, err);
+    if (rc < 0)
+        return rc;
+    s.given = text;
+    return sla_add(r, &s, err);
+}
+
+/* --sla @FILE: every SLA of the file, in its order (slafile.h). */
+static int sla_file_add(struct w_run *r, const char *arg, struct lt_err *err)
+{
+    struct sim_sla_named *f = NULL;
+    size_t n = 0;
+    int rc = sim_sla_file_load(arg + 1, &f, &n, err);
+    for (size_t k = 0; rc == 0 && k < n; k++) {
+        struct sim_whatif_sla s;
+        memset(&s, 0, sizeof(s));
+        snprintf(s.name, sizeof(s.name), "%s", f[k].name);
+        s.spec = f[k].spec;
+        s.sla = s.spec.sla;
+        s.given = arg;
+        rc = sla_add(r, &s, err);
+    }
+    lt_free(f);
+    return rc;
+}
+
 /* --sla, --order and --sla-scope (usage errors; the Nx times are resolved once the job is
  * read). seen: which options were given. */
 static int sla_opts_check(struct w_run *r, const bool *seen, struct lt_err *err)
 {
     struct w_opts *o = r->o;
-    struct lt_qorder ord;
-    if (o->sla.n > SIM_WHATIF_MAX_SLAS)
-        return lt_err_set(err, LT_EINVAL, 0, 0, "--sla: at most %d settings", SIM_WHATIF_MAX_SLAS);
+    struct lt_qorder ord = {0};
     for (size_t k = 0; k < o->sla.n; k++) {
-        int rc = sim_whatif_sla_parse(o->sla.v[k], k, &r->slas[k], err);
+        int rc = o->sla.v[k][0] == '@' ? sla_file_add(r, o->sla.v[k], err)
+                                       : sla_text_add(r, o->sla.v[k], err);
         if (rc < 0)
             return rc;
-        for (size_t i = 0; i < k; i++)
-            if (strcmp(r->slas[i].name, r->slas[k].name) == 0)
-                return lt_err_set(err, LT_EINVAL, 0, 0, "--sla: the name '%s' is given twice",
-                                  r->slas[k].name);
     }
-    r->n_sla = o->sla.n;
     if (strcmp(o->order, "priority") != 0) {
         struct lt_err e2;
         lt_err_init(&e2, NULL);
@@ -234,14 +283,39 @@ static int sla_opts_check(struct w_run *r, const bool *seen, struct lt_err *err)
     if (!r->sla_order)
         sim_opt_warn_unused(&w_spec, seen, "--sla-scope",
                             "without an SLA order (--order sla-reward|sla-deadline|sla-slope)");
+    if (o->annotate != NULL) {
+        if (sim_annot_load(o->annotate, &r->annot, err) < 0)
+            return err->code;
+        if (!r->sla_order)
+            fprintf(stderr, "lotus-sim: warning: --sla-annotate does not apply without an SLA "
+                            "order (--order sla-reward|sla-deadline|sla-slope): the trace's "
+                            "tasks keep the replay's priority queue\n");
+        r->per_sla = r->sla_order;
+        if (r->per_sla)
+            r->order = ord;
+        if (r->per_sla && strcmp(o->preempt, "none") != 0)
+            return lt_err_set(err, LT_EINVAL, 0, 0,
+                              "--preempt: not supported with --sla-annotate and an SLA order "
+                              "(the replay's ordered queue)");
+    } else if (seen[sim_opt_index(&w_spec, "--reprioritise")]) {
+        sim_opt_warn_unused(&w_spec, seen, "--reprioritise", "without --sla-annotate");
+    }
     r->wc.inject.rank = !r->sla_order                            ? SIM_RANK_ARRIVAL
                         : strcmp(o->sla_scope, "sla-first") == 0 ? SIM_RANK_FIRST
                                                                  : SIM_RANK_FIRST_IN_PRIORITY;
-    if (r->sla_order)
+    if (r->per_sla)
+        snprintf(r->order_note, sizeof(r->order_note),
+                 "--order %s over the trace's tasks annotated by %s (%s): the job's SLA sets its "
+                 "place among them, so each --sla setting is simulated as its own set of "
+                 "replicas, on the same replica seeds (common random numbers)",
+                 o->order, o->annotate,
+                 strcmp(o->sla_scope, "sla-first") == 0 ? "SLA tasks before all others"
+                                                        : "SLA tasks first within a priority");
+    else if (r->sla_order)
         snprintf(r->order_note, sizeof(r->order_note),
                  "--order %s: the injected job is the only job with an SLA, so sla-reward, "
                  "sla-deadline and sla-slope rank it alike (%s) and one simulation serves every "
-                 "--sla setting; without SLAs on the trace's jobs (--sla-annotate, not built) the "
+                 "--sla setting; without SLAs on the trace's tasks (--sla-annotate FILE) the "
                  "three orders cannot be told apart",
                  o->order,
                  r->wc.inject.rank == SIM_RANK_FIRST ? "first of all queued tasks"
@@ -311,6 +385,12 @@ static void replica_row(FILE *f, const struct w_run *r, uint64_t i, const struct
     }
 }
 
+/* The records setting k was simulated with: its own set with per_sla, else the one set. */
+static const struct sim_whatif_rec *recs_of(const struct w_run *r, size_t k)
+{
+    return r->recs + (r->per_sla ? k * r->wc.replicas * r->wc.n_shrink : 0);
+}
+
 static int write_replicas(const struct w_run *r, const char *dir, struct lt_err *err)
 {
     char path[PATH_CAP_W + 64], *tmp;
@@ -325,14 +405,14 @@ static int write_replicas(const struct w_run *r, const char *dir, struct lt_err 
     for (uint64_t i = 0; i < r->wc.replicas; i++)
         for (size_t lv = 0; lv < nl; lv++)
             for (size_t k = 0; k < ns; k++)
-                replica_row(f, r, i, &r->recs[i * nl + lv], r->n_sla ? k : r->n_sla);
+                replica_row(f, r, i, &recs_of(r, k)[i * nl + lv], r->n_sla ? k : r->n_sla);
     return sim_tmp_commit(f, tmp, path, 0, err);
 }
 
 static void rewards_of(const struct w_run *r, size_t k, size_t lv, double *buf,
                        struct sim_whatif_rstats *st)
 {
-    sim_whatif_rewards(&r->slas[k].sla, &r->job, r->recs, r->wc.replicas, r->wc.n_shrink, lv,
+    sim_whatif_rewards(&r->slas[k].sla, &r->job, recs_of(r, k), r->wc.replicas, r->wc.n_shrink, lv,
                        (double)r->o->horizon_s, r->info.t_end_us, buf, st);
 }
 
@@ -363,16 +443,22 @@ static int write_cdf(const struct w_run *r, const char *dir, double *buf, struct
     FILE *f = sim_tmp_open(path, &tmp, err);
     if (!f)
         return err->code;
-    fprintf(f, "shrink_pct,quantile,value\n");
-    for (size_t lv = 0; lv < r->wc.n_shrink; lv++) {
-        sim_whatif_level(r->recs, r->wc.replicas, r->wc.n_shrink, lv, buf, &st);
-        for (int k = 0; k <= 100; k++) {
-            double v = sim_whatif_quantile(buf, r->wc.replicas, k / 100.0);
-            if (isinf(v)) /* beyond the started share: the CDF ends below 1 */
-                break;
-            fprintf(f, "%g,%.2f,%.6f\n", r->wc.shrink[lv], k / 100.0, v);
+    /* per_sla: a column sla, one CDF per setting (each its own simulations) */
+    fprintf(f, r->per_sla ? "shrink_pct,sla,quantile,value\n" : "shrink_pct,quantile,value\n");
+    for (size_t lv = 0; lv < r->wc.n_shrink; lv++)
+        for (size_t s = 0; s < (r->per_sla ? r->n_sla : 1); s++) {
+            sim_whatif_level(recs_of(r, s), r->wc.replicas, r->wc.n_shrink, lv, buf, &st);
+            for (int k = 0; k <= 100; k++) {
+                double v = sim_whatif_quantile(buf, r->wc.replicas, k / 100.0);
+                if (isinf(v)) /* beyond the started share: the CDF ends below 1 */
+                    break;
+                if (r->per_sla)
+                    fprintf(f, "%g,%s,%.2f,%.6f\n", r->wc.shrink[lv], r->slas[s].name, k / 100.0,
+                            v);
+                else
+                    fprintf(f, "%g,%.2f,%.6f\n", r->wc.shrink[lv], k / 100.0, v);
+            }
         }
-    }
     return sim_tmp_commit(f, tmp, path, 0, err);
 }
 
@@ -452,6 +538,16 @@ static json_t *sla_level_json(const struct w_run *r, size_t k, size_t lv, double
                   q ? q : json_null());
     if (o != NULL && st.mean < 0)
         json_object_set_new(o, "hint", json_string(HINT_NEGATIVE));
+    if (o != NULL && r->per_sla) { /* its own simulations: its own start statistics */
+        struct sim_whatif_stats ss;
+        sim_whatif_level(recs_of(r, k), r->wc.replicas, r->wc.n_shrink, lv, buf, &ss);
+        json_object_set_new(o, "start",
+                            json_pack("{s:I, s:I, s:f, s:o}", "started", (json_int_t)ss.started,
+                                      "censored", (json_int_t)ss.censored,
+                                      "p_not_started_by_horizon",
+                                      (double)ss.censored / (double)ss.n, "mean_delay_started_s",
+                                      num_or_null(ss.mean_s)));
+    }
     return o;
 }
 
@@ -461,7 +557,7 @@ static json_t *slas_json(const struct w_run *r)
     json_t *a = json_array();
     for (size_t k = 0; a && k < r->n_sla; k++)
         json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:b, s:o}", "name", r->slas[k].name,
-                                           "spec", r->o->sla.v[k], "kind",
+                                           "spec", r->slas[k].given, "kind",
                                            lt_sla_kind_name(r->slas[k].sla.kind), "relative_times",
                                            r->slas[k].spec.relative != 0, "parameters",
                                            sla_params_json(&r->slas[k].sla)));
@@ -793,20 +889,23 @@ static void print_table(const struct w_run *r)
            " replicas, start = %s task\n",
            r->job.name, r->job.n_tasks, r->job.priority, r->o->at, r->info.machines, r->wc.replicas,
            r->wc.inject.start_all ? "last" : "first");
-    printf("%-8s %9s %9s %10s %10s %10s %10s %10s\n", "shrink", "started", "censored", "P(<=1h)",
-           "p50 (s)", "p90 (s)", "mean (s)", "P(>H)");
-    for (size_t lv = 0; lv < r->wc.n_shrink; lv++) {
-        struct sim_whatif_stats st;
-        sim_whatif_level(r->recs, r->wc.replicas, r->wc.n_shrink, lv, buf, &st);
-        size_t c = 0;
-        while (c < st.n && buf[c] <= 3600.0)
-            c++;
-        printf("%-7g%% %9" PRIu64 " %9" PRIu64 " %10.3f %10.1f %10.1f %10.1f %10.3f\n",
-               r->wc.shrink[lv], st.started, st.censored, (double)c / (double)st.n, st.q[2],
-               st.q[4], st.mean_s, (double)st.censored / (double)st.n);
-        if (st.all_same)
-            warn_same(r, lv);
-    }
+    printf("%s%-8s %9s %9s %10s %10s %10s %10s %10s\n", r->per_sla ? "sla          " : "", "shrink",
+           "started", "censored", "P(<=1h)", "p50 (s)", "p90 (s)", "mean (s)", "P(>H)");
+    for (size_t k = 0; k < (r->per_sla ? r->n_sla : 1); k++) /* per_sla: a set per setting */
+        for (size_t lv = 0; lv < r->wc.n_shrink; lv++) {
+            struct sim_whatif_stats st;
+            sim_whatif_level(recs_of(r, k), r->wc.replicas, r->wc.n_shrink, lv, buf, &st);
+            size_t c = 0;
+            while (c < st.n && buf[c] <= 3600.0)
+                c++;
+            if (r->per_sla)
+                printf("%-12s ", r->slas[k].name);
+            printf("%-7g%% %9" PRIu64 " %9" PRIu64 " %10.3f %10.1f %10.1f %10.1f %10.3f\n",
+                   r->wc.shrink[lv], st.started, st.censored, (double)c / (double)st.n, st.q[2],
+                   st.q[4], st.mean_s, (double)st.censored / (double)st.n);
+            if (st.all_same && k == 0)
+                warn_same(r, lv);
+        }
     printf("(p50/p90: inf = not started by the horizon for that share of replicas)\n");
     if (r->n_sla > 0) {
         printf("\n%-12s %-8s %11s %12s %10s %9s  %s\n", "sla", "shrink", "P(<=knee)", "E[reward]",
@@ -836,12 +935,16 @@ static int whatif_run(struct w_run *r, struct lt_err *err)
 {
     char stage[PATH_CAP_W];
     int rc;
-    r->recs = lt_calloc(r->wc.replicas * r->wc.n_shrink, sizeof(*r->recs));
+    size_t sets = r->per_sla ? r->n_sla : 1, per = r->wc.replicas * r->wc.n_shrink;
+    r->recs = lt_calloc(per * sets, sizeof(*r->recs));
     if (!r->recs)
         return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
-    rc = sim_whatif_run(&r->wc, r->recs, &r->info, err);
-    if (rc < 0)
-        return rc;
+    for (size_t k = 0; k < sets; k++) { /* per_sla: the same seeds, the setting's SLA */
+        r->wc.inject.sla = r->per_sla ? &r->slas[k].sla : NULL;
+        rc = sim_whatif_run(&r->wc, r->recs + k * per, &r->info, err);
+        if (rc < 0)
+            return rc;
+    }
     uint64_t *seeds = lt_calloc(r->wc.replicas, sizeof(*seeds));
     if (!seeds)
         return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
@@ -929,6 +1032,10 @@ int sim_cmd_whatif(int argc, char **argv)
     }
     r.rc = (struct sim_replay_config){.trace_dir = o.trace,
                                       .policy = r.rc.policy,
+                                      .order = r.per_sla ? &r.order : NULL,
+                                      .annot = r.per_sla ? &r.annot : NULL,
+                                      .sla_first = strcmp(o.sla_scope, "sla-first") == 0,
+                                      .reprioritise_us = (int64_t)o.reprioritise_s * 1000000,
                                       .seed = 1,
                                       .machines_pct = 100.0,
                                       .initial_state = SIM_INIT_TRACE,

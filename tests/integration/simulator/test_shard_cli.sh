@@ -203,7 +203,55 @@ check "an unknown order lists the known ones ($err)" contains "$err" "known: fcf
 run replay --trace "$demo" --policy firstfit --out bad --quiet --order sla-slope
 check "an SLA order is a usage error (got $rc)" [ "$rc" -eq 2 ]
 check "an SLA order: the replay's tasks carry no SLA ($err)" contains "$err" \
-    "--order sla-slope: the replay's tasks carry no SLA"
+    "--order sla-slope: the trace's tasks carry no SLA unless --sla-annotate FILE gives them one"
+
+# ---- --sla-annotate: the annotation's content is part of the sweep -------------------------
+
+cat >ann.json <<'EOF'
+{"rules": [{"name": "prod", "band": "prod", "sla": "by-deadline:d1=5m,d2=30m"},
+           {"name": "batch", "band": "batch",
+            "sla": {"shape": "by-deadline", "pen": -1, "d1": "2x", "d2": "4x"}}]}
+EOF
+sed 's/5m/6m/' ann.json >ann2.json
+printf '{"rules": [{"band": "gold", "sla": "by-deadline"}]}' >ann3.json
+sla="--until 1h --order sla-deadline --reprioritise 60s --sla-annotate ann.json"
+# shellcheck disable=SC2086
+run replay --trace "$demo" --policy firstfit,bestfit1 $sla --out am --quiet --no-report
+check "unsharded SLA-ordered replay exits 0 ($err)" [ "$rc" -eq 0 ]
+check "its summary.json has the rules' rewards" contains "$(cat am/firstfit/summary.json)" \
+    '"p_started_by_knee"'
+check "its table has the rules' rows" contains "$out" "sla batch by knee %"
+sla_unsharded=$(printf '%s\n' "$out" | sed 's|^outputs: am/|outputs: au/|')
+mv am au
+for i in 0 1; do
+    # shellcheck disable=SC2086
+    run replay --trace "$demo" --policy firstfit,bestfit1 $sla --out am --quiet --no-report \
+        --shard "$i/2"
+    check "SLA-ordered shard $i/2 exits 0 ($err)" [ "$rc" -eq 0 ]
+done
+run merge am
+check "merge of the SLA-ordered shards exits 0 ($err)" [ "$rc" -eq 0 ]
+check "merged SLA stdout == unsharded stdout" \
+    [ "$(printf '%s\n' "$out" | sed 's|^outputs: am/|outputs: au/|')" = "$sla_unsharded" ]
+check "merged SLA-ordered replay == unsharded, byte for byte" same_tree au am
+run replay --trace "$demo" --policy firstfit,bestfit1 --until 1h --order sla-deadline \
+    --reprioritise 60s --sla-annotate ann2.json --out an --quiet --no-report --shard 1/2
+cp am/shard-0-of-2.json an/
+run merge an
+check "a shard with another annotation is refused (got $rc)" [ "$rc" -eq 1 ]
+check "the message names the annotation ($err)" contains "$err" "'sla_annotate_sha' differs"
+run replay --trace "$demo" --policy firstfit --until 1h --sla-annotate ann.json --out aw --quiet
+check "--sla-annotate with priority order exits 0 ($err)" [ "$rc" -eq 0 ]
+check "... warns that the order ignores the SLAs ($err)" contains "$err" \
+    "warning: --order priority does not read the SLAs --sla-annotate gives; their rewards are still reported"
+run replay --trace "$demo" --policy firstfit --until 1h --order sla-reward \
+    --sla-annotate ann3.json --out bad --quiet
+check "a bad annotation file is a usage error (got $rc)" [ "$rc" -eq 2 ]
+check "... naming the file and the JSON path ($err)" contains "$err" \
+    'ann3.json: $.rules[0].band: expected a band: free, batch or prod'
+run replay --trace "$demo" --policy firstfit --until 1h --order sla-reward \
+    --sla-annotate ann.json --sla-scope all --out bad --quiet
+check "a bad --sla-scope is a usage error (got $rc)" [ "$rc" -eq 2 ]
 
 # ---- refusals ------------------------------------------------------------------------------
 

@@ -193,6 +193,42 @@ for name, v in cdf.items():
     assert len(v) == 101 and all(x <= y for x, y in zip(v, v[1:])), name
     assert v[-1] == max(float(r["reward"]) for r in p if r["sla"] == name)
 '
+# --sla @FILE (an SLA file: the same settings as the texts) and, with --sla-annotate and an SLA
+# order, each setting its own set of replicas on the same seeds.
+cat >slas.json <<'J'
+{"slas": [{"name": "x", "shape": "by-deadline", "d1": 1, "d2": "1m"},
+          {"name": "y", "shape": "by-deadline", "pen": -3, "d1": "1s", "d2": 60}]}
+J
+printf '{"slas": [{"name": "x", "shape": "by-deadline", "d1": "2h", "d2": "1h"}]}' >badsla.json
+cat >ann.json <<'J'
+{"rules": [{"name": "prod", "band": "prod", "sla": "by-deadline:d1=5m,d2=30m"},
+           {"name": "rest", "sla": {"shape": "by-deadline", "d1": "2x", "d2": "4x"}}]}
+J
+crnf=(whatif --trace "$demo" --job mid.json --replicas 8 -j 2 --at random --shrink 50 --resample-running --sla @slas.json --horizon 1h)
+run "${crnf[@]}" --out c4
+check "--sla @FILE: exit 0 ($err)" [ "$rc" -eq 0 ]
+check "--sla @FILE: the same rows as the texts" [ "$(cut -d, -f1-15 c4/replicas.csv)" = "$(cut -d, -f1-15 c1/replicas.csv)" ]
+usage "bad SLA file" 'badsla.json: $.slas[0].d2: SLA '"'x'"': d1 (7200 s) must be <= d2 (3600 s)' "${base[@]}" --at 10 --sla @badsla.json
+usage "SLA file name twice" "the name 'x' is given twice" "${base[@]}" --at 10 --sla @slas.json --sla x=by-deadline
+run "${crnf[@]}" --out c5 --sla-annotate ann.json
+check "--sla-annotate without SLA order: warning" contains "$err" "--sla-annotate does not apply without an SLA order"
+check "--sla-annotate without SLA order: as before" [ "$(cut -d, -f1-15 c5/replicas.csv)" = "$(cut -d, -f1-15 c1/replicas.csv)" ]
+run "${crnf[@]}" --out c6 --order sla-deadline --sla-annotate ann.json --sla-scope sla-first --reprioritise 60s
+check "per-setting replicas: exit 0 ($err)" [ "$rc" -eq 0 ]
+check "per-setting replicas: the note" contains "$out" "each --sla setting is simulated as its own set of replicas"
+check "per-setting replicas: cdf_start.csv has the setting" [ "$(head -1 c6/cdf_start.csv)" = "shrink_pct,sla,quantile,value" ]
+check "per-setting replicas: common random numbers" python3 -c '
+import csv, json
+p = list(csv.DictReader(open("c6/replicas.csv")))
+assert len(p) == 16
+for k in range(0, 16, 2):  # the two settings of one replica: its seed, instant, machines
+    a, b = p[k], p[k + 1]
+    assert a["sla"] == "x" and b["sla"] == "y"
+    for f in ("seed", "t_inj_s", "machines_kept", "queued_at_inj", "running_at_inj"):
+        assert a[f] == b[f], (f, a, b)
+j = json.load(open("c6/summary.json"))
+assert all("start" in s for s in j["levels"][0]["sla"])
+'
 check "report: reward panels" python3 -c '
 h = open("c1/report.html").read()
 assert h.count("<svg") == 4 and "P(not started by H)" in h and "mock-up" in h

@@ -1762,6 +1762,254 @@ static void test_replay_queue_order_decides_which_queued_task_starts_first(void 
     }
 }
 
+/* ---- SLA annotation (--sla-annotate; docs/simulator.md "SLA annotation") ----------------- */
+
+/* Writes the annotation text into DIR/ann.json and loads it into *a. */
+static void load_annot(struct fx *f, const char *text, struct sim_annot *a)
+{
+    char path[300];
+    struct lt_err err;
+    snprintf(path, sizeof(path), "%s/ann.json", f->dir);
+    write_file(path, text);
+    lt_err_init(&err, NULL);
+    if (sim_annot_load(path, a, &err) != 0) {
+        print_error("%s: %s\n", err.source, err.text);
+        fail();
+    }
+}
+
+/* run_queue with an annotation and the SLA scope. */
+static void run_sla(struct fx *f, const char *trace, const char *order, const struct sim_annot *a,
+                    bool sla_first)
+{
+    struct sim_replay_config c;
+    struct lt_qorder o;
+    char out[256];
+    struct lt_err err;
+
+    lt_err_init(&err, NULL);
+    snprintf(out, sizeof(out), "%s/out", f->dir);
+    cfg_init(&c, trace, out, "firstfit");
+    c.interval_us = 10 * US;
+    if (order != NULL) {
+        assert_int_equal(lt_qorder_find(order, &o, &err), 0);
+        c.order = &o;
+    }
+    c.annot = a;
+    c.sla_first = sla_first;
+    if (run_cfg(f, &c) != 0) {
+        print_error("%s\n", f->err.text);
+        fail();
+    }
+}
+
+/* One machine (1, 1); cpu = mem = r. A (prio 2) r 1 a 10 d 100 runs 10-110; queued behind it:
+ * D (prio 2) r .6 a 25 d 200, C (prio 2) r .6 a 30 d 10, B (prio 9) r .6 a 35 d 10; no two of
+ * them fit together. Annotation: prod (9-11) by-deadline d1 1h, d2 2h; batch (2-8) d1 10x, d2
+ * 20x of the estimate (the trace's run): D's knee at 2000 s, C's at 100 s. At 110 (waits D 85,
+ * C 80, B 75), sla-deadline's distances: D 1915, C 20, B 3525.
+ *   priority: B (prio 9) at 110, D (arrived first) when B ends, 120; C when D ends, 320.
+ *   sla-deadline, within-priority: B first (prio 9); then C (distance 10 at 120), then D: B 110,
+ *     C 120, D 130.
+ *   sla-deadline, sla-first: C (20) at 110, D (1905 at 120) before B (3515): D 120, B 320.
+ * Rewards (batch): A d 0, C d 80 or 90 (before its knee 100): 1 each; D starts before 2000. */
+static void sla_trace(struct fx *f, char *trace, size_t size)
+{
+    struct lines m = {0}, t = {0};
+    m_row(&m, 0, 1, ADD, "1", "1");
+    t_req(&t, TS(10), 1, SUBMIT, 2, "1", "1", "0");
+    t_row(&t, TS(10), 1, SCHED, 2);
+    t_req(&t, TS(25), 4, SUBMIT, 2, "0.6", "0.6", "0");
+    t_req(&t, TS(30), 3, SUBMIT, 2, "0.6", "0.6", "0");
+    t_req(&t, TS(35), 2, SUBMIT, 9, "0.6", "0.6", "0");
+    t_row(&t, TS(40), 4, SCHED, 2);
+    t_row(&t, TS(45), 3, SCHED, 2);
+    t_row(&t, TS(50), 2, SCHED, 9);
+    t_row(&t, TS(55), 3, FINISH, 2);
+    t_row(&t, TS(60), 2, FINISH, 9);
+    t_row(&t, TS(110), 1, FINISH, 2);
+    t_row(&t, TS(240), 4, FINISH, 2);
+    t_end_marker(&t, TS(1000));
+    write_trace(f, "tr", &m, &t, trace, size);
+}
+
+static const char sla_rules[] =
+    "{\"rules\": [{\"name\": \"prod\", \"band\": \"prod\", \"sla\": "
+    "\"by-deadline:d1=1h,d2=2h\"},"
+    " {\"name\": \"batch\", \"band\": \"batch\", \"sla\": {\"shape\": \"by-deadline\", "
+    "\"d1\": \"10x\", \"d2\": \"20x\"}}]}";
+
+static void test_replay_sla_deadline_starts_the_task_nearest_its_knee_first(void **state)
+{
+    struct fx *f = *state;
+    static struct sim_annot a;
+    char trace[256];
+    sla_trace(f, trace, sizeof(trace));
+    load_annot(f, sla_rules, &a);
+
+    run_sla(f, trace, NULL, &a, false); /* priority: the annotation only reports */
+    assert_task(f, 2, "finished", 110, 120, 0, "1");
+    assert_task(f, 4, "finished", 120, 320, 0, "1");
+    assert_task(f, 3, "finished", 320, 330, 0, "1");
+    /* batch: A (d 0), D (d 95 <= 2000), C (d 290 > its d2 200: r_pen -1, late) */
+    assert_int_equal(f->res->sla[1].tasks, 3);
+    assert_int_equal(f->res->sla[1].started, 3);
+    assert_int_equal(f->res->sla[1].by_knee, 2);
+    assert_int_equal(f->res->sla[1].late, 1);
+    assert_int_equal(f->res->sla[1].negative, 1);
+    lt_assert_near(f->res->sla[1].reward_sum, 1.0 + 1.0 - 1.0, 1e-12);
+    lt_assert_near(f->res->sla[1].late_wait_s, 290, 1e-9);
+    assert_int_equal(f->res->sla[0].tasks, 1);
+
+    run_sla(f, trace, "sla-deadline", &a, false); /* within-priority */
+    assert_task(f, 2, "finished", 110, 120, 0, "1");
+    assert_task(f, 3, "finished", 120, 130, 0, "1");
+    assert_task(f, 4, "finished", 130, 330, 0, "1");
+    lt_assert_near(f->res->sla[1].reward_sum, 3.0, 1e-12);
+    assert_int_equal(f->res->sla[1].late, 0);
+
+    run_sla(f, trace, "sla-deadline", &a, true); /* sla-first */
+    assert_task(f, 3, "finished", 110, 120, 0, "1");
+    assert_task(f, 4, "finished", 120, 320, 0, "1");
+    assert_task(f, 2, "finished", 320, 330, 0, "1");
+    assert_int_equal(f->res->sla[0].by_knee, 1); /* B at d 285 <= 1 h */
+}
+
+/* A task without an SLA ranks after those with one: the same trace with only prod annotated,
+ * under sla-first, starts B (prio 9, with an SLA) first and then D and C by arrival. */
+static void test_replay_sla_order_puts_tasks_without_sla_last(void **state)
+{
+    struct fx *f = *state;
+    static struct sim_annot a;
+    char trace[256];
+    sla_trace(f, trace, sizeof(trace));
+    load_annot(f, "{\"rules\": [{\"band\": \"prod\", \"sla\": \"by-deadline\"}]}", &a);
+    run_sla(f, trace, "sla-reward", &a, true);
+    assert_task(f, 2, "finished", 110, 120, 0, "1");
+    assert_task(f, 4, "finished", 120, 320, 0, "1");
+    assert_task(f, 3, "finished", 320, 330, 0, "1");
+    assert_int_equal(f->res->sla_none, 3); /* A, D, C */
+    assert_string_equal(a.rules[0].name, "r1");
+}
+
+/* Censoring: one machine (1, 1); A (prio 2) r 1 a 10 runs past T_end = 300 (open); E r .5 a 20
+ * never starts: censored at h = 300 - 20 = 280 s. by-deadline d1 100, d2 1000: r(280) =
+ * 1 - 2 (180 / 900) = 0.6, an upper bound (h < d2); with d2 = 200 it is r_pen = -1, exact. */
+static void test_replay_sla_censored_reward_is_an_upper_bound_until_d2(void **state)
+{
+    struct fx *f = *state;
+    static struct sim_annot a;
+    struct lines m = {0}, t = {0};
+    char trace[256];
+    m_row(&m, 0, 1, ADD, "1", "1");
+    t_req(&t, TS(10), 1, SUBMIT, 2, "1", "1", "0");
+    t_row(&t, TS(10), 1, SCHED, 2);
+    t_req(&t, TS(20), 2, SUBMIT, 2, "0.5", "0.5", "0");
+    t_end_marker(&t, TS(300));
+    write_trace(f, "tr", &m, &t, trace, sizeof(trace));
+
+    load_annot(f, "{\"rules\": [{\"sla\": \"by-deadline:d1=100,d2=1000\"}]}", &a);
+    run_sla(f, trace, "sla-slope", &a, false);
+    const struct sim_sla_stats *st = &f->res->sla[0];
+    assert_int_equal(st->tasks, 2);
+    assert_int_equal(st->started, 1);
+    assert_int_equal(st->censored, 1);
+    assert_int_equal(st->bounds, 1);
+    lt_assert_near(st->reward_sum, 1.0 + 0.6, 1e-12);
+    lt_assert_near(st->censored_wait_s, 280, 1e-9);
+    assert_int_equal(st->negative, 0);
+
+    load_annot(f, "{\"rules\": [{\"sla\": \"by-deadline:d1=100,d2=200\"}]}", &a);
+    run_sla(f, trace, NULL, &a, false);
+    st = &f->res->sla[0];
+    assert_int_equal(st->bounds, 0);
+    lt_assert_near(st->reward_sum, 1.0 - 1.0, 1e-12);
+    assert_int_equal(st->negative, 1);
+}
+
+/* Rule matching: band, priority, class, their intersection, first match wins. */
+static void test_replay_sla_rules_match_band_priority_class_first_wins(void **state)
+{
+    struct fx *f = *state;
+    static struct sim_annot a;
+    load_annot(f,
+               "{\"rules\": [{\"name\": \"p2c3\", \"priority\": 2, \"sched_class\": [3], "
+               "\"sla\": \"by-deadline\"},"
+               " {\"name\": \"batch\", \"band\": [\"batch\"], \"sla\": \"by-deadline\"},"
+               " {\"name\": \"c1\", \"sched_class\": 1, \"sla\": \"cheap-and-simple\"},"
+               " {\"name\": \"prod9\", \"band\": \"prod\", \"priority\": [0, 9], "
+               "\"sla\": \"by-deadline\"}]}",
+               &a);
+    assert_int_equal(a.n, 4);
+    assert_int_equal(sim_annot_match(&a, 2, 3), 0);   /* the first rule, before batch */
+    assert_int_equal(sim_annot_match(&a, 2, 0), 1);   /* batch */
+    assert_int_equal(sim_annot_match(&a, 8, 3), 1);   /* batch: priority 2 only for p2c3 */
+    assert_int_equal(sim_annot_match(&a, 0, 1), 2);   /* free, class 1 */
+    assert_int_equal(sim_annot_match(&a, 9, 0), 3);   /* prod and priority 9 */
+    assert_int_equal(sim_annot_match(&a, 10, 0), -1); /* prod but not 9 */
+    assert_int_equal(sim_annot_match(&a, 0, 0), -1);  /* priority 0 is not prod */
+    assert_int_equal(sim_annot_match(&a, 11, 1), 2);
+}
+
+static void test_replay_sla_annotation_errors_name_file_and_path(void **state)
+{
+    struct fx *f = *state;
+    static struct sim_annot a;
+    static const struct {
+        const char *json, *want;
+    } cases[] = {
+        {"{\"rules\": [{\"band\": \"gold\", \"sla\": \"by-deadline\"}]}",
+         "$.rules[0].band: expected a band: free, batch or prod, got the string \"gold\""},
+        {"{\"rules\": [{\"priority\": 12, \"sla\": \"by-deadline\"}]}",
+         "$.rules[0].priority: expected an integer in [0, 11], got 12"},
+        {"{\"rules\": [{\"sched_class\": [1, 4], \"sla\": \"by-deadline\"}]}",
+         "$.rules[0].sched_class[1]: expected an integer in [0, 3], got 4"},
+        {"{\"rules\": [{\"band\": \"prod\", \"priority\": 2, \"sla\": \"by-deadline\"}]}",
+         "$.rules[0]: band and priority select no priority together"},
+        {"{\"rules\": [{\"sla\": \"by-deadline:d1=2x,d2=1h\"}]}",
+         "$.rules[0].sla: d1 and d2 must be both relative"},
+        {"{\"rules\": [{\"sla\": \"by-deadline:d1=3h\"}]}",
+         "$.rules[0].sla: SLA 'by-deadline:d1=3h': d1 (10800 s) must be <= d2"},
+        {"{\"rules\": [{\"sla\": {\"shape\": \"by-deadline\", \"pen\": 2}}]}",
+         "$.rules[0].sla.pen: SLA 'r1': pen must be <= 0"},
+        {"{\"rules\": [{\"sla\": \"by-deadline\", \"prio\": 2}]}",
+         "$.rules[0]: unknown key 'prio'"},
+        {"{\"rules\": [{\"band\": \"free\"}]}", "$.rules[0]: missing key 'sla'"},
+        {"{\"rules\": [{\"name\": \"x\", \"sla\": \"by-deadline\"}, {\"name\": \"x\", \"sla\": "
+         "\"by-deadline\"}]}",
+         "$.rules[1].name: the name 'x' is given twice (also $.rules[0])"},
+        {"{\"rules\": []}", "$.rules: 0 rules: give 1..32"},
+    };
+    char path[300];
+    struct lt_err err;
+    snprintf(path, sizeof(path), "%s/ann.json", f->dir);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        write_file(path, cases[i].json);
+        lt_err_init(&err, NULL);
+        assert_int_not_equal(sim_annot_load(path, &a, &err), 0);
+        if (strstr(err.text, cases[i].want) == NULL)
+            fail_msg("case %zu: got '%s', want '%s'", i, err.text, cases[i].want);
+        assert_string_equal(err.source, path);
+    }
+}
+
+/* An SLA order without an annotation is refused by the engine too. */
+static void test_replay_sla_order_without_annotation_is_refused(void **state)
+{
+    struct fx *f = *state;
+    struct sim_replay_config c;
+    struct lt_qorder o;
+    char trace[256];
+    struct lt_err err;
+    sla_trace(f, trace, sizeof(trace));
+    lt_err_init(&err, NULL);
+    assert_int_equal(lt_qorder_find("sla-reward", &o, &err), 0);
+    cfg_init(&c, trace, NULL, "firstfit");
+    c.order = &o;
+    assert_int_equal(run_cfg(f, &c), LT_EINVAL);
+    assert_non_null(strstr(f->err.text, "an SLA order without SLAs"));
+}
+
 struct reserve_log {
     size_t n;
     struct {
@@ -1956,6 +2204,12 @@ int main(void)
         FX_TEST(test_replay_preempt_production_never_evicts_production),
         FX_TEST(test_replay_preempt_index_matches_a_scan_and_is_deterministic),
         FX_TEST(test_replay_queue_order_decides_which_queued_task_starts_first),
+        FX_TEST(test_replay_sla_deadline_starts_the_task_nearest_its_knee_first),
+        FX_TEST(test_replay_sla_order_puts_tasks_without_sla_last),
+        FX_TEST(test_replay_sla_censored_reward_is_an_upper_bound_until_d2),
+        FX_TEST(test_replay_sla_rules_match_band_priority_class_first_wins),
+        FX_TEST(test_replay_sla_annotation_errors_name_file_and_path),
+        FX_TEST(test_replay_sla_order_without_annotation_is_refused),
         FX_TEST(test_replay_backfill_none_blocks_and_easy_never_delays_the_head),
         FX_TEST(test_replay_easy_head_starts_by_its_shadow_time_on_random_traces),
     };

@@ -170,10 +170,10 @@ static void test_job_file_errors_name_the_file_and_path(void **state)
     static const struct {
         const char *json, *want;
     } cases[] = {
-        {"[]", "$: must be an object"},
+        {"[]", "$: expected an object, got an array"},
         {"{\"priority\":2,\"tasks\":[{\"cpu\":0.1,\"mem\":0.1,\"disk\":0,\"duration_s\":1}],"
          "\"colour\":1}",
-         "$.colour: unknown key"},
+         "$: unknown key 'colour' (known: name, priority, sched_class, tasks)"},
         {"{\"tasks\":[{\"cpu\":0.1,\"mem\":0.1,\"disk\":0,\"duration_s\":1}]}",
          "$.priority: missing"},
         {"{\"priority\":12,\"tasks\":[]}", "$.priority: must be an integer in 0..11"},
@@ -182,7 +182,7 @@ static void test_job_file_errors_name_the_file_and_path(void **state)
          "$.tasks[0].cpu: must be a number > 0"},
         {"{\"priority\":2,\"tasks\":[{\"cpu\":0.1,\"mem\":0.1,\"disk\":0,\"duration_s\":1},"
          "{\"cpu\":0.1,\"mem\":0.1,\"disk\":0,\"duration_s\":1,\"cpuu\":1}]}",
-         "$.tasks[1].cpuu: unknown key"},
+         "$.tasks[1]: unknown key 'cpuu'"},
         {"{\"priority\":2,\"tasks\":[{\"cpu\":0.1,\"mem\":\"x\",\"disk\":0,\"duration_s\":1}]}",
          "$.tasks[0].mem: must be a number"},
         {"{\"priority\":2,\"tasks\":[{\"count\":0,\"cpu\":0.1,\"mem\":0.1,\"disk\":0,"
@@ -347,6 +347,24 @@ static void test_snapshot_equals_a_fresh_prefix(void **state)
     (void)state;
     struct sim_replay_config none = demo_cfg(SIM_PREEMPT_NONE);
     struct sim_replay_config prio = demo_cfg(SIM_PREEMPT_PRIORITY);
+    /* The ordered queue: sla-deadline over annotated trace tasks (every task by-deadline,
+     * d1 = 2x, d2 = 4x of its estimate), the job with its own SLA, re-keyed every 10 min. */
+    static struct sim_annot ann;
+    struct sim_replay_config ord = demo_cfg(SIM_PREEMPT_NONE);
+    struct lt_qorder order;
+    struct lt_sla job_sla = {
+        .kind = LT_SLA_BY_DEADLINE, .r_max = 1, .r_pen = -1, .d1_s = 600, .d2_s = 1200};
+    struct lt_err e0;
+    lt_err_init(&e0, NULL);
+    assert_int_equal(lt_qorder_find("sla-deadline", &order, &e0), 0);
+    ann.n = 1;
+    ann.rules[0].prio_mask = 0x0fff;
+    ann.rules[0].class_mask = 0x0f;
+    snprintf(ann.rules[0].name, sizeof(ann.rules[0].name), "all");
+    assert_int_equal(lt_sla_parse("by-deadline:d1=2x,d2=4x", &ann.rules[0].spec, &e0), 0);
+    ord.order = &order;
+    ord.annot = &ann;
+    ord.reprioritise_us = 600 * US;
     struct {
         const struct sim_replay_config *rc;
         int prio;
@@ -358,6 +376,7 @@ static void test_snapshot_equals_a_fresh_prefix(void **state)
         {&none, 9, true, true, true, true, {80, 0}, 1},
         {&prio, 2, false, false, true, false, {100, 50}, 2},
         {&prio, 0, true, false, false, true, {90, 0}, 1},
+        {&ord, 2, true, false, false, true, {100, 70}, 2},
     };
     for (size_t k = 0; k < sizeof(sets) / sizeof(sets[0]); k++) {
         struct sim_whatif_config c = wcfg(sets[k].rc, sets[k].prio);
@@ -368,6 +387,7 @@ static void test_snapshot_equals_a_fresh_prefix(void **state)
         c.resample = sets[k].resample;
         c.inject.no_arrivals = sets[k].no_arrivals;
         c.inject.start_all = sets[k].start_all;
+        c.inject.sla = sets[k].rc == &ord ? &job_sla : NULL;
         if (sets[k].fixed)
             c.at = (struct sim_at){.mode = SIM_AT_FIXED, .at_s = 3000};
         c.n_shrink = sets[k].n_shrink;
@@ -380,7 +400,7 @@ static void test_snapshot_equals_a_fresh_prefix(void **state)
             assert_same_rec(&snap[i], &fresh[i]);
             started += snap[i].r.reason == SIM_INJ_STARTED;
         }
-        if (k == 0) /* a case where the job starts, so that the delays are compared */
+        if (k == 0 || sets[k].rc == &ord) /* cases where the job starts: delays compared */
             assert_true(started > 0);
         /* The last replica of the last level again, in this process. */
         const struct sim_whatif_rec *x = &snap[c.replicas * c.n_shrink - 1];
