@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/outfile.h"
 #include "lt_mem.h"
 
 /* An SVG is inlined whole; a whole-trace plot is a few MB, so 256 MiB means "broken". */
@@ -48,6 +49,37 @@ void sim_gp_line_style(FILE *f, size_t i)
 size_t sim_gp_point_type(size_t i)
 {
     return i % SIM_GP_POINTS + 1;
+}
+
+void sim_html_footer(FILE *f, const char *version)
+{
+    fputs("<p class=\"cap\">Written by lotus-sim", f);
+    if (version != NULL) {
+        fputc(' ', f);
+        sim_html_puts(f, version);
+    }
+    fputs(".</p>\n</body>\n</html>\n", f);
+}
+
+int sim_html_report(const char *dir, const char *version, int (*page)(FILE *f, void *ctx),
+                    void *ctx, struct lt_err *err)
+{
+    char *final = lt_strfmt("%s/report.html", dir);
+    char *tmp = NULL; /* "<final>.tmp", from sim_tmp_open; freed by sim_tmp_commit */
+    FILE *f;
+    int rc;
+
+    if (final == NULL)
+        return lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
+    if ((f = sim_tmp_open(final, &tmp, err)) == NULL) {
+        lt_free(final);
+        return err->code;
+    }
+    rc = page(f, ctx);
+    sim_html_footer(f, version);
+    rc = sim_tmp_commit(f, tmp, final, rc, err);
+    lt_free(final);
+    return rc;
 }
 
 void sim_html_puts(FILE *f, const char *s)

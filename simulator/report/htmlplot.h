@@ -44,6 +44,15 @@ void sim_gp_line_style(FILE *f, size_t i);
 /* Line i's point type, i % SIM_GP_POINTS + 1. */
 size_t sim_gp_point_type(size_t i);
 
+/* Ends a page: "Written by lotus-sim[ VERSION]." (version NULL: none) and the closing tags. */
+void sim_html_footer(FILE *f, const char *version);
+
+/* Writes DIR/report.html whole or not at all (sim_tmp_open, sim_tmp_commit): page(f, ctx)
+ * writes it up to the footer, then sim_html_footer(f, version). Returns page's error, else
+ * the write's: 0, LT_EIO or LT_ENOMEM. */
+LT_MUST_CHECK int sim_html_report(const char *dir, const char *version,
+                                  int (*page)(FILE *f, void *ctx), void *ctx, struct lt_err *err);
+
 /* The reports' style sheet (the body of a <style> element). */
 const char *sim_html_css(void);
 

@@ -512,30 +512,16 @@ static int html_body(FILE *f, struct qr *q)
     return 0;
 }
 
+static int html_page(FILE *f, void *ctx)
+{
+    struct qr *q = ctx;
+    html_head(f, q->r);
+    return html_body(f, q);
+}
+
 static int html_write(struct qr *q)
 {
-    char *final = lt_strfmt("%s/report.html", q->dir);
-    char *tmp = NULL; /* "<final>.tmp", from sim_tmp_open; freed by sim_tmp_commit */
-    FILE *f;
-    int rc;
-
-    if (final == NULL)
-        return oom(q->err);
-    if ((f = sim_tmp_open(final, &tmp, q->err)) == NULL) {
-        lt_free(final);
-        return q->err->code;
-    }
-    html_head(f, q->r);
-    rc = html_body(f, q);
-    fputs("<p class=\"cap\">Written by lotus-sim", f);
-    if (q->r->version != NULL) {
-        fputc(' ', f);
-        sim_html_puts(f, q->r->version);
-    }
-    fputs(".</p>\n</body>\n</html>\n", f);
-    rc = sim_tmp_commit(f, tmp, final, rc, q->err);
-    lt_free(final);
-    return rc;
+    return sim_html_report(q->dir, q->r->version, html_page, q, q->err);
 }
 
 static int check_args(const char *dir, const struct sim_qreport *r, struct lt_err *err)

@@ -1044,12 +1044,7 @@ static int html_write(struct rp *rp, const char *title)
     html_head(f, rp, title);
     html_table(f, rp);
     rc = html_plots(f, rp);
-    fputs("<p class=\"cap\">Written by lotus-sim", f);
-    if (json_is_string(json_path(rp->pol[0].summary, "run.lotus_version"))) {
-        fputs(" ", f);
-        sim_html_puts(f, json_string_value(json_path(rp->pol[0].summary, "run.lotus_version")));
-    }
-    fputs(".</p>\n</body>\n</html>\n", f);
+    sim_html_footer(f, json_string_value(json_path(rp->pol[0].summary, "run.lotus_version")));
     rc = sim_tmp_commit(f, tmp, final, rc, rp->err);
 out_free:
     lt_free(final);

@@ -290,12 +290,7 @@ static int html_write(struct txr *r, const char *title, const char *version)
     }
     if (t->compare != NULL)
         sim_cmp_html(f, t->compare);
-    fputs("<p class=\"cap\">Written by lotus-sim", f);
-    if (version != NULL) {
-        fputc(' ', f);
-        sim_html_puts(f, version);
-    }
-    fputs(".</p>\n</body>\n</html>\n", f);
+    sim_html_footer(f, version);
     rc = sim_tmp_commit(f, tmp, final, rc, r->err);
     lt_free(final);
     return rc;
