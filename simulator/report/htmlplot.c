@@ -51,6 +51,29 @@ size_t sim_gp_point_type(size_t i)
     return i % SIM_GP_POINTS + 1;
 }
 
+void sim_html_head(FILE *f, const char *what, const char *extra_css, const char *command)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
+          f);
+    fprintf(f, "<title>lotus-sim %s report</title>\n<style>\n%s%s</style>\n</head>\n<body>\n", what,
+            sim_html_css(), extra_css != NULL ? extra_css : "");
+    fprintf(f, "<h1>lotus-sim %s report</h1>\n", what);
+    if (command != NULL) {
+        fputs("<code class=\"cmd\">", f);
+        sim_html_puts(f, command);
+        fputs("</code>\n", f);
+    }
+}
+
+void sim_html_no_gnuplot(FILE *f)
+{
+    fputs("<p class=\"note\">No plot: gnuplot was not found on PATH when this report was "
+          "written. Install gnuplot (Debian: <code>apt-get install gnuplot-nox</code>) and run "
+          "the command again to get the plots.</p>\n",
+          f);
+}
+
 void sim_html_footer(FILE *f, const char *version)
 {
     fputs("<p class=\"cap\">Written by lotus-sim", f);

@@ -44,6 +44,13 @@ void sim_gp_line_style(FILE *f, size_t i);
 /* Line i's point type, i % SIM_GP_POINTS + 1. */
 size_t sim_gp_point_type(size_t i);
 
+/* Starts a page: the HTML head with the reports' style sheet and extra_css (NULL: none), the
+ * title and heading "lotus-sim WHAT report", and the command box (command NULL: none). */
+void sim_html_head(FILE *f, const char *what, const char *extra_css, const char *command);
+
+/* The note in place of a plot when gnuplot was not on PATH. */
+void sim_html_no_gnuplot(FILE *f);
+
 /* Ends a page: "Written by lotus-sim[ VERSION]." (version NULL: none) and the closing tags. */
 void sim_html_footer(FILE *f, const char *version);
 

@@ -413,10 +413,7 @@ static void html_sla(FILE *f, const struct sim_qreport *r)
 static int html_plot(FILE *f, const struct qr *q, const char *svg_name, bool made)
 {
     if (q->gnuplot[0] == '\0') {
-        fputs("<p class=\"note\">No plot: gnuplot was not found on PATH when this report "
-              "was written. Install gnuplot (Debian: <code>apt-get install gnuplot-nox"
-              "</code>) and run the command again to get the plots.</p>\n",
-              f);
+        sim_html_no_gnuplot(f);
         return 0;
     }
     if (!made) {
@@ -431,17 +428,7 @@ static int html_plot(FILE *f, const struct qr *q, const char *svg_name, bool mad
 
 static void html_head(FILE *f, const struct sim_qreport *r)
 {
-    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-          "<title>lotus-sim queue report</title>\n<style>\n",
-          f);
-    fputs(sim_html_css(), f);
-    fputs("</style>\n</head>\n<body>\n<h1>lotus-sim queue report</h1>\n", f);
-    if (r->title != NULL) {
-        fputs("<code class=\"cmd\">", f);
-        sim_html_puts(f, r->title);
-        fputs("</code>\n", f);
-    }
+    sim_html_head(f, "queue", NULL, r->title);
     fputs("<h2>Inputs</h2>\n<table class=\"facts\">\n", f);
     for (size_t k = 0; k < r->n_facts; k++) {
         fputs("<tr><th>", f);

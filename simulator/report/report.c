@@ -900,16 +900,7 @@ static void html_head(FILE *f, const struct rp *rp, const char *title)
     json_t *v;
     char buf[512];
 
-    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n", f);
-    fputs("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n", f);
-    fputs("<title>lotus-sim replay report</title>\n<style>\n", f);
-    fputs(sim_html_css(), f);
-    fputs("</style>\n</head>\n<body>\n<h1>lotus-sim replay report</h1>\n", f);
-    if (title != NULL) {
-        fputs("<code class=\"cmd\">", f);
-        sim_html_puts(f, title);
-        fputs("</code>\n", f);
-    }
+    sim_html_head(f, "replay", NULL, title);
     fputs("<h2>Run</h2>\n<table class=\"facts\">\n", f);
     for (size_t k = 0; k < N_FACTS; k++) {
         fmt_field(buf, sizeof(buf), doc, &facts[k]);
@@ -1004,10 +995,7 @@ static int html_plots(FILE *f, const struct rp *rp)
     for (int k = 0; k < N_PLOTS; k++) {
         fprintf(f, "<h2>%s</h2>\n<p class=\"cap\">%s</p>\n", plot_title[k], plot_caption[k]);
         if (rp->gnuplot[0] == '\0') {
-            fputs("<p class=\"note\">No plot: gnuplot was not found on PATH when this report "
-                  "was written. Install gnuplot (Debian: <code>apt-get install gnuplot-nox"
-                  "</code>) and run the replay again to get the plots.</p>\n",
-                  f);
+            sim_html_no_gnuplot(f);
         } else if (!rp->plot_made[k]) {
             fputs("<p class=\"note\">No plot: the run has no data for it (no samples in "
                   "timeseries.csv, or no started task in waiting.csv).</p>\n",

@@ -408,10 +408,7 @@ static int html_plots(FILE *f, const struct srp *s)
     for (int k = 0; k < N_PLOTS; k++) {
         fprintf(f, "<h2>%s</h2>\n<p class=\"cap\">%s</p>\n", plot_title[k], plot_caption[k]);
         if (s->gnuplot[0] == '\0') {
-            fputs("<p class=\"note\">No plot: gnuplot was not found on PATH when this report "
-                  "was written. Install gnuplot (Debian: <code>apt-get install gnuplot-nox"
-                  "</code>) and run again to get the plots.</p>\n",
-                  f);
+            sim_html_no_gnuplot(f);
         } else if (!s->made[k]) {
             fputs("<p class=\"note\">No plot: no run has data for it.</p>\n", f);
         } else {
@@ -440,17 +437,7 @@ static int html_write(struct srp *s, const char *title)
         rc = s->err->code;
         goto out;
     }
-    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-          "<title>lotus-sim slots report</title>\n<style>\n",
-          f);
-    fputs(sim_html_css(), f);
-    fputs("</style>\n</head>\n<body>\n<h1>lotus-sim slots report</h1>\n", f);
-    if (title != NULL) {
-        fputs("<code class=\"cmd\">", f);
-        sim_html_puts(f, title);
-        fputs("</code>\n", f);
-    }
+    sim_html_head(f, "slots", NULL, title);
     fputs("<h2>Run</h2>\n<table class=\"facts\">\n", f);
     for (size_t k = 0; k < sizeof(facts) / sizeof(facts[0]); k++) {
         const json_t *v = json_object_get(s->runs[0].summary, facts[k]);

@@ -211,10 +211,7 @@ static void html_table(FILE *f, const struct sim_tx_table *t, int w)
 static int html_plot(FILE *f, const struct txr *r, int w)
 {
     if (r->gnuplot[0] == '\0') {
-        fputs("<p class=\"note\">No plot: gnuplot was not found on PATH when this report "
-              "was written. Install gnuplot (Debian: <code>apt-get install gnuplot-nox"
-              "</code>) and run tx again to get the plots.</p>\n",
-              f);
+        sim_html_no_gnuplot(f);
         return 0;
     }
     if (!r->made[w]) {
@@ -229,17 +226,7 @@ static int html_plot(FILE *f, const struct txr *r, int w)
 
 static void html_head(FILE *f, const struct sim_tx_table *t, const char *title)
 {
-    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-          "<title>lotus-sim tx report</title>\n<style>\n",
-          f);
-    fputs(sim_html_css(), f);
-    fputs("</style>\n</head>\n<body>\n<h1>lotus-sim tx report</h1>\n", f);
-    if (title != NULL) {
-        fputs("<code class=\"cmd\">", f);
-        sim_html_puts(f, title);
-        fputs("</code>\n", f);
-    }
+    sim_html_head(f, "tx", NULL, title);
     fputs("<h2>Sweep</h2>\n<table class=\"facts\">\n<tr><th>policies</th><td>", f);
     for (size_t k = 0; k < t->n_policy; k++) {
         fputs(k ? ", " : "", f);
