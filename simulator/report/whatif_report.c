@@ -89,6 +89,18 @@ static void gp_head(FILE *f, const char *name, int w, const char *xlabel, const 
     fputs("'\n", f);
 }
 
+/* Do the settings have their own start delays (their own replicas)? */
+static bool own_starts(const struct sim_wreport *r)
+{
+    return r->n_slas > 0 && r->slas[0].delays != NULL;
+}
+
+/* The start delays setting s's rewards come from, at level lv. */
+static const double *sla_delays(const struct sim_wreport *r, size_t s, size_t lv)
+{
+    return r->slas[s].delays != NULL ? r->slas[s].delays[lv] : r->levels[lv].delays;
+}
+
 static void level_title(FILE *f, const struct sim_wreport *r, size_t lv)
 {
     fprintf(f, " title 'shrink %g%%'", r->levels[lv].shrink_pct);
@@ -106,14 +118,23 @@ static int gp_start(struct wr *q, FILE *f)
     if (r->horizon_s <= q->x_max_s)
         fprintf(f, "set arrow from %.9g,0 to %.9g,1.05 nohead dt 3\n", r->horizon_s / q->unit_s,
                 r->horizon_s / q->unit_s);
-    for (size_t lv = 0; lv < r->n_levels && rc == 0; lv++) {
-        char name[32];
-        snprintf(name, sizeof(name), "start_%zu.dat", lv);
-        rc = cdf_write(q, name, r->levels[lv].delays, r->n, q->unit_s, 0, q->x_max_s);
-        fprintf(f, "%s'%s' using 1:2 with steps ", lv ? ", \\\n     " : "plot ", name);
-        sim_gp_line_style(f, lv);
-        level_title(f, r, lv);
-    }
+    size_t ns = own_starts(r) ? r->n_slas : 1, i = 0;
+    for (size_t s = 0; s < ns && rc == 0; s++)
+        for (size_t lv = 0; lv < r->n_levels && rc == 0; lv++, i++) {
+            char name[64];
+            snprintf(name, sizeof(name), "start_%zu_%zu.dat", s, lv);
+            rc = cdf_write(q, name, own_starts(r) ? sla_delays(r, s, lv) : r->levels[lv].delays,
+                           r->n, q->unit_s, 0, q->x_max_s);
+            fprintf(f, "%s'%s' using 1:2 with steps ", i ? ", \\\n     " : "plot ", name);
+            sim_gp_line_style(f, i);
+            if (own_starts(r)) {
+                fputs(" title '", f);
+                sim_gp_puts(f, r->slas[s].name);
+                fprintf(f, ", shrink %g%%'", r->levels[lv].shrink_pct);
+            } else {
+                level_title(f, r, lv);
+            }
+        }
     fputs("\nset output\n", f);
     return rc;
 }
@@ -175,8 +196,9 @@ static int gp_sla(struct wr *q, FILE *f, size_t s)
     for (size_t lv = 0; lv < r->n_levels; lv++) {
         double y = lo - (double)(lv + 1) * step;
         uint64_t k = 0;
-        for (; k < r->n && isfinite(r->levels[lv].delays[k]); k++)
-            fprintf(d, "%.9g %.9g\n", r->levels[lv].delays[k] / q->unit_s, y);
+        const double *dl = sla_delays(r, s, lv);
+        for (; k < r->n && isfinite(dl[k]); k++)
+            fprintf(d, "%.9g %.9g\n", dl[k] / q->unit_s, y);
         if (k == 0) /* no start: one invisible point keeps the block */
             fprintf(d, "NaN NaN\n");
         fputs("\n\n", d);
@@ -283,15 +305,25 @@ static void html_head(FILE *f, const struct sim_wreport *r)
 
 static void html_levels(FILE *f, const struct sim_wreport *r)
 {
-    fputs("<table>\n<tr><th>shrink</th><th>replicas</th><th>censored</th>"
-          "<th>P(not started by H)</th></tr>\n",
-          f);
-    for (size_t lv = 0; lv < r->n_levels; lv++)
-        fprintf(f,
-                "<tr><td class=\"n\">%g %%</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">"
-                "%" PRIu64 "</td><td class=\"n\">%.3f</td></tr>\n",
-                r->levels[lv].shrink_pct, r->n, r->levels[lv].censored,
-                (double)r->levels[lv].censored / (double)r->n);
+    bool own = own_starts(r);
+    fprintf(f,
+            "<table>\n<tr>%s<th>shrink</th><th>replicas</th><th>censored</th>"
+            "<th>P(not started by H)</th></tr>\n",
+            own ? "<th>SLA</th>" : "");
+    for (size_t s = 0; s < (own ? r->n_slas : 1); s++)
+        for (size_t lv = 0; lv < r->n_levels; lv++) {
+            uint64_t c = own ? r->slas[s].censored[lv] : r->levels[lv].censored;
+            fputs("<tr>", f);
+            if (own) {
+                fputs("<td>", f);
+                sim_html_puts(f, r->slas[s].name);
+                fputs("</td>", f);
+            }
+            fprintf(f,
+                    "<td class=\"n\">%g %%</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">"
+                    "%" PRIu64 "</td><td class=\"n\">%.3f</td></tr>\n",
+                    r->levels[lv].shrink_pct, r->n, c, (double)c / (double)r->n);
+        }
     fputs("</table>\n", f);
 }
 
@@ -330,9 +362,12 @@ static int html_body(FILE *f, struct wr *q)
     html_levels(f, r);
     fprintf(f,
             "<p class=\"cap\">The share of replicas whose job had started by each delay, one "
-            "curve per --shrink level. Censored replicas (not started by the horizon H = %.0f s "
-            "or the trace's end) stay in the denominator: a curve ends below 1 by P(not started "
-            "by H) and runs flat to H (the dotted line).</p>\n",
+            "curve per %s. Censored replicas (not started by the horizon H = %.0f s or the "
+            "trace's end) stay in the denominator: a curve ends below 1 by P(not started by H) "
+            "and runs flat to the axis' end (H dotted when the axis reaches it).</p>\n",
+            own_starts(r) ? "SLA setting and --shrink level (each setting ran its own replicas "
+                            "on the same seeds: the order depends on its SLA)"
+                          : "--shrink level",
             r->horizon_s);
     if ((rc = html_plot(f, q, "w_start.svg")) < 0 || r->n_slas == 0)
         return rc;
@@ -379,10 +414,13 @@ static void axis_pick(struct wr *q)
 {
     const struct sim_wreport *r = q->r;
     double x = 1.0;
-    for (size_t lv = 0; lv < r->n_levels; lv++)
-        for (uint64_t k = 0; k < r->n; k++)
-            if (isfinite(r->levels[lv].delays[k]))
-                x = fmax(x, r->levels[lv].delays[k]);
+    for (size_t s = 0; s < (own_starts(r) ? r->n_slas : 1); s++)
+        for (size_t lv = 0; lv < r->n_levels; lv++)
+            for (uint64_t k = 0; k < r->n; k++) {
+                const double *dl = own_starts(r) ? sla_delays(r, s, lv) : r->levels[lv].delays;
+                if (isfinite(dl[k]))
+                    x = fmax(x, dl[k]);
+            }
     for (size_t s = 0; s < r->n_slas; s++) {
         const struct sim_wreport_sla *a = &r->slas[s];
         double lo = INFINITY, hi = -INFINITY, last = a->curve_r[a->n_curve - 1];

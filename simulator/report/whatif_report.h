@@ -40,6 +40,10 @@ struct sim_wreport_sla {
     const double *p_knee;         /* per level: P(start <= knee) */
     const double *p_negative;     /* per level: P(reward < 0) */
     const bool *upper_bound;      /* per level: E[reward] is an upper bound */
+    /* Per level: this setting's own n start delays (ascending, censored +inf at the end) when
+     * each setting has its own replicas (an SLA order with --sla-annotate); NULL: the levels'. */
+    const double *const *delays;
+    const uint64_t *censored; /* per level, with delays: its censored replicas */
 };
 
 struct sim_wreport {

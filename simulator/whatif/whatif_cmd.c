@@ -761,7 +761,10 @@ static int report_write(const struct w_run *r, const char *dir, struct lt_err *e
     uint64_t n = r->wc.replicas;
     struct sim_wreport_level lv[SIM_WHATIF_MAX_LEVELS];
     struct sim_wreport_sla sl[SIM_WHATIF_MAX_SLAS];
+    const double *own[SIM_WHATIF_MAX_SLAS][SIM_WHATIF_MAX_LEVELS];
+    uint64_t own_c[SIM_WHATIF_MAX_SLAS][SIM_WHATIF_MAX_LEVELS];
     double *delays = lt_calloc(nl * n, sizeof(double));
+    double *sd = lt_calloc(r->per_sla ? ns * nl * n + 1 : 1, sizeof(double));
     double *rw = lt_calloc(ns * nl * n + 1, sizeof(double));
     double *cd = lt_calloc(ns * (CURVE_N + 2) + 1, sizeof(double));
     double *cv = lt_calloc(ns * (CURVE_N + 2) + 1, sizeof(double));
@@ -771,7 +774,7 @@ static int report_write(const struct w_run *r, const char *dir, struct lt_err *e
     struct w_facts fs;
     bool all_same = false, plotted;
     int rc = 0;
-    if (!delays || !rw || !cd || !cv || !stats || !rp || !ub)
+    if (!delays || !sd || !rw || !cd || !cv || !stats || !rp || !ub)
         rc = lt_err_set(err, LT_ENOMEM, 0, 0, "out of memory");
     for (size_t l = 0; rc == 0 && l < nl; l++) {
         struct sim_whatif_stats st;
@@ -789,6 +792,12 @@ static int report_write(const struct w_run *r, const char *dir, struct lt_err *e
             m[nl + l] = st.p_knee;
             m[2 * nl + l] = st.p_negative;
             ub[k * nl + l] = st.bounds > 0;
+            if (r->per_sla) { /* the setting's own replicas: its own start delays */
+                struct sim_whatif_stats ss;
+                sim_whatif_level(recs_of(r, k), n, nl, l, sd + (k * nl + l) * n, &ss);
+                own[k][l] = sd + (k * nl + l) * n;
+                own_c[k][l] = ss.censored;
+            }
         }
         size_t nc = curve_fill(r, k, cd + k * (CURVE_N + 2), cv + k * (CURVE_N + 2));
         sl[k] = (struct sim_wreport_sla){.name = r->slas[k].name,
@@ -801,7 +810,9 @@ static int report_write(const struct w_run *r, const char *dir, struct lt_err *e
                                          .mean = m,
                                          .p_knee = m + nl,
                                          .p_negative = m + 2 * nl,
-                                         .upper_bound = ub + k * nl};
+                                         .upper_bound = ub + k * nl,
+                                         .delays = r->per_sla ? own[k] : NULL,
+                                         .censored = r->per_sla ? own_c[k] : NULL};
     }
     if (rc == 0) {
         memset(&fs, 0, sizeof(fs));
@@ -822,6 +833,7 @@ static int report_write(const struct w_run *r, const char *dir, struct lt_err *e
         rc = sim_wreport_write(dir, &w, &plotted, err);
     }
     lt_free(delays);
+    lt_free(sd);
     lt_free(rw);
     lt_free(cd);
     lt_free(cv);

@@ -217,6 +217,10 @@ run "${crnf[@]}" --out c6 --order sla-deadline --sla-annotate ann.json --sla-sco
 check "per-setting replicas: exit 0 ($err)" [ "$rc" -eq 0 ]
 check "per-setting replicas: the note" contains "$out" "each --sla setting is simulated as its own set of replicas"
 check "per-setting replicas: cdf_start.csv has the setting" [ "$(head -1 c6/cdf_start.csv)" = "shrink_pct,sla,quantile,value" ]
+check "per-setting replicas: the report's start CDF per setting" contains "$(cat c6/report.html)" \
+    "one curve per SLA setting and --shrink level"
+check "per-setting replicas: the report's table per setting" contains "$(cat c6/report.html)" \
+    "<tr><th>SLA</th><th>shrink</th>"
 check "per-setting replicas: common random numbers" python3 -c '
 import csv, json
 p = list(csv.DictReader(open("c6/replicas.csv")))
