@@ -147,8 +147,24 @@ struct lt_qkey {
 /* Job x's key at time now_s (x->sla read by the SLA orders only). Pure. */
 struct lt_qkey lt_qorder_key_job(const struct lt_qorder *o, const struct lt_qjob *x, double now_s);
 
-/* -1 if key a goes first, 1 if b does, 0 if they tie (then the tie rule decides). */
-int lt_qkey_cmp(const struct lt_qkey *a, const struct lt_qkey *b);
+/* -1 if key a goes first, 1 if b does, 0 if they tie (then the tie rule decides). Inline:
+ * the queue simulator's sort calls it for every comparison. */
+static inline int lt_qkey_cmp(const struct lt_qkey *a, const struct lt_qkey *b)
+{
+    if (a->cls > b->cls)
+        return -1;
+    if (b->cls > a->cls)
+        return 1;
+    if (a->key > b->key)
+        return -1;
+    if (b->key > a->key)
+        return 1;
+    if (a->tie > b->tie)
+        return -1;
+    if (b->tie > a->tie)
+        return 1;
+    return 0;
+}
 
 /* Does job x (at index ix of the caller's array) go before job y (at iy) at time now_s? The
  * order's rule (lt_qorder_key_job), then the tie rule: earlier arrival, lower id, lower

@@ -269,23 +269,6 @@ struct lt_qkey lt_qorder_key_job(const struct lt_qorder *o, const struct lt_qjob
     return k;
 }
 
-int lt_qkey_cmp(const struct lt_qkey *a, const struct lt_qkey *b)
-{
-    if (a->cls > b->cls)
-        return -1;
-    if (b->cls > a->cls)
-        return 1;
-    if (a->key > b->key)
-        return -1;
-    if (b->key > a->key)
-        return 1;
-    if (a->tie > b->tie)
-        return -1;
-    if (b->tie > a->tie)
-        return 1;
-    return 0;
-}
-
 bool lt_qorder_before(const struct lt_qorder *o, const struct lt_qjob *x, size_t ix,
                       const struct lt_qjob *y, size_t iy, double now_s)
 {

@@ -49,10 +49,8 @@ struct piece {
 
 /* A queue entry of the sorted (time-varying) queue; also used to rank fixed orders. */
 struct qent {
-    double cls;     /* lt_qorder_key_job's fields (cls and tie are 0 but for SLA orders) */
-    double key;     /* the order's key (0 for fcfs: only the tie rule counts) */
-    double tie;     /* SLA orders: minus the deadline distance */
-    double arrival; /* tie rule: arrival, id, index */
+    struct lt_qkey k; /* lt_qorder_key_job's key (cls and tie are 0 but for SLA orders) */
+    double arrival;   /* tie rule: arrival, id, index */
     int64_t id;
     uint32_t job;
 };
@@ -285,18 +283,9 @@ static int qent_cmp(const void *pa, const void *pb)
 {
     const struct qent *a = pa, *b = pb;
 
-    if (a->cls > b->cls)
-        return -1;
-    if (b->cls > a->cls)
-        return 1;
-    if (a->key > b->key)
-        return -1;
-    if (b->key > a->key)
-        return 1;
-    if (a->tie > b->tie)
-        return -1;
-    if (b->tie > a->tie)
-        return 1;
+    int c = lt_qkey_cmp(&a->k, &b->k);
+    if (c != 0)
+        return c;
     if (a->arrival < b->arrival)
         return -1;
     if (b->arrival < a->arrival)
@@ -312,7 +301,7 @@ static struct qent qent_of(const struct lt_qsim *s, uint32_t j, double t)
     const struct lt_qjob *q = &s->jobs[j];
     struct lt_qkey k = lt_qorder_key_job(&s->p.order, q, t);
 
-    return (struct qent){k.cls, k.key, k.tie, q->arrival_s, q->id, j};
+    return (struct qent){k, q->arrival_s, q->id, j};
 }
 
 static void seg_set(struct lt_qsim *s, uint32_t rank, uint32_t v)
@@ -691,7 +680,7 @@ static int sort_arrivals(struct lt_qsim *s)
     if (all == NULL)
         return LT_ENOMEM;
     for (size_t j = 0; j < s->n; j++)
-        all[j] = (struct qent){0, 0, 0, s->jobs[j].arrival_s, s->jobs[j].id, (uint32_t)j};
+        all[j] = (struct qent){{0, 0, 0}, s->jobs[j].arrival_s, s->jobs[j].id, (uint32_t)j};
     qsort(all, s->n, sizeof(*all), qent_cmp);
     for (size_t k = 0; k < s->n; k++)
         s->arr[k] = all[k].job;
