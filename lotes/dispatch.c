@@ -451,6 +451,45 @@ int lt_lotes_index_dispatch(const struct lt_lotes_index *ix, size_t k, const str
     return 0;
 }
 
+int lt_lotes_index_dispatch_now(const struct lt_lotes_index *ix, size_t k, const struct lt_res *req,
+                                struct lt_rng *rng, struct lt_lotes_choice *choice,
+                                struct lt_err *err)
+{
+    const struct fit_list *f;
+    struct lt_rng before;
+    uint32_t p;
+    size_t j;
+    int rc;
+
+    if (ix == NULL || req == NULL || choice == NULL || rng == NULL)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "lotes/index: no index, request, RNG or output");
+    before = *rng;
+    rc = lt_lotes_pick_config(ix->t, k, rng, &j, err);
+    if (rc < 0)
+        return rc;
+    choice->config = j;
+    f = &ix->jk[j * ix->t->n_classes + k];
+    if ((p = fit_first(f, req)) != NOPOS) { /* (a) */
+        choice->machine = f->id[p];
+        choice->how = LT_LOTES_FIRST_FIT;
+        return 0;
+    }
+    if ((p = fit_first(&ix->all, req)) != NOPOS) { /* (b) */
+        choice->machine = p;
+        choice->how = LT_LOTES_ANY_ROOM;
+        return 0;
+    }
+    *rng = before;
+    choice->machine = LT_NO_MACHINE;
+    choice->how = LT_LOTES_QUEUED;
+    return 0;
+}
+
+bool lt_lotes_index_any_room(const struct lt_lotes_index *ix, const struct lt_res *req)
+{
+    return fit_first(&ix->all, req) != NOPOS;
+}
+
 static bool res_same(const struct lt_res *a, const struct lt_res *b)
 {
     return memcmp(a, b, sizeof(*a)) == 0;

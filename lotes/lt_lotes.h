@@ -333,6 +333,18 @@ int lt_lotes_index_dispatch(const struct lt_lotes_index *ix, size_t k, const str
                             struct lt_rng *rng, struct lt_lotes_choice *choice,
                             struct lt_err *err) LT_MUST_CHECK;
 
+/* Rules (a) and (b) of lt_lotes_index_dispatch only, for a caller that starts a task now or
+ * not at all (the trace replay, whose own queue replaces rules (c) and (d)): choice->how is
+ * LT_LOTES_FIRST_FIT or LT_LOTES_ANY_ROOM with the machine, or LT_LOTES_QUEUED with
+ * LT_NO_MACHINE when no machine has room, and then rng is left as it was (the configuration's
+ * draw is taken back), as a placement policy's choose draws nothing when nothing fits. */
+int lt_lotes_index_dispatch_now(const struct lt_lotes_index *ix, size_t k, const struct lt_res *req,
+                                struct lt_rng *rng, struct lt_lotes_choice *choice,
+                                struct lt_err *err) LT_MUST_CHECK;
+
+/* True iff some machine's free vector holds req (rule (b)'s test), without a draw. */
+bool lt_lotes_index_any_room(const struct lt_lotes_index *ix, const struct lt_res *req);
+
 /* Checks the index against view (n machines): the same machines, free vectors and queue
  * lengths, and every tree node the join of its children. LT_EINVAL naming the first
  * difference. O(n K). */

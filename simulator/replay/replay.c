@@ -269,6 +269,24 @@ struct ptree {
 };
 #define PT_MAX 9 /* thresholds 1..9: production (9-11) never evicts production */
 
+/* Requests that fit no machine, remembered with the machines whose free room grew since
+ * (docs/simulator.md, "Cost"): a request asking at least as much as one of them can fit only
+ * one of those machines, so a failing choose, a full search of a full cell, is answered by a
+ * few lt_cluster_fits. Exact: choose returns LT_NO_MACHINE iff no machine fits, and then draws
+ * nothing (lt_score.h; LoTES through lt_lotes_index_any_room). check_index compares every
+ * answer with choose. */
+#define NF_SLOTS 4  /* failed requests kept */
+#define NF_GROWN 32 /* grown machines kept; one more forgets every failed request */
+struct nofit {
+    struct lt_res req[NF_SLOTS];
+    uint32_t since[NF_SLOTS]; /* n_grown when req[s] failed */
+    unsigned n, next;         /* slots in use; the one replaced next */
+    uint32_t grown[NF_GROWN]; /* machines whose free room grew, in order */
+    uint32_t n_grown;
+    uint32_t mark;       /* n_grown at the last failed request */
+    struct lt_res *last; /* [machine]: free room at its last change (offline: -HUGE_VAL) */
+};
+
 struct engine {
     const struct sim_replay_config *cfg;
     struct sim_replay_result *res;
@@ -328,6 +346,7 @@ struct engine {
     struct sq q;                 /* tasks that fit nowhere */
     struct lt_choose_hint *hint; /* what each choose leaves for the next (owned) */
     uint32_t witness;            /* a live entry that was queued, or NIL (dominated_by_queue) */
+    struct nofit nf;             /* requests that fit nowhere (nofit_hit) */
 
     uint32_t *deferred; /* tasks pending at t = 0, in trace order */
     size_t n_deferred, cap_deferred;
@@ -825,12 +844,84 @@ out:
     return rc;
 }
 
-/* Machine m's free resources changed (a placement, a removal, online or offline): LoTES's
- * index and preemption's learn them (an offline machine holds nothing, not even 0). */
+static bool res_ge(const struct lt_res *a, const struct lt_res *b)
+{
+    return a->cpu >= b->cpu && a->mem >= b->mem && a->disk >= b->disk;
+}
+
+/* Machine m's free room changed: a machine that grew is one where a request that fit nowhere
+ * may fit now (struct nofit). */
+static void nofit_touch(struct engine *e, size_t m)
+{
+    struct nofit *nf = &e->nf;
+    struct lt_res f = lt_cluster_online(e->cluster, m)
+                          ? lt_cluster_free_res(e->cluster, m)
+                          : (struct lt_res){-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+    struct lt_res *o = &nf->last[m];
+    bool grew = f.cpu > o->cpu || f.mem > o->mem || f.disk > o->disk;
+
+    *o = f;
+    /* (The last one recorded is m: already checked by every request that failed before it.) */
+    if (!grew || nf->n == 0 || (nf->n_grown > nf->mark && nf->grown[nf->n_grown - 1] == m))
+        return;
+    if (nf->n_grown == NF_GROWN) { /* too many to check: forget every failed request */
+        nf->n = 0;
+        nf->n_grown = 0;
+        return;
+    }
+    nf->grown[nf->n_grown++] = (uint32_t)m;
+}
+
+/* True if req fits no machine: it asks at least as much as a remembered failed request and
+ * fits none of the machines that grew since that one failed. */
+static bool nofit_hit(const struct engine *e, const struct lt_res *req)
+{
+    const struct nofit *nf = &e->nf;
+
+    for (unsigned s = 0; s < nf->n; s++) {
+        if (!res_ge(req, &nf->req[s]))
+            continue;
+        uint32_t g = nf->since[s];
+        while (g < nf->n_grown && !lt_cluster_fits(e->cluster, nf->grown[g], req))
+            g++;
+        if (g == nf->n_grown)
+            return true;
+    }
+    return false;
+}
+
+/* req fits no machine (choose said so): remember it, in place of a request it covers (one
+ * asking at least as much, remembered earlier), else of the oldest. */
+static void nofit_add(struct engine *e, const struct lt_res *req)
+{
+    struct nofit *nf = &e->nf;
+    unsigned s = 0;
+
+    if (nf->n == 0)
+        nf->n_grown = 0;
+    while (s < nf->n && !res_ge(&nf->req[s], req))
+        s++;
+    if (s == nf->n) {
+        if (nf->n < NF_SLOTS) {
+            nf->n++;
+        } else {
+            s = nf->next;
+            nf->next = (nf->next + 1) % NF_SLOTS;
+        }
+    }
+    nf->req[s] = *req;
+    nf->since[s] = nf->n_grown;
+    nf->mark = nf->n_grown;
+}
+
+/* Machine m's free resources changed (a placement, a removal, online or offline): the failed
+ * requests, LoTES's index and preemption's learn them (an offline machine holds nothing, not
+ * even 0). */
 static void pre_touch(struct engine *e, size_t m);
 
-static void lotes_touch(struct engine *e, size_t m)
+static void room_changed(struct engine *e, size_t m)
 {
+    nofit_touch(e, m);
     if (e->n_pt)
         pre_touch(e, m); /* preemption's index too */
     if (e->lix != NULL) {
@@ -841,17 +932,19 @@ static void lotes_touch(struct engine *e, size_t m)
 }
 
 /* LoTES's choice for req: the task's class, then the dispatcher over the index (the free
- * resources of every machine, lotes_touch); *m is LT_NO_MACHINE unless it can start now. */
+ * resources of every machine, room_changed); *m is LT_NO_MACHINE unless it can start now. */
 static int lotes_choose(struct engine *e, const struct lt_res *req, size_t *m)
 {
     struct lt_lotes_choice ch;
     size_t k;
     int rc;
 
+    /* The replay starts a task now or queues it: the dispatcher's queue rules ((c), (d)) are
+     * not used, and a task that fits nowhere draws nothing. */
     if ((rc = lt_lotes_classify(e->lotes, req, &k, e->err)) < 0 ||
-        (rc = lt_lotes_index_dispatch(e->lix, k, req, &e->rng, &ch, e->err)) < 0)
+        (rc = lt_lotes_index_dispatch_now(e->lix, k, req, &e->rng, &ch, e->err)) < 0)
         return rc;
-    *m = ch.how == LT_LOTES_FIRST_FIT || ch.how == LT_LOTES_ANY_ROOM ? ch.machine : LT_NO_MACHINE;
+    *m = ch.machine;
     return 0;
 }
 
@@ -870,6 +963,10 @@ static int cluster_build(struct engine *e)
     lt_free(ms);
     if (!e->cluster)
         return e->err->code;
+    if ((e->nf.last = lt_malloc((e->n_inc > 0 ? e->n_inc : 1) * sizeof(*e->nf.last))) == NULL)
+        return oom(e);
+    for (size_t k = 0; k < e->n_inc; k++) /* offline until their ADD */
+        e->nf.last[k] = (struct lt_res){-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
     for (size_t k = 0; k < e->n_inc; k++) {
         int rc = lt_cluster_set_online(e->cluster, k, false, e->err);
         if (rc < 0)
@@ -1649,7 +1746,7 @@ static int start(struct engine *e, uint32_t l, size_t m, unsigned flags)
         ps->mem += t->req.mem;
         ps->disk += t->req.disk;
     }
-    lotes_touch(e, m);
+    room_changed(e, m);
     if (pid >= NIL) /* placements alive at once <= tasks < NIL */
         return lt_err_set(e->err, LT_ERANGE, 0, 0, "placement id %zu out of range", pid);
     t->pid = (uint32_t)pid;
@@ -1708,6 +1805,46 @@ static bool dominated_by_queue(struct engine *e, const struct lt_res *req)
 
 static int preempt(struct engine *e, uint32_t l, bool *done);
 
+/* The sanitizer build (LOTUS_SANITIZE) checks every start_on_sole and nofit_hit against a full
+ * choose; the other builds keep assertions on, and that check would cost the search it saves. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CHECK_SOLE 1
+#else
+#define CHECK_SOLE 0
+#endif
+
+/* The machine the placement policy (or LoTES) chooses for task, or LT_NO_MACHINE; a request
+ * that fits nowhere is answered by nofit_hit, checked against the policy's own answer with
+ * check_index (and in the sanitizer build). */
+static int choose(struct engine *e, const struct lt_task *task, size_t *m)
+{
+    int rc;
+
+    if (nofit_hit(e, &task->req)) {
+        *m = LT_NO_MACHINE;
+        e->res->nofit_hits++;
+        if (!CHECK_SOLE && !e->cfg->check_index)
+            return 0;
+        struct lt_rng copy = e->rng;
+        size_t want = LT_NO_MACHINE;
+        if (e->lotes != NULL)
+            want = lt_lotes_index_any_room(e->lix, &task->req) ? 0 : LT_NO_MACHINE;
+        else if ((rc = lt_policy_choose(e->cfg->policy, e->cluster, task, &copy, &want, e->err)) <
+                 0)
+            return rc;
+        if (want != LT_NO_MACHINE || memcmp(&copy, &e->rng, sizeof(copy)) != 0)
+            return lt_err_set(e->err, LT_EINVAL, 0, 0,
+                              "replay: a request remembered to fit nowhere fits machine %zu", want);
+        return 0;
+    }
+    rc = e->lotes != NULL ? lotes_choose(e, &task->req, m)
+                          : lt_policy_choose_hinted(e->cfg->policy, e->cluster, task, &e->rng,
+                                                    e->hint, m, e->err);
+    if (rc == 0 && *m == LT_NO_MACHINE)
+        nofit_add(e, &task->req);
+    return rc;
+}
+
 /* place_or_queue's how. */
 enum {
     PQ_RETRY = 1 << 0,     /* inside retry_queue: the dominance shortcut does not hold */
@@ -1738,23 +1875,13 @@ static int place_or_queue(struct engine *e, uint32_t l, unsigned how)
         return oq_enqueue(e, l);
     if (!(how & PQ_RETRY) && dominated_by_queue(e, &t->req))
         return queue_or_preempt(e, l, how);
-    int rc = e->lotes != NULL ? lotes_choose(e, &task.req, &m)
-                              : lt_policy_choose_hinted(e->cfg->policy, e->cluster, &task, &e->rng,
-                                                        e->hint, &m, e->err);
+    int rc = choose(e, &task, &m);
     if (rc < 0)
         return rc;
     if (m == LT_NO_MACHINE)
         return queue_or_preempt(e, l, how);
     return start(e, l, m, 0);
 }
-
-/* The sanitizer build (LOTUS_SANITIZE) checks every start_on_sole against a full choose; the
- * other builds keep assertions on, and that check would cost the search it saves. */
-#if defined(__SANITIZE_ADDRESS__)
-#define CHECK_SOLE 1
-#else
-#define CHECK_SOLE 0
-#endif
 
 /* Starts queued task l on machine m, the one machine it fits (retry_queue): a placement
  * policy would choose m, so its search is skipped (lt_policy_choose_sole makes the same draws;
@@ -1974,9 +2101,7 @@ static int oq_choose(struct engine *e, uint32_t l, size_t *m)
 {
     const struct live *t = &e->live[l];
     struct lt_task task = {.priority = t->prio, .sched_class = t->sched_class, .req = t->req};
-    if (e->lotes != NULL)
-        return lotes_choose(e, &task.req, m);
-    return lt_policy_choose_hinted(e->cfg->policy, e->cluster, &task, &e->rng, e->hint, m, e->err);
+    return choose(e, &task, m);
 }
 
 /* As oq_choose, with machine x made to look full: a placement taking its free room is added
@@ -1992,10 +2117,10 @@ static int oq_choose_avoiding(struct engine *e, uint32_t l, size_t x, size_t *m)
     int rc = lt_cluster_place(e->cluster, x, &ph, LT_PLACE_FORCE, &pid, e->err);
     if (rc < 0)
         return rc;
-    lotes_touch(e, x);
+    room_changed(e, x);
     rc = oq_choose(e, l, m);
     int rc2 = lt_cluster_remove(e->cluster, pid, e->err);
-    lotes_touch(e, x);
+    room_changed(e, x);
     if (rc == 0 && *m == x) /* a request of 0 still fits a full machine */
         *m = LT_NO_MACHINE;
     return rc < 0 ? rc : rc2;
@@ -2427,7 +2552,7 @@ static int stop_run(struct engine *e, uint32_t l, size_t *machine)
         }
     }
     if (rc == 0)
-        lotes_touch(e, *machine);
+        room_changed(e, *machine);
     return rc;
 }
 
@@ -2453,11 +2578,6 @@ static void job_done(struct engine *e, uint32_t l)
 }
 
 /* ---- preemption (--preempt; docs/simulator.md, "Preemption") ------------------------------ */
-
-static bool res_ge(const struct lt_res *a, const struct lt_res *b)
-{
-    return a->cpu >= b->cpu && a->mem >= b->mem && a->disk >= b->disk;
-}
 
 /* The eviction threshold of a task of priority p: it may evict priorities < thr (0: none). */
 static int pre_threshold(const struct engine *e, int p)
@@ -2974,7 +3094,7 @@ static int machine_down(struct engine *e, size_t k)
         lt_free(moved);
         return rc;
     }
-    lotes_touch(e, k);
+    room_changed(e, k);
     e->online--;
     /* Re-place in queue order: priority, then first arrival. */
     for (size_t a = 1; a < n; a++) {
@@ -3001,7 +3121,7 @@ static int machine_up(struct engine *e, size_t k)
     int rc = lt_cluster_set_online(e->cluster, k, true, e->err);
     if (rc < 0)
         return rc;
-    lotes_touch(e, k);
+    room_changed(e, k);
     e->online++;
     return retry_queue(e, k);
 }
@@ -3754,6 +3874,7 @@ static void engine_free(struct engine *e)
     for (size_t k = 0; k < e->n_pt; k++)
         lt_free(e->pt[k].mx);
     lt_free(e->prio_sum);
+    lt_free(e->nf.last);
     lt_free(e->cand);
     lt_free(e->vout);
     lt_free(e->vlive);

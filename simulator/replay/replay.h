@@ -216,6 +216,7 @@ struct sim_replay_result {
     uint64_t preempt_cascade; /* victims of a preemptor that was itself requeued */
     uint64_t trace_evict_by_prio[SIM_N_PRIO]; /* the window's EVICT rows, by priority */
     uint64_t placements;                      /* successful choose + place */
+    uint64_t nofit_hits; /* chooses answered "fits nowhere" from remembered failures */
     uint64_t queue_max;
     double queue_mean;   /* over the samples */
     double util_mean[3]; /* cpu, mem, disk, over the samples */

@@ -1159,7 +1159,9 @@ static void test_rank_follows_dispatch_choices(void **state)
  * 8 machines the tables do not describe: 20,000 dispatches of random classes at 0.5x to 30x
  * their request, each after a random machine changed (free room, offline, queue length),
  * must give the same choice and leave the two generators in the same state; every rule of
- * level 2 and "nothing holds it" occur. lt_lotes_index_check agrees, and sees a stale view. */
+ * level 2 and "nothing holds it" occur. lt_lotes_index_dispatch_now gives the same choice
+ * under rules (a) and (b), else no machine and its generator untouched (it follows the others
+ * only while they answer (a) or (b)). lt_lotes_index_check agrees, and sees a stale view. */
 static void test_index_matches_dispatch(void **state)
 {
     enum { N = 108 };
@@ -1172,7 +1174,7 @@ static void test_index_matches_dispatch(void **state)
     struct lt_lotes_machine view[N];
     struct lt_res cap[N];
     size_t cfg[N], bin[N];
-    struct lt_rng rng, a, b;
+    struct lt_rng rng, a, b, c0, cn;
     int seen[5] = {0};
     struct lt_err err;
 
@@ -1209,8 +1211,22 @@ static void test_index_matches_dispatch(void **state)
             view[h].queue_len = lt_rng_below(&rng, 3);
             lt_lotes_index_set(ix, h, &view[h].free, view[h].queue_len);
         }
+        struct lt_lotes_choice z;
+        c0 = a;
+        cn = a;
         assert_int_equal(lt_lotes_dispatch(t, view, N, cls, &req, &a, &x, NULL), 0);
         assert_int_equal(lt_lotes_index_dispatch(ix, cls, &req, &b, &y, NULL), 0);
+        assert_int_equal(lt_lotes_index_dispatch_now(ix, cls, &req, &cn, &z, NULL), 0);
+        if (x.how == LT_LOTES_FIRST_FIT || x.how == LT_LOTES_ANY_ROOM) {
+            assert_int_equal(z.how, x.how);
+            assert_int_equal(z.config, x.config);
+            assert_int_equal(z.machine, x.machine);
+            assert_memory_equal(&cn, &a, sizeof(cn));
+        } else {
+            assert_int_equal(z.how, LT_LOTES_QUEUED);
+            assert_int_equal(z.machine, LT_NO_MACHINE);
+            assert_memory_equal(&cn, &c0, sizeof(cn));
+        }
         assert_int_equal(x.config, y.config);
         assert_int_equal(x.machine, y.machine);
         assert_int_equal(x.how, y.how);

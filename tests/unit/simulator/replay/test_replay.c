@@ -1532,6 +1532,60 @@ static void test_replay_preempt_index_matches_a_scan_and_is_deterministic(void *
     assert_outputs_equal(out1, out2);
 }
 
+/* The remembered failures (nofit_hit, docs/simulator.md "Placement and the queue"): every
+ * request they answer "fits nowhere" is checked against the policy's own choose
+ * (check_index), on the demo under the default queue, preemption, and the ordered queue (whose
+ * oq_choose_avoiding makes a machine look full for one search, then gives its room back), with
+ * placement policies and with LoTES; every run answers some requests that way. */
+static void test_replay_nofit_memo_agrees_with_choose(void **state)
+{
+    struct fx *f = *state;
+    struct sim_replay_config c;
+    struct lt_lotes_class cls[LT_LOTES_TABLE3_CLASSES];
+    struct lt_qorder o;
+    struct lt_err err;
+    static const struct {
+        const char *policy; /* NULL: lotes */
+        const char *order;  /* NULL: the default queue */
+        enum sim_backfill bf;
+        enum sim_preempt pre;
+    } cases[] = {
+        {"bestfit1", NULL, SIM_BACKFILL_GREEDY, SIM_PREEMPT_NONE},
+        {"random", NULL, SIM_BACKFILL_GREEDY, SIM_PREEMPT_BANDS},
+        {"brfs-dot", NULL, SIM_BACKFILL_GREEDY, SIM_PREEMPT_PRIORITY},
+        {NULL, NULL, SIM_BACKFILL_GREEDY, SIM_PREEMPT_BANDS},
+        {"bestfit1", "sjf", SIM_BACKFILL_GREEDY, SIM_PREEMPT_NONE},
+        {"epvm", "ljf", SIM_BACKFILL_EASY, SIM_PREEMPT_NONE},
+        {NULL, "sjf", SIM_BACKFILL_EASY, SIM_PREEMPT_NONE},
+    };
+
+    lt_err_init(&err, NULL);
+    lt_lotes_table3_normalised(cls);
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        cfg_init(&c, TR_DEMO_DIR, NULL, "firstfit");
+        c.policy = cases[k].policy ? lt_policy_find(cases[k].policy, &err) : NULL;
+        if (cases[k].policy == NULL) {
+            c.lotes_classes = cls;
+            c.n_lotes_classes = LT_LOTES_TABLE3_CLASSES;
+        }
+        if (cases[k].order != NULL) {
+            assert_int_equal(lt_qorder_find(cases[k].order, &o, &err), 0);
+            c.order = &o;
+        }
+        c.backfill = cases[k].bf;
+        c.preempt = cases[k].pre;
+        c.check_index = true;
+        if (run_cfg(f, &c) != 0) {
+            print_error("case %zu: %s\n", k, f->err.text);
+            fail();
+        }
+        if (f->res->nofit_hits == 0) {
+            print_error("case %zu: no request was answered from the remembered failures\n", k);
+            fail();
+        }
+    }
+}
+
 /* Two machines 1 and 2 (1, 1), each running a priority-0 task (.8, .8) from t = 10; a
  * priority-2 task (.5, .5) at 20 fits neither and evicts one of them. Which machine is where
  * the search starts (a draw per preemption, LT_RNG_PREEMPT): over seeds 1..16 both machines
@@ -2203,6 +2257,7 @@ int main(void)
         FX_TEST(test_replay_preempt_priority_lrs_evicts_the_lowest_priority_first),
         FX_TEST(test_replay_preempt_production_never_evicts_production),
         FX_TEST(test_replay_preempt_index_matches_a_scan_and_is_deterministic),
+        FX_TEST(test_replay_nofit_memo_agrees_with_choose),
         FX_TEST(test_replay_queue_order_decides_which_queued_task_starts_first),
         FX_TEST(test_replay_sla_deadline_starts_the_task_nearest_its_knee_first),
         FX_TEST(test_replay_sla_order_puts_tasks_without_sla_last),
