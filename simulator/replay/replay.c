@@ -270,11 +270,11 @@ struct ptree {
 #define PT_MAX 9 /* thresholds 1..9: production (9-11) never evicts production */
 
 /* Requests that fit no machine, remembered with the machines whose free room grew since
- * (docs/simulator.md, "Cost"): a request asking at least as much as one of them can fit only
- * one of those machines, so a failing choose, a full search of a full cell, is answered by a
- * few lt_cluster_fits. Exact: choose returns LT_NO_MACHINE iff no machine fits, and then draws
- * nothing (lt_score.h; LoTES through lt_lotes_index_any_room). check_index compares every
- * answer with choose. */
+ * (docs/simulator.md, "Placement and the queue"): a request asking at least as much as one of
+ * them can fit only one of those machines, so a failing choose, a full search of a full cell,
+ * is answered by a few lt_cluster_fits. Exact: choose returns LT_NO_MACHINE iff no machine
+ * fits, and then draws nothing (lt_score.h; LoTES through lt_lotes_index_dispatch_now).
+ * check_index compares every answer with choose. */
 #define NF_SLOTS 4  /* failed requests kept */
 #define NF_GROWN 32 /* grown machines kept; one more forgets every failed request */
 struct nofit {
