@@ -39,7 +39,8 @@
  * every placement policy <= 3x bestfit1); each policy also runs with --preempt bands (or the
  * mode --preempt names) in the same rounds, and the line gives both row rates and their
  * ratio (issue 21 asks for preemption <= 1.5x the replay without), the CPU time each
- * eviction costs, and the ratio of CPU time per placement (the preempting model places more);
+ * eviction costs, and the ratios of CPU time per placement and per simulated event, a run's
+ * start or stop (the preempting model places more, and each victim adds a stop and a start);
  * --initial-state and --overcommit set both runs' start and overcommit (the replay's defaults:
  * trace, none).
  *
@@ -139,6 +140,7 @@ struct run_out {
     uint64_t tasks;        /* res.tasks_submitted */
     uint64_t completed;    /* res.tasks_completed */
     uint64_t placements;   /* res.placements */
+    uint64_t events;       /* starts and stops: 2 placements - res.tasks_running_at_end */
     uint64_t preemptions;  /* res.preemptions */
     int64_t end_time_us;   /* res.end_time_us: T_end */
     uint64_t task_bytes;   /* res.task_bytes: task records + key map after pass 1 */
@@ -734,6 +736,8 @@ static int child_main(const struct opts *o, const struct run_spec *rs, int fd)
     out.tasks = res->tasks_submitted;
     out.completed = res->tasks_completed;
     out.placements = res->placements;
+    out.events =
+        2 * res->placements - res->tasks_running_at_end; /* every run started ends or runs on */
     out.preemptions = res->preemptions;
     out.end_time_us = res->end_time_us;
     out.task_bytes = res->task_bytes;
@@ -1011,6 +1015,13 @@ static int ratios_print(const struct opts *o, const struct run_spec *rs, size_t 
         printf(",\"preempt_cpu_cost_per_placement\":%.2f",
                first[i].placements && first[n + i].placements && c > 0
                    ? (pc / (double)first[n + i].placements) / (c / (double)first[i].placements)
+                   : 0.0);
+        /* ... and per simulated event, a run's start or its stop (a victim is both). */
+        printf(",\"events\":%" PRIu64 ",\"preempt_events\":%" PRIu64, first[i].events,
+               first[n + i].events);
+        printf(",\"preempt_cpu_cost_per_event\":%.2f",
+               first[i].events && first[n + i].events && c > 0
+                   ? (pc / (double)first[n + i].events) / (c / (double)first[i].events)
                    : 0.0);
         printf(",\"preempt_cpu_us_per_eviction\":%.2f",
                first[n + i].preemptions ? (pc - c) * 1e6 / (double)first[n + i].preemptions : 0.0);
