@@ -201,10 +201,13 @@ int lt_lotes_dispatch(const struct lt_lotes_tables *t, const struct lt_lotes_mac
 
 #define NOPOS UINT32_MAX
 
-/* Memory levels of the per-level cpu maxima: lv[0] = -HUGE_VAL, then the largest memory
- * capacity of the tables times 2^-7.5, 2^-7, ..., 2^-0.5 (the trace's requests are mostly
- * 1/100 to 1/10 of the largest machine; 16 levels prune 5x the node visits of the box alone on
- * a full cell, 8 levels 3x). */
+/* Memory levels of the per-level cpu maxima, kept for the list of every machine (rule (b)):
+ * lv[0] = -HUGE_VAL, then the largest memory capacity of the tables times 2^-7.5, 2^-7, ...,
+ * 2^-0.5 (the trace's requests are mostly 1/100 to 1/10 of the largest machine). On the
+ * replay's full cell (the sample parts, --preempt bands) rule (b) visited 2,900 nodes a search
+ * and rule (a) 650: levels on every list cut the visits 5x but cost each update more than they
+ * saved without preemption; on the list of every machine alone they made the replay faster
+ * with preemption and without. */
 #define FIT_LEVELS 16
 
 /* Machine ids in ascending order and, over them, a segment tree of the component-wise maximum
@@ -219,7 +222,8 @@ struct fit_list {
     uint32_t size;     /* leaves: a power of two >= n (1 when empty) */
     uint32_t *id;      /* n machine indexes, ascending */
     struct lt_res *mx; /* 2 * size nodes, 1 the root */
-    double *mc;        /* 2 * size * FIT_LEVELS: [x * FIT_LEVELS + q] */
+    int nlv;           /* levels kept: FIT_LEVELS or 0 */
+    double *mc;        /* 2 * size * nlv: [x * nlv + q] */
     const double *lv;  /* the index's FIT_LEVELS levels */
 };
 
@@ -242,20 +246,21 @@ static struct lt_res res_max(const struct lt_res *a, const struct lt_res *b)
     return r;
 }
 
-static int fit_alloc(struct fit_list *f, uint32_t n, const double *lv)
+static int fit_alloc(struct fit_list *f, uint32_t n, const double *lv, int nlv)
 {
     f->n = n;
     f->lv = lv;
+    f->nlv = nlv;
     for (f->size = 1; f->size < n;)
         f->size *= 2;
     f->id = lt_calloc(n > 0 ? n : 1, sizeof(*f->id));
     f->mx = lt_calloc(2 * (size_t)f->size, sizeof(*f->mx));
-    f->mc = lt_calloc(2 * (size_t)f->size * FIT_LEVELS, sizeof(*f->mc));
+    f->mc = lt_calloc(nlv > 0 ? 2 * (size_t)f->size * (size_t)nlv : 1, sizeof(*f->mc));
     if (f->id == NULL || f->mx == NULL || f->mc == NULL)
         return LT_ENOMEM;
     for (size_t x = 0; x < 2 * (size_t)f->size; x++)
         f->mx[x] = no_room;
-    for (size_t x = 0; x < 2 * (size_t)f->size * FIT_LEVELS; x++)
+    for (size_t x = 0; x < 2 * (size_t)f->size * (size_t)nlv; x++)
         f->mc[x] = -HUGE_VAL;
     return 0;
 }
@@ -267,28 +272,37 @@ static void fit_release(struct fit_list *f)
     lt_free(f->mc);
 }
 
-/* Position p's free vector is now *free: its leaf and the boxes above it. */
+/* Position p's free vector is now *free: its leaf and the boxes above it, up to the first
+ * that does not change (bit for bit: those above it do not either). */
 static void fit_set(struct fit_list *f, uint32_t p, const struct lt_res *free)
 {
+    const size_t nlv = (size_t)f->nlv;
     uint32_t x = f->size + p;
-    double *c = &f->mc[(size_t)x * FIT_LEVELS];
+    double *c = &f->mc[x * nlv];
 
     f->mx[x] = *free;
-    for (int q = 0; q < FIT_LEVELS; q++)
+    for (size_t q = 0; q < nlv; q++)
         c[q] = free->mem >= f->lv[q] ? free->cpu : -HUGE_VAL;
     for (x /= 2; x >= 1; x /= 2) {
-        const double *a = &f->mc[(size_t)(2 * x) * FIT_LEVELS], *b = a + FIT_LEVELS;
-        c = &f->mc[(size_t)x * FIT_LEVELS];
-        f->mx[x] = res_max(&f->mx[2 * x], &f->mx[2 * x + 1]);
-        for (int q = 0; q < FIT_LEVELS; q++)
-            c[q] = a[q] > b[q] ? a[q] : b[q];
+        const double *a = &f->mc[2 * x * nlv], *b = a + nlv;
+        struct lt_res m = res_max(&f->mx[2 * x], &f->mx[2 * x + 1]);
+        bool same = memcmp(&m, &f->mx[x], sizeof(m)) == 0;
+        c = &f->mc[x * nlv];
+        f->mx[x] = m;
+        for (size_t q = 0; q < nlv; q++) {
+            double v = a[q] > b[q] ? a[q] : b[q];
+            same = same && memcmp(&v, &c[q], sizeof(v)) == 0;
+            c[q] = v;
+        }
+        if (same)
+            break;
     }
 }
 
 /* The memory level of a request: the last q with lv[q] <= mem. */
 static int fit_level(const struct fit_list *f, double mem)
 {
-    int q = FIT_LEVELS - 1;
+    int q = f->nlv - 1;
 
     while (q > 0 && !(f->lv[q] <= mem))
         q--;
@@ -298,7 +312,7 @@ static int fit_level(const struct fit_list *f, double mem)
 /* Node x may hold req (of memory level q): its box does, and so does its cpu maximum at q. */
 static bool fit_holds(const struct fit_list *f, uint32_t x, const struct lt_res *req, int q)
 {
-    return res_le(req, &f->mx[x]) && req->cpu <= f->mc[(size_t)x * FIT_LEVELS + q];
+    return res_le(req, &f->mx[x]) && (f->nlv == 0 || req->cpu <= f->mc[(size_t)x * f->nlv + q]);
 }
 
 /* The first position whose free vector holds req, or NOPOS: a depth-first descent, left child
@@ -362,7 +376,7 @@ static int index_lists(struct lt_lotes_index *ix)
             if (ix->v[i].config != LT_LOTES_NONE && serves_k(t, &ix->v[i], k))
                 count[ix->v[i].config * kk + k]++;
     for (size_t x = 0; x < nl && rc == 0; x++)
-        rc = fit_alloc(&ix->jk[x], count[x], ix->lv);
+        rc = fit_alloc(&ix->jk[x], count[x], ix->lv, 0);
     memset(count, 0, nl * sizeof(*count));
     for (size_t i = 0; i < ix->n && rc == 0; i++)
         for (size_t k = 0; k < kk; k++) {
@@ -411,7 +425,7 @@ struct lt_lotes_index *lt_lotes_index_new(const struct lt_lotes_tables *t,
     ix->pos = lt_calloc(n > 0 ? n * t->n_classes : 1, sizeof(*ix->pos));
     rc = ix->v == NULL || ix->jk == NULL || ix->pos == NULL
              ? LT_ENOMEM
-             : fit_alloc(&ix->all, (uint32_t)n, ix->lv);
+             : fit_alloc(&ix->all, (uint32_t)n, ix->lv, FIT_LEVELS);
     if (rc == 0) {
         memcpy(ix->v, view, n * sizeof(*view));
         for (size_t x = 0; x < n * t->n_classes; x++)
@@ -560,16 +574,16 @@ static bool fit_consistent(const struct fit_list *f, const struct lt_lotes_machi
             return false;
     }
     for (uint32_t x = 1; x < 2 * f->size; x++) /* the cpu maxima by memory level */
-        for (int q = 0; q < FIT_LEVELS; q++) {
+        for (int q = 0; q < f->nlv; q++) {
             const struct lt_res *r = &f->mx[x];
             double want;
             if (x >= f->size)
                 want = r->mem >= f->lv[q] ? r->cpu : -HUGE_VAL;
             else {
-                const double *a = &f->mc[(size_t)(2 * x) * FIT_LEVELS];
-                want = a[q] > a[FIT_LEVELS + q] ? a[q] : a[FIT_LEVELS + q];
+                const double *a = &f->mc[(size_t)(2 * x) * f->nlv];
+                want = a[q] > a[f->nlv + q] ? a[q] : a[f->nlv + q];
             }
-            if (memcmp(&f->mc[(size_t)x * FIT_LEVELS + q], &want, sizeof(want)) != 0)
+            if (memcmp(&f->mc[(size_t)x * f->nlv + q], &want, sizeof(want)) != 0)
                 return false;
         }
     return true;
