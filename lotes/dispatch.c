@@ -482,36 +482,50 @@ static size_t shortest_in_list(const struct lt_lotes_index *ix, const struct fit
     return best;
 }
 
-int lt_lotes_index_dispatch(const struct lt_lotes_index *ix, size_t k, const struct lt_res *req,
-                            struct lt_rng *rng, struct lt_lotes_choice *choice, struct lt_err *err)
+/* Rules (a) and (b) for class k: the configuration drawn into choice->config and *f its
+ * (config, k) list; 1 if one of them answered (choice filled), 0 if no machine has room, or
+ * LT_EINVAL. */
+static int dispatch_now(const struct lt_lotes_index *ix, size_t k, const struct lt_res *req,
+                        struct lt_rng *rng, struct lt_lotes_choice *choice,
+                        const struct fit_list **f, struct lt_err *err)
 {
-    const struct fit_list *f;
     uint32_t p;
     size_t j;
     int rc;
 
-    if (ix == NULL || req == NULL || choice == NULL)
-        return lt_err_set(err, LT_EINVAL, 0, 0, "lotes/index: no index, request or output");
+    if (ix == NULL || req == NULL || choice == NULL || rng == NULL)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "lotes/index: no index, request, RNG or output");
     rc = lt_lotes_pick_config(ix->t, k, rng, &j, err);
     if (rc < 0)
         return rc;
     choice->config = j;
-    f = &ix->jk[j * ix->t->n_classes + k];
-    if ((p = fit_first(f, req)) != NOPOS) { /* (a) */
-        choice->machine = f->id[p];
+    *f = &ix->jk[j * ix->t->n_classes + k];
+    if ((p = fit_first(*f, req)) != NOPOS) { /* (a) */
+        choice->machine = (*f)->id[p];
         choice->how = LT_LOTES_FIRST_FIT;
-        return 0;
+        return 1;
     }
     if ((p = fit_first(&ix->all, req)) != NOPOS) { /* (b) */
         choice->machine = p;
         choice->how = LT_LOTES_ANY_ROOM;
-        return 0;
+        return 1;
     }
+    return 0;
+}
+
+int lt_lotes_index_dispatch(const struct lt_lotes_index *ix, size_t k, const struct lt_res *req,
+                            struct lt_rng *rng, struct lt_lotes_choice *choice, struct lt_err *err)
+{
+    const struct fit_list *f = NULL;
+    int rc = dispatch_now(ix, k, req, rng, choice, &f, err);
+
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
     choice->how = LT_LOTES_QUEUED; /* (c), then (d) */
-    choice->machine = shortest_in_list(ix, f, j, req, rng);
+    choice->machine = shortest_in_list(ix, f, choice->config, req, rng);
     if (choice->machine == LT_NO_MACHINE) {
         choice->how = LT_LOTES_QUEUED_ANY;
-        choice->machine = shortest_queue(ix->t, ix->v, ix->n, j, k, false, req, rng);
+        choice->machine = shortest_queue(ix->t, ix->v, ix->n, choice->config, k, false, req, rng);
     }
     return 0;
 }
@@ -520,31 +534,17 @@ int lt_lotes_index_dispatch_now(const struct lt_lotes_index *ix, size_t k, const
                                 struct lt_rng *rng, struct lt_lotes_choice *choice,
                                 struct lt_err *err)
 {
-    const struct fit_list *f;
+    const struct fit_list *f = NULL;
     struct lt_rng before;
-    uint32_t p;
-    size_t j;
     int rc;
 
-    if (ix == NULL || req == NULL || choice == NULL || rng == NULL)
-        return lt_err_set(err, LT_EINVAL, 0, 0, "lotes/index: no index, request, RNG or output");
+    if (rng == NULL)
+        return lt_err_set(err, LT_EINVAL, 0, 0, "lotes/index: no RNG");
     before = *rng;
-    rc = lt_lotes_pick_config(ix->t, k, rng, &j, err);
-    if (rc < 0)
-        return rc;
-    choice->config = j;
-    f = &ix->jk[j * ix->t->n_classes + k];
-    if ((p = fit_first(f, req)) != NOPOS) { /* (a) */
-        choice->machine = f->id[p];
-        choice->how = LT_LOTES_FIRST_FIT;
-        return 0;
-    }
-    if ((p = fit_first(&ix->all, req)) != NOPOS) { /* (b) */
-        choice->machine = p;
-        choice->how = LT_LOTES_ANY_ROOM;
-        return 0;
-    }
-    *rng = before;
+    rc = dispatch_now(ix, k, req, rng, choice, &f, err);
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
+    *rng = before; /* nothing has room: the configuration's draw is taken back */
     choice->machine = LT_NO_MACHINE;
     choice->how = LT_LOTES_QUEUED;
     return 0;

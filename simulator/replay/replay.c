@@ -849,18 +849,15 @@ static bool res_ge(const struct lt_res *a, const struct lt_res *b)
     return a->cpu >= b->cpu && a->mem >= b->mem && a->disk >= b->disk;
 }
 
-/* Machine m's free room changed: a machine that grew is one where a request that fit nowhere
- * may fit now (struct nofit). */
-static void nofit_touch(struct engine *e, size_t m)
+/* Machine m's free room is now f (-HUGE_VAL: offline): a machine that grew is one where a
+ * request that fit nowhere may fit now (struct nofit). */
+static void nofit_touch(struct engine *e, size_t m, const struct lt_res *f)
 {
     struct nofit *nf = &e->nf;
-    struct lt_res f = lt_cluster_online(e->cluster, m)
-                          ? lt_cluster_free_res(e->cluster, m)
-                          : (struct lt_res){-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
     struct lt_res *o = &nf->last[m];
-    bool grew = f.cpu > o->cpu || f.mem > o->mem || f.disk > o->disk;
+    bool grew = f->cpu > o->cpu || f->mem > o->mem || f->disk > o->disk;
 
-    *o = f;
+    *o = *f;
     /* (The last one recorded is m: already checked by every request that failed before it.) */
     if (!grew || nf->n == 0 || (nf->n_grown > nf->mark && nf->grown[nf->n_grown - 1] == m))
         return;
@@ -917,16 +914,19 @@ static void nofit_add(struct engine *e, const struct lt_res *req)
 /* Machine m's free resources changed (a placement, a removal, online or offline): the failed
  * requests, LoTES's index and preemption's learn them (an offline machine holds nothing, not
  * even 0). */
-static void pre_touch(struct engine *e, size_t m);
+static void pre_touch(struct engine *e, size_t m, bool on, const struct lt_res *free);
 
 static void room_changed(struct engine *e, size_t m)
 {
-    nofit_touch(e, m);
+    const bool on = lt_cluster_online(e->cluster, m);
+    const struct lt_res free = lt_cluster_free_res(e->cluster, m);
+    const struct lt_res none = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+
+    nofit_touch(e, m, on ? &free : &none);
     if (e->n_pt)
-        pre_touch(e, m); /* preemption's index too */
+        pre_touch(e, m, on, &free); /* preemption's index too */
     if (e->lix != NULL) {
-        struct lt_res f = lt_cluster_online(e->cluster, m) ? lt_cluster_free_res(e->cluster, m)
-                                                           : (struct lt_res){-1, -1, -1};
+        struct lt_res f = on ? free : (struct lt_res){-1, -1, -1};
         lt_lotes_index_set(e->lix, m, &f, 0);
     }
 }
@@ -2592,12 +2592,11 @@ static double dmax(double a, double b)
     return a > b ? a : b;
 }
 
-/* Machine m's leaf in every tree, and the maxima above it (up to the first node that does not
- * change). */
-static void pre_touch(struct engine *e, size_t m)
+/* Machine m's leaf in every tree (on: online; free: its free room), and the maxima above it
+ * (up to the first node that does not change). */
+static void pre_touch(struct engine *e, size_t m, bool on, const struct lt_res *free)
 {
-    bool on = lt_cluster_online(e->cluster, m);
-    struct lt_res f = lt_cluster_free_res(e->cluster, m);
+    struct lt_res f = *free;
     const struct lt_res *ps = &e->prio_sum[m * SIM_N_PRIO];
     int p = 0;
     for (size_t k = 0; k < e->n_pt; k++) {

@@ -1740,9 +1740,10 @@ static void test_replay_overcommit_divides_the_accounted_requests_by_band(void *
 
 /* ---- the ordered queue (--order, --backfill) --------------------------------------------- */
 
-/* Runs trace with firstfit and the queue options; asserts success. */
-static void run_queue(struct fx *f, const char *trace, const char *order, enum sim_backfill bf,
-                      sim_reserve_fn hook, void *ctx)
+/* Runs trace with firstfit, the queue options and the annotation a (NULL: none); asserts
+ * success. */
+static void run_ordered(struct fx *f, const char *trace, const char *order, enum sim_backfill bf,
+                        sim_reserve_fn hook, void *ctx, const struct sim_annot *a, bool sla_first)
 {
     struct sim_replay_config c;
     struct lt_qorder o;
@@ -1760,10 +1761,19 @@ static void run_queue(struct fx *f, const char *trace, const char *order, enum s
     c.backfill = bf;
     c.on_reserve = hook;
     c.reserve_ctx = ctx;
+    c.annot = a;
+    c.sla_first = sla_first;
     if (run_cfg(f, &c) != 0) {
         print_error("%s\n", f->err.text);
         fail();
     }
+}
+
+/* Runs trace with firstfit and the queue options; asserts success. */
+static void run_queue(struct fx *f, const char *trace, const char *order, enum sim_backfill bf,
+                      sim_reserve_fn hook, void *ctx)
+{
+    run_ordered(f, trace, order, bf, hook, ctx, NULL, false);
 }
 
 /* One machine (1, 1); cpu = mem = r. A r 1 a 10 d 100 runs 10-110; queued behind it, all of
@@ -1836,25 +1846,7 @@ static void load_annot(struct fx *f, const char *text, struct sim_annot *a)
 static void run_sla(struct fx *f, const char *trace, const char *order, const struct sim_annot *a,
                     bool sla_first)
 {
-    struct sim_replay_config c;
-    struct lt_qorder o;
-    char out[256];
-    struct lt_err err;
-
-    lt_err_init(&err, NULL);
-    snprintf(out, sizeof(out), "%s/out", f->dir);
-    cfg_init(&c, trace, out, "firstfit");
-    c.interval_us = 10 * US;
-    if (order != NULL) {
-        assert_int_equal(lt_qorder_find(order, &o, &err), 0);
-        c.order = &o;
-    }
-    c.annot = a;
-    c.sla_first = sla_first;
-    if (run_cfg(f, &c) != 0) {
-        print_error("%s\n", f->err.text);
-        fail();
-    }
+    run_ordered(f, trace, order, SIM_BACKFILL_GREEDY, NULL, NULL, a, sla_first);
 }
 
 /* One machine (1, 1); cpu = mem = r. A (prio 2) r 1 a 10 d 100 runs 10-110; queued behind it:
