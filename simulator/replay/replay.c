@@ -2579,9 +2579,35 @@ static void job_done(struct engine *e, uint32_t l)
 
 /* ---- preemption (--preempt; docs/simulator.md, "Preemption") ------------------------------ */
 
+static const char *const preempt_names[] = {"none", "bands", "priority", "prod"};
+
+const char *sim_preempt_name(enum sim_preempt mode)
+{
+    return preempt_names[mode];
+}
+
+int sim_preempt_parse(const char *what, const char *s, enum sim_preempt *mode, struct lt_err *err)
+{
+    for (size_t k = 0; k < sizeof(preempt_names) / sizeof(preempt_names[0]); k++)
+        if (strcmp(s, preempt_names[k]) == 0) {
+            *mode = (enum sim_preempt)k;
+            return 0;
+        }
+    return lt_err_set(err, LT_EINVAL, 0, 0, "%s: '%.60s' is not none, bands, priority or prod",
+                      what, s);
+}
+
+/* Modes that see a task's band, not its priority: who may evict whom, and the victims' order. */
+static bool pre_by_band(const struct engine *e)
+{
+    return e->cfg->preempt == SIM_PREEMPT_BANDS || e->cfg->preempt == SIM_PREEMPT_PROD;
+}
+
 /* The eviction threshold of a task of priority p: it may evict priorities < thr (0: none). */
 static int pre_threshold(const struct engine *e, int p)
 {
+    if (e->cfg->preempt == SIM_PREEMPT_PROD)
+        return sim_band(p) == 2 ? 9 : 0;
     if (e->cfg->preempt == SIM_PREEMPT_BANDS)
         return sim_band(p) == 2 ? 9 : sim_band(p) == 1 ? 2 : 0;
     return p < PT_MAX ? p : PT_MAX; /* production never evicts production */
@@ -2647,7 +2673,7 @@ static int pre_setup(struct engine *e)
     if (!e->prio_sum)
         return oom(e);
     for (int thr = 1; thr <= PT_MAX; thr++) {
-        if (e->cfg->preempt == SIM_PREEMPT_BANDS && thr != 2 && thr != 9)
+        if (pre_by_band(e) && thr != 2 && thr != 9) /* prod: production tries free first */
             continue;
         struct ptree *t = &e->pt[e->n_pt++];
         t->thr = thr;
@@ -2677,12 +2703,12 @@ static size_t pre_candidates(struct engine *e, size_t m, uint32_t **lv, size_t *
         if (LT_VEC_RESERVE(e->cand, e->cap_cand, n + 1) != 0 ||
             LT_VEC_RESERVE(*lv, *cap_lv, n + 1) != 0)
             return SIZE_MAX;
-        e->cand[n] = (struct lt_victim_cand){
-            .id = (int64_t)t->seq,
-            .priority = e->cfg->preempt == SIM_PREEMPT_BANDS ? sim_band(t->prio) : t->prio,
-            .start_us = t->start,
-            .req = t->req,
-            .sticky = false};
+        e->cand[n] =
+            (struct lt_victim_cand){.id = (int64_t)t->seq,
+                                    .priority = pre_by_band(e) ? sim_band(t->prio) : t->prio,
+                                    .start_us = t->start,
+                                    .req = t->req,
+                                    .sticky = false};
         (*lv)[n++] = l;
     }
     return n;
@@ -2769,7 +2795,7 @@ static struct lt_res pre_need(const struct lt_res *req)
 static int pre_on_machine(struct engine *e, uint32_t l, const struct ptree *t, size_t m, size_t *nv)
 {
     const struct lt_res need = pre_need(&e->live[l].req);
-    const int prio = e->cfg->preempt == SIM_PREEMPT_BANDS ? (t->thr == 2 ? 1 : 2) : t->thr;
+    const int prio = pre_by_band(e) ? (t->thr == 2 ? 1 : 2) : t->thr;
     bool fits = false;
     size_t n = pre_candidates(e, m, &e->vlive, &e->cap_vlive);
     *nv = 0;
@@ -3556,9 +3582,8 @@ static json_t *overcommit_json(const struct sim_overcommit *oc)
 static json_t *preempt_json(const struct sim_replay_config *cfg,
                             const struct sim_replay_result *res)
 {
-    static const char *const pmode[] = {"none", "bands", "priority"};
     json_t *pr = json_object(), *by = json_object(), *tr = json_object();
-    json_object_set_new(pr, "mode", json_string(pmode[cfg->preempt]));
+    json_object_set_new(pr, "mode", json_string(sim_preempt_name(cfg->preempt)));
     json_object_set_new(pr, "evict", json_string(cfg->evict ? lt_evict_name(cfg->evict) : "mrs"));
     json_object_set_new(pr, "preemptions", json_integer((json_int_t)res->preemptions));
     json_object_set_new(pr, "preemptors", json_integer((json_int_t)res->preempt_events));

@@ -55,9 +55,18 @@ enum sim_preempt {
     SIM_PREEMPT_NONE = 0, /* never */
     SIM_PREEMPT_BANDS,    /* a task evicts only tasks of a lower band: free 0-1 < batch 2-8 <
                            * production 9-11 */
-    SIM_PREEMPT_PRIORITY  /* a task evicts tasks of a lower priority; production (9-11)
+    SIM_PREEMPT_PRIORITY, /* a task evicts tasks of a lower priority; production (9-11)
                            * never evicts production */
+    SIM_PREEMPT_PROD      /* only production (9-11) evicts, tasks of the lower bands (free,
+                           * batch), as bands does */
 };
+
+/* --preempt's word: "none", "bands", "priority", "prod". */
+const char *sim_preempt_name(enum sim_preempt mode);
+
+/* *mode for word s (sim_preempt_name's words): 0, or LT_EINVAL naming what (a flag, a JSON
+ * path) and s. */
+int sim_preempt_parse(const char *what, const char *s, enum sim_preempt *mode, struct lt_err *err);
 
 /* Overcommit (docs/simulator.md, "Overcommit"): a task of band b (free 0-1, batch 2-8,
  * production 9-11) asking r of resource k is accounted on its machine as r / f[b][k] (its

@@ -135,9 +135,10 @@ struct run {
             "trace: tasks running at t = 0 start on their\ntrace machine (even beyond its "        \
             "capacity);\nrepack: they go through the policy",                                      \
             "trace"),                                                                              \
-        OPT("--preempt", SIM_OPT_STR, preempt_s, "none|bands|priority",                            \
+        OPT("--preempt", SIM_OPT_STR, preempt_s, "none|bands|priority|prod",                       \
             "bands: a task evicts lower bands (free 0-1 <\nbatch 2-8 < production 9-11); "         \
-            "priority:\nlower priorities, production never production",                            \
+            "priority:\nlower priorities, production never production;\nprod: only production "    \
+            "evicts, lower bands",                                                                 \
             "none"),                                                                               \
         OPT("--evict", SIM_OPT_STR, evict_s, "mrs|lrs|rnd",                                        \
             "victims' order with --preempt: most or least\nrecently started first, random",        \
@@ -395,17 +396,8 @@ static int opts_finish(struct opts *o, bool tx, struct lt_err *err)
             return lt_err_set(err, LT_EINVAL, 0, 0,
                               "--initial-state: '%.60s' is not trace or repack", o->init_state);
     }
-    if (o->preempt_s != NULL) {
-        if (strcmp(o->preempt_s, "none") == 0)
-            o->preempt = SIM_PREEMPT_NONE;
-        else if (strcmp(o->preempt_s, "bands") == 0)
-            o->preempt = SIM_PREEMPT_BANDS;
-        else if (strcmp(o->preempt_s, "priority") == 0)
-            o->preempt = SIM_PREEMPT_PRIORITY;
-        else
-            return lt_err_set(err, LT_EINVAL, 0, 0,
-                              "--preempt: '%.60s' is not none, bands or priority", o->preempt_s);
-    }
+    if (o->preempt_s != NULL && sim_preempt_parse("--preempt", o->preempt_s, &o->preempt, err) < 0)
+        return err->code;
     if (o->evict_s != NULL && (o->evict = lt_evict_find(o->evict_s, err)) == NULL)
         return LT_EINVAL;
     if (o->overcommit_s != NULL &&
@@ -1489,8 +1481,7 @@ static json_t *sweep_json(const struct opts *o, bool tx)
         json_object_set_new(j, "initial_state",
                             json_string(o->initial_state == SIM_INIT_REPACK ? "repack" : "trace"));
     if (j != NULL && o->preempt != SIM_PREEMPT_NONE) { /* absent: none */
-        json_object_set_new(j, "preempt",
-                            json_string(o->preempt == SIM_PREEMPT_BANDS ? "bands" : "priority"));
+        json_object_set_new(j, "preempt", json_string(sim_preempt_name(o->preempt)));
         json_object_set_new(j, "evict",
                             json_string(o->evict != NULL ? lt_evict_name(o->evict) : "mrs"));
     }
@@ -1923,9 +1914,9 @@ static int opts_from_sweep(json_t *sweep, const char *path, const char *out, str
     o->initial_state = strcmp(init, "repack") == 0 ? SIM_INIT_REPACK : SIM_INIT_TRACE;
     const char *pre = NULL, *ev = NULL;
     if (json_unpack_ex(sweep, &je, 0, "{s:s, s:s}", "preempt", &pre, "evict", &ev) == 0) {
-        o->preempt = strcmp(pre, "bands") == 0 ? SIM_PREEMPT_BANDS : SIM_PREEMPT_PRIORITY;
-        if (strcmp(pre, "bands") != 0 && strcmp(pre, "priority") != 0)
-            return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: bad preempt", path);
+        if (sim_preempt_parse("sweep.preempt", pre, &o->preempt, err) < 0 ||
+            o->preempt == SIM_PREEMPT_NONE)
+            return lt_err_set(err, LT_EPARSE, 0, 0, "%s: sweep: bad preempt '%.40s'", path, pre);
         if ((o->evict = lt_evict_find(ev, err)) == NULL)
             return err->code;
     }

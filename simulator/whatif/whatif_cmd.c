@@ -87,7 +87,7 @@ static const struct sim_opt w_rows[] = {
     OPT("--reprioritise", SIM_OPT_SECS, reprioritise_s, "DURATION",
         "with --sla-annotate: re-key the ordered queue at\nmost this often", "0: every dispatch"),
     OPT("--policy", SIM_OPT_STR, policy, "NAME", "placement policy", "bestfit1"),
-    OPT("--preempt", SIM_OPT_STR, preempt, "none|bands|priority",
+    OPT("--preempt", SIM_OPT_STR, preempt, "none|bands|priority|prod",
         "priority preemption, as in replay", "none"),
     OPT("-j", SIM_OPT_U64, jobs, "N", "processes at once, 1..256", "2"),
     OPT("--no-snapshot", SIM_OPT_FLAG, no_snapshot, NULL,
@@ -194,15 +194,8 @@ static int opts_check(struct w_run *r, struct lt_err *err)
         (rc = parse_shrink(o->shrink, &r->wc, err)) < 0 ||
         (rc = sim_policy_find(o->policy, false, &r->rc.policy, err)) < 0)
         return rc;
-    if (strcmp(o->preempt, "none") == 0)
-        r->rc.preempt = SIM_PREEMPT_NONE;
-    else if (strcmp(o->preempt, "bands") == 0)
-        r->rc.preempt = SIM_PREEMPT_BANDS;
-    else if (strcmp(o->preempt, "priority") == 0)
-        r->rc.preempt = SIM_PREEMPT_PRIORITY;
-    else
-        return lt_err_set(err, LT_EINVAL, 0, 0, "--preempt: '%.40s' is not none, bands or priority",
-                          o->preempt);
+    if ((rc = sim_preempt_parse("--preempt", o->preempt, &r->rc.preempt, err)) < 0)
+        return rc;
     if (o->shrink_from_start && r->wc.n_shrink == 1 && r->wc.shrink[0] >= 100.0)
         fprintf(stderr, "lotus-sim: warning: --shrink-from-start without --shrink below 100\n");
     return 0;

@@ -166,7 +166,7 @@ static void usage(FILE *f)
           "  --ratios        every placement policy and lotes, cached replays only, in\n"
           "                  turn for --repeat rounds (default 5); prints each median\n"
           "                  and its ratio to bestfit1's; each policy also runs with\n"
-          "                  --preempt bands (or --preempt priority) and the row rates\n"
+          "                  --preempt bands (or priority, prod) and the row rates\n"
           "                  with and without are reported side by side, both from\n"
           "                  --initial-state trace|repack (default trace) with\n"
           "                  --overcommit LIST (default none), as lotus-sim replay\n"
@@ -221,11 +221,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
             o->ratios = true;
             take = 1;
         } else if (strcmp(argv[i], "--preempt") == 0 && i + 1 < argc) {
-            if (strcmp(argv[i + 1], "bands") != 0 && strcmp(argv[i + 1], "priority") != 0) {
-                fprintf(stderr, PROG ": --preempt: '%s' is not bands or priority\n", argv[i + 1]);
+            struct lt_err err;
+            lt_err_init(&err, NULL);
+            if (sim_preempt_parse("--preempt", argv[i + 1], &o->preempt, &err) < 0 ||
+                o->preempt == SIM_PREEMPT_NONE) {
+                fprintf(stderr, PROG ": --preempt: '%s' is not bands, priority or prod\n",
+                        argv[i + 1]);
                 return -1;
             }
-            o->preempt = argv[i + 1][0] == 'b' ? SIM_PREEMPT_BANDS : SIM_PREEMPT_PRIORITY;
             take = 2;
         } else if (strcmp(argv[i], "--initial-state") == 0 && i + 1 < argc) {
             if (strcmp(argv[i + 1], "trace") != 0 && strcmp(argv[i + 1], "repack") != 0) {
@@ -1005,7 +1008,7 @@ static int ratios_print(const struct opts *o, const struct run_spec *rs, size_t 
         printf(",\"tasks_completed\":%" PRIu64 ",\"placements\":%" PRIu64, first[i].completed,
                first[i].placements);
         printf(",\"rows_per_s\":%.0f,\"preempt\":\"%s\",\"preempt_seconds\":%.3f", rows / w,
-               o->preempt == SIM_PREEMPT_BANDS ? "bands" : "priority", pw);
+               sim_preempt_name(o->preempt), pw);
         printf(",\"preempt_cpu_seconds\":%.3f,\"preempt_rows_per_s\":%.0f", pc, rows / pw);
         printf(",\"preempt_cost\":%.2f,\"preempt_cpu_cost\":%.2f", pw / w, pc / c);
         printf(",\"preemptions\":%" PRIu64 ",\"preempt_placements\":%" PRIu64,

@@ -138,6 +138,17 @@ check "tx --seeds: report.html shows mean +- half-width" grep -q "<td class=\"n\
 run tx --trace "$demo" --policy random --seeds 0 --out "$os" --quiet
 check "tx --seeds 0 is a usage error (got $rc)" [ "$rc" -eq 2 ]
 
+# --preempt prod: summary.json names the mode; only production evicts (a victim's preemptor
+# is 9-11 in every "p>v" key); a mode that does not exist is a usage error naming the flag.
+op=$tmp/prod
+run replay --trace "$demo" --policy firstfit --preempt prod --out "$op" --quiet
+check "replay --preempt prod exits 0 (got $rc: $err)" [ "$rc" -eq 0 ]
+check "summary.json names --preempt prod" contains "$(cat "$op/firstfit/summary.json")" '"mode": "prod"'
+check "--preempt prod: every preemptor is production" sh -c "! grep -E '\"[0-8]>[0-9]+\"' '$op/firstfit/summary.json'"
+run replay --trace "$demo" --policy firstfit --preempt borg --out "$tmp/prod-bad" --quiet
+check "replay --preempt borg is a usage error (got $rc)" [ "$rc" -eq 2 ]
+check "--preempt borg: the message names the flag and the modes" contains "$err" "--preempt: 'borg' is not none, bands, priority or prod"
+
 # ---- bad input ------------------------------------------------------------------------------
 
 # A missing trace directory: exit 1, the message names it.

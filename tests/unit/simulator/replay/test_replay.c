@@ -1394,12 +1394,12 @@ static void test_replay_malformed_task_line_is_a_positioned_error_or_skipped(voi
 /* ---- preemption (docs/simulator.md, "Preemption") ----------------------------------------- */
 
 /* One machine 1 (1, 1). A (priority 0) at 10, B (0) at 20, C (1) at 30, each .3 cpu and mem,
- * open; D (priority 2, .3) arrives at 40 and fits nowhere (.1 free), FINISH at 90. Victim by
+ * open; D (priority prio_d, .3) arrives at 40 and fits nowhere (.1 free), FINISH at 90. Victim by
  * mode and policy: bands puts 0 and 1 in one band, so mrs takes C (started last) and lrs A;
  * priority takes the lowest priority first, so mrs takes B and lrs A. The victim is requeued,
  * its run (40 - start) counted as wasted work, and it restarts when D ends at 90. */
-static void preempt_case(struct fx *f, enum sim_preempt mode, const char *evict, uint64_t victim,
-                         int victim_prio)
+static void preempt_case_by(struct fx *f, enum sim_preempt mode, const char *evict, int prio_d,
+                            uint64_t victim, int victim_prio)
 {
     struct lines m = {0}, t = {0};
     struct sim_replay_config c;
@@ -1410,9 +1410,9 @@ static void preempt_case(struct fx *f, enum sim_preempt mode, const char *evict,
     t_req(&t, TS(10), 1, SUBMIT, 0, "0.3", "0.3", "0");
     t_req(&t, TS(20), 2, SUBMIT, 0, "0.3", "0.3", "0");
     t_req(&t, TS(30), 3, SUBMIT, 1, "0.3", "0.3", "0");
-    t_req(&t, TS(40), 4, SUBMIT, 2, "0.3", "0.3", "0");
-    t_row(&t, TS(40), 4, SCHED, 2);
-    t_row(&t, TS(90), 4, FINISH, 2);
+    t_req(&t, TS(40), 4, SUBMIT, prio_d, "0.3", "0.3", "0");
+    t_row(&t, TS(40), 4, SCHED, prio_d);
+    t_row(&t, TS(90), 4, FINISH, prio_d);
     t_end_marker(&t, TS(300));
     write_trace(f, "tr", &m, &t, trace, sizeof(trace));
     snprintf(out, sizeof(out), "%s/out", f->dir);
@@ -1427,7 +1427,7 @@ static void preempt_case(struct fx *f, enum sim_preempt mode, const char *evict,
     assert_int_equal(f->res->preemptions, 1);
     assert_int_equal(f->res->preempt_events, 1);
     assert_int_equal(f->res->requeues, 1);
-    assert_int_equal(f->res->preempt_by_prio[2][victim_prio], 1);
+    assert_int_equal(f->res->preempt_by_prio[prio_d][victim_prio], 1);
     lt_assert_near(f->res->wasted_work_s, 40.0 - 10.0 * (double)victim, EPS_S);
     assert_task(f, 4, "finished", 40, 90, 0, "1");
     for (uint64_t j = 1; j <= 3; j++) {
@@ -1436,6 +1436,12 @@ static void preempt_case(struct fx *f, enum sim_preempt mode, const char *evict,
         assert_string_equal(r.col[10], "running");
         assert_int_equal(strtol(r.col[11], NULL, 10), j == victim ? 1 : 0);
     }
+}
+
+static void preempt_case(struct fx *f, enum sim_preempt mode, const char *evict, uint64_t victim,
+                         int victim_prio)
+{
+    preempt_case_by(f, mode, evict, 2, victim, victim_prio);
 }
 
 static void test_replay_preempt_bands_mrs_evicts_the_last_started_of_the_lower_band(void **state)
@@ -1458,8 +1464,8 @@ static void test_replay_preempt_priority_lrs_evicts_the_lowest_priority_first(vo
     preempt_case(*state, SIM_PREEMPT_PRIORITY, "lrs", 1, 0);
 }
 
-/* One machine 1 (1, 1): A (priority lo, .8) open at 10; B (priority 11, .5) at 20. */
-static uint64_t preempt_pair(struct fx *f, enum sim_preempt mode, int lo)
+/* One machine 1 (1, 1): A (priority lo, .8) open at 10; B (priority hi, .5) at 20. */
+static uint64_t preempt_pair_at(struct fx *f, enum sim_preempt mode, int lo, int hi)
 {
     struct lines m = {0}, t = {0};
     struct sim_replay_config c;
@@ -1467,7 +1473,7 @@ static uint64_t preempt_pair(struct fx *f, enum sim_preempt mode, int lo)
 
     m_row(&m, 0, 1, ADD, "1", "1");
     t_req(&t, TS(10), 1, SUBMIT, lo, "0.8", "0.8", "0");
-    t_req(&t, TS(20), 2, SUBMIT, 11, "0.5", "0.5", "0");
+    t_req(&t, TS(20), 2, SUBMIT, hi, "0.5", "0.5", "0");
     t_end_marker(&t, TS(300));
     write_trace(f, "tr", &m, &t, trace, sizeof(trace));
     snprintf(out, sizeof(out), "%s/out", f->dir);
@@ -1477,6 +1483,11 @@ static uint64_t preempt_pair(struct fx *f, enum sim_preempt mode, int lo)
     c.out_dir = NULL;
     assert_int_equal(run_cfg(f, &c), 0);
     return f->res->preemptions;
+}
+
+static uint64_t preempt_pair(struct fx *f, enum sim_preempt mode, int lo)
+{
+    return preempt_pair_at(f, mode, lo, 11);
 }
 
 /* Borg's rule: production (9-11) never evicts production, in either mode; the same task evicts
@@ -1495,6 +1506,34 @@ static void test_replay_preempt_production_never_evicts_production(void **state)
     assert_int_equal(preempt_pair(f, SIM_PREEMPT_NONE, 8), 0);
 }
 
+/* --preempt prod: only production evicts (Tirmazi et al. 2020, section 2), tasks of the lower
+ * bands; batch waits where bands would evict a free task. */
+static void test_replay_preempt_prod_only_production_evicts(void **state)
+{
+    struct fx *f = *state;
+
+    assert_int_equal(preempt_pair_at(f, SIM_PREEMPT_BANDS, 0, 2), 1); /* so the test can fail */
+    assert_int_equal(preempt_pair_at(f, SIM_PREEMPT_PROD, 0, 2), 0);
+    assert_int_equal(f->res->tasks_queued_at_end, 1);
+    assert_int_equal(preempt_pair_at(f, SIM_PREEMPT_PROD, 1, 8), 0);
+    assert_int_equal(preempt_pair_at(f, SIM_PREEMPT_PROD, 0, 9), 1);
+    assert_int_equal(f->res->preempt_by_prio[9][0], 1);
+    assert_int_equal(preempt_pair_at(f, SIM_PREEMPT_PROD, 8, 11), 1);
+    assert_int_equal(f->res->preempt_by_prio[11][8], 1);
+    assert_int_equal(preempt_pair_at(f, SIM_PREEMPT_PROD, 9, 11), 0);
+    assert_int_equal(f->res->tasks_queued_at_end, 1);
+}
+
+/* Under prod the victims are ordered by band, as under bands: production D (priority 9) in
+ * preempt_case's machine evicts C (priority 1, started last) with mrs and A with lrs. */
+static void test_replay_preempt_prod_orders_victims_by_band(void **state)
+{
+    struct fx *f = *state;
+
+    preempt_case_by(f, SIM_PREEMPT_PROD, "mrs", 9, 3, 1);
+    preempt_case_by(f, SIM_PREEMPT_PROD, "lrs", 9, 1, 0);
+}
+
 /* The demo with preemption, each search of the index checked against a scan of every machine
  * (check_index), for both modes and every eviction policy; twice the same seed gives the same
  * files (rnd draws from the seeded eviction RNG). */
@@ -1509,7 +1548,7 @@ static void test_replay_preempt_index_matches_a_scan_and_is_deterministic(void *
     lt_err_init(&err, NULL);
     snprintf(out1, sizeof(out1), "%s/o1", f->dir);
     snprintf(out2, sizeof(out2), "%s/o2", f->dir);
-    for (int mode = SIM_PREEMPT_BANDS; mode <= SIM_PREEMPT_PRIORITY; mode++)
+    for (int mode = SIM_PREEMPT_BANDS; mode <= SIM_PREEMPT_PROD; mode++)
         for (size_t k = 0; k < 3; k++) {
             cfg_init(&c, TR_DEMO_DIR, NULL, k == 1 ? "bestfit1" : "random");
             c.preempt = (enum sim_preempt)mode;
@@ -2248,6 +2287,8 @@ int main(void)
         FX_TEST(test_replay_preempt_priority_mrs_evicts_the_lowest_priority_first),
         FX_TEST(test_replay_preempt_priority_lrs_evicts_the_lowest_priority_first),
         FX_TEST(test_replay_preempt_production_never_evicts_production),
+        FX_TEST(test_replay_preempt_prod_only_production_evicts),
+        FX_TEST(test_replay_preempt_prod_orders_victims_by_band),
         FX_TEST(test_replay_preempt_index_matches_a_scan_and_is_deterministic),
         FX_TEST(test_replay_nofit_memo_agrees_with_choose),
         FX_TEST(test_replay_queue_order_decides_which_queued_task_starts_first),
