@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # stein.sh -- regenerates lotus's side of Stein, Henzinger and Radovanovic's comparison tables
 # (docs/reproduction.md, "Stein, Henzinger and Radovanovic"): the slides' eleven policies, every
-# x of T(x), several seeds, on the bundled demo and on the sample parts, under six starts and
+# x of T(x), several seeds, on the bundled demo and on the sample parts, under seven starts and
 # scheduler models, each pooled over the two traces with `lotus-sim compare`.
 #
 # usage: tests/repro/stein.sh [--bin PATH] [--out DIR] [--seeds N] [-j N] [--configs LIST]
@@ -24,7 +24,7 @@ bin=$root/build/lotus-sim
 out=out/stein
 seeds=3
 jobs=2
-configs=repack,trace,repack-bands,trace-bands,repack-oc,trace-oc-bands
+configs=repack,trace,repack-bands,trace-bands,trace-prod,repack-oc,trace-oc-bands
 while [ $# -gt 0 ]; do
     case $1 in
     --bin) bin=$2; shift 2 ;;
@@ -52,6 +52,7 @@ options() {
     trace) echo "--initial-state trace" ;;
     repack-bands) echo "--initial-state repack --preempt bands" ;;
     trace-bands) echo "--initial-state trace --preempt bands" ;;
+    trace-prod) echo "--initial-state trace --preempt prod" ;;
     repack-oc) echo "--initial-state repack --overcommit cpu=1.5,mem=1.15" ;;
     trace-oc-bands) echo "--initial-state trace --preempt bands --overcommit cpu=2,mem=2" ;;
     *) echo "stein.sh: unknown configuration '$1'" >&2; return 2 ;;
