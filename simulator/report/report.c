@@ -138,6 +138,21 @@ static const struct rp_field metrics[] = {
 };
 #define N_METRICS (sizeof(metrics) / sizeof(metrics[0]))
 
+/* The preemption table's counts (summary.json "preemption", with --preempt only). */
+static const struct rp_field pre_fields[] = {
+    {"mode (--preempt)", "preemption.mode", RP_STR},
+    {"victims' order (--evict)", "preemption.evict", RP_STR},
+    {"victims (tasks evicted)", "preemption.preemptions", RP_INT},
+    {"preemptors (tasks started by evicting)", "preemption.preemptors", RP_INT},
+    {"victims while the t = 0 backlog was placed", "preemption.at_t0", RP_INT},
+    {"victims evicted before", "preemption.repeat_victims", RP_INT},
+    {"victims of a requeued preemptor", "preemption.cascades", RP_INT},
+    {"trace: EVICT rows in the window", "preemption.trace_evict_rows", RP_INT},
+};
+#define N_PRE_FIELDS   (sizeof(pre_fields) / sizeof(pre_fields[0]))
+#define PRE_VICTIMS    2 /* pre_fields[2]: beside the trace's count */
+#define PRE_TRACE_ROWS 7 /* pre_fields[7]: the trace's count, one per run, not per policy */
+
 /* The run facts of the header, from the first policy's summary.json. */
 static const struct rp_field facts[] = {
     {"trace", "run.trace", RP_STR},
@@ -383,6 +398,64 @@ static int field_check(json_t *doc, const struct rp_field *f, const char *file, 
     return 0;
 }
 
+/* A priority 0..RP_N_PRIO-1 spelled as the whole of s[0..len-1]; -1 otherwise. */
+static int prio_of(const char *s, size_t len)
+{
+    int p = 0;
+    if (len == 0 || len > 2)
+        return -1;
+    for (size_t k = 0; k < len; k++) {
+        if (s[k] < '0' || s[k] > '9')
+            return -1;
+        p = p * 10 + (s[k] - '0');
+    }
+    return p < RP_N_PRIO ? p : -1;
+}
+
+/* summary.json's "preemption", when present: its counts, by_priority ("p>v": integer) and
+ * trace_evict_rows_by_priority ("v": integer). */
+static int preemption_check(json_t *doc, const char *file, struct lt_err *err)
+{
+    json_t *pre = json_object_get(doc, "preemption");
+    const char *key;
+    json_t *v;
+    int rc = 0;
+
+    if (pre == NULL)
+        return 0;
+    if (!json_is_object(pre))
+        return fail_at(err, LT_EPARSE, file, 0, 0, "key 'preemption' is not an object");
+    for (size_t k = 0; k < N_PRE_FIELDS && rc == 0; k++)
+        rc = field_check(doc, &pre_fields[k], file, err);
+    if (rc < 0)
+        return rc;
+    json_t *by = json_object_get(pre, "by_priority");
+    json_t *tr = json_object_get(pre, "trace_evict_rows_by_priority");
+    if (!json_is_object(by) || !json_is_object(tr))
+        return fail_at(err, LT_EPARSE, file, 0, 0,
+                       "key 'preemption.by_priority' or 'preemption.trace_evict_rows_by_priority' "
+                       "is missing or not an object");
+    json_object_foreach(by, key, v)
+    {
+        const char *gt = strchr(key, '>');
+        if (gt == NULL || prio_of(key, (size_t)(gt - key)) < 0 ||
+            prio_of(gt + 1, strlen(gt + 1)) < 0 || !json_is_integer(v))
+            return fail_at(err, LT_EPARSE, file, 0, 0,
+                           "key 'preemption.by_priority.%.20s' is not \"P>V\" (priorities "
+                           "0..%d) holding an integer",
+                           key, RP_N_PRIO - 1);
+    }
+    json_object_foreach(tr, key, v)
+    {
+        if (prio_of(key, strlen(key)) < 0 || !json_is_integer(v))
+            return fail_at(err, LT_EPARSE, file, 0, 0,
+                           "key 'preemption.trace_evict_rows_by_priority.%.20s' is not a "
+                           "priority 0..%d holding an integer",
+                           key, RP_N_PRIO - 1);
+    }
+    return 0;
+}
+
 /* Checks the per-priority waiting statistics and the rows_read object of a summary. */
 static int summary_check_objects(json_t *doc, const char *file, struct lt_err *err)
 {
@@ -413,6 +486,9 @@ static int summary_check_objects(json_t *doc, const char *file, struct lt_err *e
     }
     if (!json_is_object(rows))
         return fail_at(err, LT_EPARSE, file, 0, 0, "key 'rows_read' is missing or not an object");
+    int rc = preemption_check(doc, file, err);
+    if (rc < 0)
+        return rc;
     json_object_foreach(rows, key, v)
     {
         if (!json_is_integer(json_object_get(v, "rows")))
@@ -990,6 +1066,98 @@ static void html_table(FILE *f, const struct rp *rp)
           f);
 }
 
+/* Victims of priority v in one summary's by_priority (checked: "P>V" keys, integers). */
+static json_int_t victims_of(json_t *summary, int v)
+{
+    json_t *by = json_path(summary, "preemption.by_priority");
+    json_int_t n = 0;
+    const char *key;
+    json_t *x;
+
+    json_object_foreach(by, key, x)
+    {
+        const char *gt = strchr(key, '>');
+        if (prio_of(gt + 1, strlen(gt + 1)) == v)
+            n += json_integer_value(x);
+    }
+    return n;
+}
+
+/* With --preempt: each policy's counts beside the trace's EVICT rows of the same window, in
+ * total and by the victim's priority (docs/simulator.md, "Preemption"). */
+static void html_preempt(FILE *f, const struct rp *rp)
+{
+    json_t *first = json_object_get(rp->pol[0].summary, "preemption");
+    char buf[64];
+
+    if (first == NULL)
+        return;
+    fputs("<h2>Preemption</h2>\n<p class=\"cap\">Victims: running tasks evicted to start a "
+          "task that fitted nowhere, each requeued. The trace column is the window's EVICT "
+          "rows, which also count evictions that are not preemptions; the ratio is the "
+          "model's victims over them (docs/simulator.md, \"Preemption\").</p>\n<table>\n"
+          "<tr><th>metric</th>",
+          f);
+    for (size_t i = 0; i < rp->n; i++) {
+        fputs("<th>", f);
+        sim_html_puts(f, rp->pol[i].name);
+        fputs("</th>", f);
+    }
+    fputs("<th>trace</th></tr>\n", f);
+    json_int_t trace = json_integer_value(json_object_get(first, "trace_evict_rows"));
+    for (size_t k = 0; k < N_PRE_FIELDS; k++) {
+        if (k == PRE_TRACE_ROWS)
+            continue;
+        fputs("<tr><th>", f);
+        sim_html_puts(f, pre_fields[k].label);
+        fputs("</th>", f);
+        for (size_t i = 0; i < rp->n; i++) {
+            fmt_field(buf, sizeof(buf), rp->pol[i].summary, &pre_fields[k]);
+            fputs("<td class=\"n\">", f);
+            sim_html_puts(f, buf);
+            fputs("</td>", f);
+        }
+        if (k == PRE_VICTIMS)
+            fmt_int(buf, sizeof(buf), trace);
+        fprintf(f, "<td class=\"n\">%s</td></tr>\n", k == PRE_VICTIMS ? buf : "-");
+        if (k == PRE_VICTIMS) {
+            fputs("<tr><th>victims / trace EVICT rows</th>", f);
+            for (size_t i = 0; i < rp->n; i++) {
+                json_t *n = json_path(rp->pol[i].summary, "preemption.preemptions");
+                if (n == NULL || trace == 0)
+                    snprintf(buf, sizeof(buf), "-");
+                else
+                    snprintf(buf, sizeof(buf), "%.2f",
+                             (double)json_integer_value(n) / (double)trace);
+                fprintf(f, "<td class=\"n\">%s</td>", buf);
+            }
+            fputs("<td class=\"n\">-</td></tr>\n", f);
+        }
+    }
+    json_t *tr = json_object_get(first, "trace_evict_rows_by_priority");
+    for (int v = 0; v < RP_N_PRIO; v++) {
+        char key[16];
+        snprintf(key, sizeof(key), "%d", v);
+        json_t *t = json_object_get(tr, key);
+        bool any = t != NULL;
+        for (size_t i = 0; i < rp->n; i++)
+            any = any || victims_of(rp->pol[i].summary, v) > 0;
+        if (!any)
+            continue;
+        fprintf(f, "<tr><th>victims of priority %d</th>", v);
+        for (size_t i = 0; i < rp->n; i++) {
+            if (json_path(rp->pol[i].summary, "preemption") == NULL)
+                snprintf(buf, sizeof(buf), "-");
+            else
+                fmt_int(buf, sizeof(buf), victims_of(rp->pol[i].summary, v));
+            fprintf(f, "<td class=\"n\">%s</td>", buf);
+        }
+        fmt_int(buf, sizeof(buf), t != NULL ? json_integer_value(t) : 0);
+        fprintf(f, "<td class=\"n\">%s</td></tr>\n", buf);
+    }
+    fputs("</table>\n", f);
+}
+
 static int html_plots(FILE *f, const struct rp *rp)
 {
     for (int k = 0; k < N_PLOTS; k++) {
@@ -1031,6 +1199,7 @@ static int html_write(struct rp *rp, const char *title)
     }
     html_head(f, rp, title);
     html_table(f, rp);
+    html_preempt(f, rp);
     rc = html_plots(f, rp);
     sim_html_footer(f, json_string_value(json_path(rp->pol[0].summary, "run.lotus_version")));
     rc = sim_tmp_commit(f, tmp, final, rc, rp->err);

@@ -386,6 +386,92 @@ static void test_report_missing_input_is_eio_naming_the_file(void **state)
     assert_no_leftovers(r, false);
 }
 
+/* Rewrites policy p's summary.json with a "preemption" object holding pre (its members). */
+static void add_preemption(const struct run *r, const char *p, const char *pre)
+{
+    char path[256], text[4096];
+    char *old;
+    size_t n;
+
+    snprintf(path, sizeof(path), "%s/%s/summary.json", r->path, p);
+    old = slurp(path);
+    assert_non_null(old);
+    n = strlen(old);
+    assert_true(n >= 2 && old[n - 2] == '}' && old[n - 1] == '\n');
+    old[n - 2] = '\0'; /* the root's closing brace */
+    snprintf(text, sizeof(text), "%s, \"preemption\": {%s}}\n", old, pre);
+    free(old);
+    write_file(r->path, p, "summary.json", text);
+}
+
+#define PRE_COMMON                                                                                 \
+    "\"mode\": \"bands\", \"evict\": \"mrs\", \"at_t0\": 7, \"repeat_victims\": 3, "               \
+    "\"cascades\": 0, \"trace_evict_rows\": 2000, "                                                \
+    "\"trace_evict_rows_by_priority\": {\"0\": 1900, \"9\": 100}, "
+
+/* With --preempt the page has a Preemption table: each policy's victims beside the trace's
+ * EVICT rows, their ratio, and the victims by priority summed over the preemptors' (2>0 and
+ * 9>0 are both priority 0), the trace's count by priority beside them. */
+static void test_report_shows_preemption_beside_the_trace(void **state)
+{
+    struct run *r = *state;
+    struct lt_err err;
+    char *html;
+
+    add_preemption(r, pol[0],
+                   PRE_COMMON "\"preemptions\": 5000, \"preemptors\": 1200, "
+                              "\"by_priority\": {\"2>0\": 3000, \"9>0\": 500, \"9>1\": 1500}");
+    add_preemption(r, pol[1],
+                   PRE_COMMON "\"preemptions\": 1000, \"preemptors\": 300, "
+                              "\"by_priority\": {\"9>0\": 1000}");
+    lt_err_init(&err, NULL);
+    assert_int_equal(sim_report_write(r->path, pol, N_POL, NULL, &err), 0);
+    html = report_read(r);
+    assert_non_null(html);
+    assert_non_null(strstr(html, "<h2>Preemption</h2>"));
+    assert_non_null(strstr(html, "victims (tasks evicted)</th><td class=\"n\">5,000</td>"
+                                 "<td class=\"n\">1,000</td><td class=\"n\">2,000</td>"));
+    assert_non_null(strstr(html, "victims / trace EVICT rows</th><td class=\"n\">2.50</td>"
+                                 "<td class=\"n\">0.50</td>"));
+    assert_non_null(strstr(html, "victims of priority 0</th><td class=\"n\">3,500</td>"
+                                 "<td class=\"n\">1,000</td><td class=\"n\">1,900</td>"));
+    assert_non_null(strstr(html, "victims of priority 1</th><td class=\"n\">1,500</td>"
+                                 "<td class=\"n\">0</td><td class=\"n\">0</td>"));
+    assert_non_null(strstr(html, "victims of priority 9</th><td class=\"n\">0</td>"
+                                 "<td class=\"n\">0</td><td class=\"n\">100</td>"));
+    assert_null(strstr(html, "victims of priority 2<"));
+    free(html);
+    assert_no_leftovers(r, true);
+}
+
+/* Without --preempt there is no Preemption table; a malformed "P>V" key is an error naming it,
+ * and no page is written. */
+static void test_report_rejects_a_malformed_preemption_key(void **state)
+{
+    struct run *r = *state;
+    struct lt_err err;
+    char page[128];
+    char *html;
+
+    lt_err_init(&err, NULL);
+    assert_int_equal(sim_report_write(r->path, pol, N_POL, NULL, &err), 0);
+    html = report_read(r);
+    assert_non_null(html);
+    assert_null(strstr(html, "<h2>Preemption</h2>"));
+    free(html);
+    snprintf(page, sizeof(page), "%s/report.html", r->path);
+    assert_int_equal(remove(page), 0);
+
+    add_preemption(r, pol[1],
+                   PRE_COMMON "\"preemptions\": 1, \"preemptors\": 1, "
+                              "\"by_priority\": {\"12>0\": 1}");
+    lt_err_init(&err, NULL);
+    assert_int_equal(sim_report_write(r->path, pol, N_POL, NULL, &err), LT_EPARSE);
+    assert_non_null(strstr(err.source, "sos10/summary.json"));
+    assert_non_null(strstr(err.text, "'preemption.by_priority.12>0'"));
+    assert_no_leftovers(r, false);
+}
+
 static void test_report_rejects_policy_names_that_are_not_directory_names(void **state)
 {
     struct run *r = *state;
@@ -412,6 +498,8 @@ int main(void)
         T(test_report_rejects_json_syntax_with_its_line),
         T(test_report_missing_input_is_eio_naming_the_file),
         T(test_report_rejects_policy_names_that_are_not_directory_names),
+        T(test_report_shows_preemption_beside_the_trace),
+        T(test_report_rejects_a_malformed_preemption_key),
 #undef T
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
