@@ -147,11 +147,12 @@ static const struct rp_field pre_fields[] = {
     {"victims while the t = 0 backlog was placed", "preemption.at_t0", RP_INT},
     {"victims evicted before", "preemption.repeat_victims", RP_INT},
     {"victims of a requeued preemptor", "preemption.cascades", RP_INT},
-    {"trace: EVICT rows in the window", "preemption.trace_evict_rows", RP_INT},
 };
-#define N_PRE_FIELDS   (sizeof(pre_fields) / sizeof(pre_fields[0]))
-#define PRE_VICTIMS    2 /* pre_fields[2]: beside the trace's count */
-#define PRE_TRACE_ROWS 7 /* pre_fields[7]: the trace's count, one per run, not per policy */
+#define N_PRE_FIELDS (sizeof(pre_fields) / sizeof(pre_fields[0]))
+#define PRE_VICTIMS  2 /* pre_fields[2]: beside the trace's count */
+/* The trace's count: one per run, in the table's last column. */
+static const struct rp_field pre_trace = {"trace: EVICT rows in the window",
+                                          "preemption.trace_evict_rows", RP_INT};
 
 /* The run facts of the header, from the first policy's summary.json. */
 static const struct rp_field facts[] = {
@@ -427,7 +428,7 @@ static int preemption_check(json_t *doc, const char *file, struct lt_err *err)
         return fail_at(err, LT_EPARSE, file, 0, 0, "key 'preemption' is not an object");
     for (size_t k = 0; k < N_PRE_FIELDS && rc == 0; k++)
         rc = field_check(doc, &pre_fields[k], file, err);
-    if (rc < 0)
+    if (rc < 0 || (rc = field_check(doc, &pre_trace, file, err)) < 0)
         return rc;
     json_t *by = json_object_get(pre, "by_priority");
     json_t *tr = json_object_get(pre, "trace_evict_rows_by_priority");
@@ -1036,27 +1037,40 @@ static void html_wait_rows(FILE *f, const struct rp *rp)
     }
 }
 
-static void html_table(FILE *f, const struct rp *rp)
+/* A table's header cells: "metric", then one per policy (the caller ends the row). */
+static void html_policy_heads(FILE *f, const struct rp *rp)
 {
-    char buf[64];
-
-    fputs("<h2>Policies</h2>\n<table>\n<tr><th>metric</th>", f);
+    fputs("<tr><th>metric</th>", f);
     for (size_t i = 0; i < rp->n; i++) {
         fputs("<th>", f);
         sim_html_puts(f, rp->pol[i].name);
         fputs("</th>", f);
     }
+}
+
+/* A row's label and each policy's value of field fd (the caller ends the row). */
+static void html_field_cells(FILE *f, const struct rp *rp, const struct rp_field *fd)
+{
+    char buf[64];
+
+    fputs("<tr><th>", f);
+    sim_html_puts(f, fd->label);
+    fputs("</th>", f);
+    for (size_t i = 0; i < rp->n; i++) {
+        fmt_field(buf, sizeof(buf), rp->pol[i].summary, fd);
+        fputs("<td class=\"n\">", f);
+        sim_html_puts(f, buf);
+        fputs("</td>", f);
+    }
+}
+
+static void html_table(FILE *f, const struct rp *rp)
+{
+    fputs("<h2>Policies</h2>\n<table>\n", f);
+    html_policy_heads(f, rp);
     fputs("</tr>\n", f);
     for (size_t k = 0; k < N_METRICS; k++) {
-        fputs("<tr><th>", f);
-        sim_html_puts(f, metrics[k].label);
-        fputs("</th>", f);
-        for (size_t i = 0; i < rp->n; i++) {
-            fmt_field(buf, sizeof(buf), rp->pol[i].summary, &metrics[k]);
-            fputs("<td class=\"n\">", f);
-            sim_html_puts(f, buf);
-            fputs("</td>", f);
-        }
+        html_field_cells(f, rp, &metrics[k]);
         fputs("</tr>\n", f);
     }
     html_wait_rows(f, rp);
@@ -1095,28 +1109,13 @@ static void html_preempt(FILE *f, const struct rp *rp)
     fputs("<h2>Preemption</h2>\n<p class=\"cap\">Victims: running tasks evicted to start a "
           "task that fitted nowhere, each requeued. The trace column is the window's EVICT "
           "rows, which also count evictions that are not preemptions; the ratio is the "
-          "model's victims over them (docs/simulator.md, \"Preemption\").</p>\n<table>\n"
-          "<tr><th>metric</th>",
+          "model's victims over them (docs/simulator.md, \"Preemption\").</p>\n<table>\n",
           f);
-    for (size_t i = 0; i < rp->n; i++) {
-        fputs("<th>", f);
-        sim_html_puts(f, rp->pol[i].name);
-        fputs("</th>", f);
-    }
+    html_policy_heads(f, rp);
     fputs("<th>trace</th></tr>\n", f);
     json_int_t trace = json_integer_value(json_object_get(first, "trace_evict_rows"));
     for (size_t k = 0; k < N_PRE_FIELDS; k++) {
-        if (k == PRE_TRACE_ROWS)
-            continue;
-        fputs("<tr><th>", f);
-        sim_html_puts(f, pre_fields[k].label);
-        fputs("</th>", f);
-        for (size_t i = 0; i < rp->n; i++) {
-            fmt_field(buf, sizeof(buf), rp->pol[i].summary, &pre_fields[k]);
-            fputs("<td class=\"n\">", f);
-            sim_html_puts(f, buf);
-            fputs("</td>", f);
-        }
+        html_field_cells(f, rp, &pre_fields[k]);
         if (k == PRE_VICTIMS)
             fmt_int(buf, sizeof(buf), trace);
         fprintf(f, "<td class=\"n\">%s</td></tr>\n", k == PRE_VICTIMS ? buf : "-");
